@@ -1,0 +1,7 @@
+"""`python -m compiler` is `pipec`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,361 @@
+"""Validated data -> the resolved Pipeline model, with every semantic check (SPEC sections 3-9).
+
+Schema propagation runs here too: each step's output shape is computed from the previous one, so a
+step naming a missing field is reported at that step's line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .connectors import SINKS, SOURCES
+from .diagnostics import Collector, Location, did_you_mean
+from .envrefs import Text, check_env_refs, mentions_env
+from .loader import Document
+from .model import Column, ErrorPolicy, Pipeline, Predicate, Sink, Source, Step, TestCase, TestRecord
+from .shape import Shape
+from .transforms import REGISTRY, ConfigReader, Context
+from .types import HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type
+
+# Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
+ENV_PATHS = (
+    ("source", "properties", "*"), ("sink", "properties", "*"),
+    ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
+    ("source", "path"), ("sink", "path"), ("sink", "checkpoint"),
+    ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
+    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
+)
+STEP_KEYS = ("name", "type", "predicate", "negate")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A pipeline with the shapes after its source and after each step."""
+
+    pipeline: Pipeline
+    shapes: tuple[Shape, ...]  # shapes[0] after the source, shapes[i] after step i
+
+    @property
+    def final(self) -> Shape:
+        return self.shapes[-1]
+
+
+def _env_allowed(path: tuple) -> bool:
+    return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path)) for p in ENV_PATHS)
+
+
+def check_env(doc: Document, diags: Collector) -> None:
+    """`${env:...}` only where allowed, always well formed; test data is exempt."""
+
+    def walk(value: Any, path: tuple) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, path + (k,))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, path + (i,))
+        elif isinstance(value, str) and "${" in value:
+            loc = doc.smap.at(path)
+            if _env_allowed(path):
+                problem = check_env_refs(value)
+                if problem:
+                    diags.error("E105", f"{problem}", loc, "write ${env:NAME} or ${env:NAME:-default}; $${ for a literal ${")
+            elif mentions_env(value):
+                where = ".".join(str(p) for p in path)
+                diags.error("E106", f"{where} cannot use ${{env:...}}: the compiler must check this value", loc,
+                            "environment references are allowed in properties, topics, paths, checkpoint, startup and dead-letter settings")
+
+    data = doc.data if isinstance(doc.data, dict) else {}
+    walk({k: v for k, v in data.items() if k != "tests"}, ())
+
+
+def _text(value: Any) -> Text | None:
+    return None if value is None else Text(str(value))
+
+
+def _options(raw: dict | None) -> tuple[tuple[str, str], ...]:
+    return tuple((k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (raw or {}).items())
+
+
+class Builder:
+    """Builds one Pipeline from one validated document."""
+
+    def __init__(self, doc: Document, diags: Collector):
+        self.doc, self.diags, self.data = doc, diags, doc.data
+
+    def at(self, *path) -> Location:
+        return self.doc.smap.at(path)
+
+    def key_at(self, *path) -> Location:
+        return self.doc.smap.key(path)
+
+    # ------------------------------------------------------------ source
+
+    def column_type(self, raw: Any, path: tuple) -> SqlType | None:
+        text = str(raw)
+        try:
+            return parse_type(text)
+        except TypeSyntaxError as exc:
+            loc = self.doc.smap.at(path)
+            self.diags.error("E200", f"bad type '{text}': {exc.message}", Location(loc.file, loc.line, loc.col + exc.offset))
+            return None
+
+    def columns(self, src: dict, connector) -> tuple[Column, ...]:
+        out, seen, header_keys = [], {}, {}
+        headers_col = None
+        for i, raw in enumerate(src.get("columns", [])):
+            path = ("source", "columns", i)
+            name = raw["name"]
+            if name in seen:
+                self.diags.error("E201", f"duplicate column '{name}' (first at line {seen[name].line})", self.at(*path, "name"))
+                continue
+            seen[name] = self.at(*path, "name")
+            meta = raw.get("metadata")
+            meta = name if meta is True else meta
+            kinds = [k for k in ("metadata", "headers", "header") if raw.get(k) not in (None, False)]
+            if len(kinds) > 1:
+                self.diags.error("E202", f"column '{name}' can be only one of metadata, headers and header", self.at(*path))
+                continue
+            declared = self.column_type(raw["type"], path + ("type",)) if "type" in raw else None
+            if raw.get("headers"):
+                if declared is not None and declared != HEADERS:
+                    self.diags.error("E210", f"a headers column must be of type {HEADERS.sql()}, not {declared.sql()}", self.at(*path, "type"))
+                if headers_col:
+                    self.diags.error("E211", "at most one column may be defined as HEADERS", self.at(*path, "headers"))
+                headers_col = name
+                out.append(Column(name, HEADERS, self.at(*path), headers=True))
+                continue
+            if "header" in raw:
+                hkey = str(raw["header"])
+                if declared is not None and not declared.is_binary:
+                    self.diags.error("E212", f"a header column must be of type BYTES, not {declared.sql()}", self.at(*path, "type"),
+                                     "declare it BYTES and Cast it with bytes.order or bytes.string.encoding")
+                if hkey in header_keys:
+                    self.diags.error("E213", f"two columns read header '{hkey}' ('{header_keys[hkey]}' and '{name}')", self.at(*path, "header"))
+                header_keys[hkey] = name
+                out.append(Column(name, parse_type("BYTES"), self.at(*path), header=hkey))
+                continue
+            if meta is not None:
+                column = self.metadata_column(raw, name, str(meta), declared, connector, path)
+                if column:
+                    out.append(column)
+                continue
+            if declared is None:
+                if "type" not in raw:
+                    self.diags.error("E203", f"column '{name}' needs a type", self.at(*path))
+                continue
+            if raw.get("virtual"):
+                self.diags.error("E204", f"column '{name}' is not a metadata column, so it cannot be virtual", self.at(*path, "virtual"))
+            out.append(Column(name, declared, self.at(*path)))
+        if headers_col and header_keys:
+            self.diags.error("E214", f"a HEADERS column ('{headers_col}') excludes header('...') columns", self.at("source", "columns"),
+                             "read single headers from the HEADERS column, or drop it")
+        return tuple(out)
+
+    def metadata_column(self, raw: dict, name: str, key: str, declared: SqlType | None, connector, path: tuple) -> Column | None:
+        spec = connector.metadata.get(key)
+        if spec is None:
+            self.diags.error("E205", f"unknown metadata key '{key}' for a {connector.name} source", self.at(*path, "metadata"),
+                             did_you_mean(key, connector.metadata) or f"keys: {', '.join(connector.metadata)}")
+            return None
+        if spec.warning:
+            self.diags.warn("W206", spec.warning, self.at(*path, "metadata"))
+        virtual = bool(raw.get("virtual"))
+        if not spec.writable and not virtual:
+            self.diags.error("E206", f"metadata key '{key}' is read-only, so column '{name}' must be declared virtual: true", self.at(*path),
+                             "add virtual: true (Flink: read-only columns must be declared VIRTUAL)")
+        declared = declared or spec.type
+        from .connectors.base import castable
+
+        if not castable(spec.type, declared):
+            self.diags.error("E207", f"metadata key '{key}' is {spec.type.sql()} and cannot be cast to {declared.sql()}", self.at(*path, "type"))
+        return Column(name, declared, self.at(*path), metadata=key, virtual=virtual)
+
+    def source(self) -> Source | None:
+        src = self.data["source"]
+        connector = SOURCES.get(src["connector"])
+        if connector is None:
+            self.diags.error("E107", f"the {src['connector']} source is not implemented yet", self.at("source", "connector"),
+                             f"available now: {', '.join(SOURCES)}")
+            return None
+        columns = self.columns(src, connector)
+        fmt = src.get("format")
+        if src["connector"] == "files" and fmt == "text":
+            physical = [c for c in columns if c.physical]
+            if [(c.name, c.type.sql()) for c in physical] not in ([], [("value", "STRING")]):
+                self.diags.error("E220", "a text source has the single column {name: value, type: STRING}", self.at("source", "columns"))
+            if not physical:
+                columns = (Column("value", parse_type("STRING"), self.at("source")),) + columns
+        key_fields = tuple(src.get("key", {}).get("fields", []))
+        names = {c.name for c in columns if c.physical}
+        for i, k in enumerate(key_fields):
+            if k not in names:
+                self.diags.error("E221", f"key field '{k}' is not a physical column; columns: {', '.join(sorted(names))}",
+                                 self.at("source", "key", "fields", i), did_you_mean(k, names))
+        if not any(c.physical for c in columns):
+            self.diags.error("E222", "the source declares no physical column", self.at("source"), "add at least one column with a name and a type")
+        return Source(
+            connector=src["connector"],
+            loc=self.at("source"),
+            columns=columns,
+            format=fmt,
+            key_fields=key_fields,
+            path=_text(src.get("path")),
+            topic=src.get("topic"),
+            options=_options(src.get("options")),
+        )
+
+    # ------------------------------------------------------------ chain
+
+    def predicates(self) -> dict[str, Predicate]:
+        out = {}
+        for alias, raw in (self.data.get("predicates") or {}).items():
+            spec = REGISTRY.lookup_predicate(raw["type"])
+            if spec is None:
+                self.diags.error("E310", f"unknown predicate type '{raw['type']}'", self.at("predicates", alias, "type"),
+                                 did_you_mean(raw["type"], REGISTRY.predicates))
+                continue
+            config_raw = {k: v for k, v in raw.items() if k != "type"}
+            reader = ConfigReader(f"{spec.name} '{alias}'", config_raw, self.doc.smap, ("predicates", alias), self.diags)
+            out[alias] = Predicate(alias, spec.name, spec.parse(reader), self.key_at("predicates", alias))
+        return out
+
+    def steps(self, start: Shape, predicates: dict[str, Predicate]) -> tuple[tuple[Step, ...], tuple[Shape, ...]]:
+        steps, shapes, seen = [], [start], {}
+        shape = start
+        for i, raw in enumerate(self.data.get("transforms") or []):
+            path = ("transforms", i)
+            alias, type_name = raw["name"], raw["type"]
+            if alias in seen:
+                self.diags.error("E320", f"duplicate step name '{alias}' (first at line {seen[alias].line})", self.at(*path, "name"))
+            seen[alias] = self.at(*path, "name")
+            spec, side = REGISTRY.lookup(type_name)
+            if spec is None:
+                self.diags.error("E321", f"unknown transform type '{type_name}'", self.at(*path, "type"),
+                                 did_you_mean(type_name.rsplit(".", 1)[-1], REGISTRY.spellings()))
+                continue
+            pred = raw.get("predicate")
+            if pred is not None and pred not in predicates and pred not in (self.data.get("predicates") or {}):
+                self.diags.error("E322", f"step '{alias}' names predicate '{pred}', which is not defined", self.at(*path, "predicate"),
+                                 did_you_mean(pred, predicates) or "define it under predicates:")
+            if "negate" in raw and pred is None:
+                self.diags.error("E323", f"step '{alias}' sets negate but no predicate to negate", self.at(*path, "negate"),
+                                 "add predicate: <alias>, or remove negate")
+            owner = f"{type_name.rsplit('.', 1)[-1]} '{alias}'"
+            config_raw = {k: v for k, v in raw.items() if k not in STEP_KEYS}
+            reader = ConfigReader(owner, config_raw, self.doc.smap, path, self.diags)
+            errors_before = len(self.diags.errors)
+            config = spec.parse(reader)
+            step = Step(alias, spec.name, side, type_name, config, self.at(*path), pred, bool(raw.get("negate", False)))
+            if len(self.diags.errors) == errors_before:
+                shape = spec.infer(config, shape, Context(owner, side, reader, self.diags))
+            steps.append(step)
+            shapes.append(shape)
+        return tuple(steps), tuple(shapes)
+
+    # ------------------------------------------------------------ sink, errors, tests
+
+    def sink(self, shape: Shape) -> Sink | None:
+        raw = self.data["sink"]
+        connector = SINKS.get(raw["connector"])
+        if connector is None:
+            self.diags.error("E107", f"the {raw['connector']} sink is not implemented yet", self.at("sink", "connector"),
+                             f"available now: {', '.join(SINKS)}")
+            return None
+        streaming = self.data.get("mode", "streaming") == "streaming"
+        if streaming and raw["connector"] != "console" and "checkpoint" not in raw:
+            self.diags.error("E510", "a streaming sink needs a checkpoint", self.at("sink"), "add checkpoint: <folder> (it may use ${env:...})")
+        if not streaming and "trigger" in raw:
+            self.diags.error("E511", "trigger applies to streaming pipelines only", self.key_at("sink", "trigger"))
+        sink = Sink(
+            connector=raw["connector"],
+            loc=self.at("sink"),
+            format=raw.get("format"),
+            path=_text(raw.get("path")),
+            envelope=bool(raw.get("envelope", raw["connector"] == "console")),
+            partition_by=tuple(raw.get("partition-by", [])),
+            checkpoint=_text(raw.get("checkpoint")),
+            trigger=raw.get("trigger"),
+            options=_options(raw.get("options")),
+        )
+        connector.check(sink, shape, self.diags)
+        return sink
+
+    def errors(self) -> ErrorPolicy:
+        raw = self.data.get("errors") or {}
+        policy = ErrorPolicy(
+            tolerance=raw.get("tolerance", "none"),
+            dlq_topic=_text(raw.get("deadletterqueue.topic.name")),
+            dlq_path=_text(raw.get("deadletterqueue.path")),
+            context_headers=bool(raw.get("deadletterqueue.context.headers.enable", False)),
+            log=bool(raw.get("log.enable", False)),
+        )
+        if policy.tolerance == "all":
+            self.diags.error("E107", "errors.tolerance: all (dead letters) is not implemented yet", self.at("errors", "tolerance"),
+                             "use tolerance: none for now: the job fails on a bad record")
+        return policy
+
+    def record(self, raw: Any, path: tuple) -> TestRecord:
+        locs = {k: self.at(*path, k) for k in raw} if isinstance(raw, dict) else {}
+        return TestRecord(dict(raw) if isinstance(raw, dict) else {}, self.at(*path), locs)
+
+    def tests(self, source: Source | None) -> tuple[TestCase, ...]:
+        out = []
+        for i, raw in enumerate(self.data.get("tests") or []):
+            path = ("tests", i)
+            given = tuple(self.record(r, path + ("given", j)) for j, r in enumerate(raw.get("given", [])))
+            expect = raw.get("expect")
+            if ("expect" in raw) == ("expect_error" in raw):
+                self.diags.error("E600", f"test '{raw['name']}' needs exactly one of expect and expect_error", self.at(*path))
+            if source is not None and source.connector == "files":
+                for j, g in enumerate(given):
+                    extra = sorted(set(g.fields) - {"value", "batch"})
+                    if extra:
+                        self.diags.error("E601", f"a files source reads only values; given records cannot set {', '.join(extra)}",
+                                         g.locs[extra[0]], "files records get topic, partition, offset and timestamp from the files")
+            out.append(TestCase(
+                raw["name"], self.at(*path), given,
+                tuple(self.record(r, path + ("expect", j)) for j, r in enumerate(expect)) if expect is not None else None,
+                raw.get("expect_error"),
+            ))
+        return tuple(out)
+
+    # ------------------------------------------------------------ all
+
+    def build(self) -> Compiled | None:
+        check_env(self.doc, self.diags)
+        source = self.source()
+        predicates = self.predicates()
+        start = initial_shape(source) if source else None
+        steps, shapes = self.steps(start, predicates) if start else ((), ())
+        sink = self.sink(shapes[-1]) if shapes else None
+        errors = self.errors()
+        tests = self.tests(source)
+        if self.diags.errors or source is None or sink is None:
+            return None
+        d = self.data
+        pipeline = Pipeline(
+            name=d["name"],
+            file=self.doc.file,
+            sha256=self.doc.sha256,
+            mode=d.get("mode", "streaming"),
+            source=source,
+            predicates=predicates,
+            steps=steps,
+            sink=sink,
+            errors=errors,
+            spark_conf=_options((d.get("spark") or {}).get("conf")),
+            tests=tests,
+            description=d.get("description", ""),
+        )
+        return Compiled(pipeline, shapes)
+
+
+def initial_shape(source: Source) -> Shape:
+    """The record shape right after the source (SPEC section 5)."""
+    value = StructType(tuple(StructField(c.name, c.type) for c in source.columns))
+    by_name = {c.name: c for c in source.columns}
+    key = StructType(tuple(StructField(k, by_name[k].type) for k in source.key_fields)) if source.key_fields else None
+    virtual = frozenset(c.name for c in source.columns if c.virtual)
+    return Shape(key=key, value=value, virtual=virtual)

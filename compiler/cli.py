@@ -1,0 +1,146 @@
+"""The `pipec` command line (SPEC section 2). Exit codes: 0 ok, 1 check/test failure, 2 invalid input."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import __version__
+from .diagnostics import CompileError, render_all
+from .project import Result, build_all, generate_all, stale, write_atomically
+
+OK, FAILED, INVALID = 0, 1, 2
+
+
+def _report(result: Result, fmt: str) -> int:
+    """Print diagnostics; INVALID when any is an error."""
+    items = sorted(result.diags.items, key=lambda d: (d.loc.file, d.loc.line, d.loc.col) if d.loc else ("", 0, 0))
+    if items:
+        print(render_all(items, fmt), file=sys.stderr if fmt == "text" else sys.stdout)
+    elif fmt == "json":
+        print("[]")
+    return INVALID if result.diags.errors else OK
+
+
+def _build(args) -> tuple[Result, int]:
+    result = build_all(args.paths)
+    return result, _report(result, args.format)
+
+
+def cmd_validate(args) -> int:
+    result, code = _build(args)
+    if code == OK and args.format == "text":
+        print(f"{len(result.compiled)} pipeline(s) valid")
+    return code
+
+
+def _generate(result: Result, fmt: str) -> dict[str, str] | None:
+    try:
+        return generate_all(result)
+    except CompileError as exc:
+        print(render_all(exc.diagnostics, fmt), file=sys.stderr)
+        return None
+
+
+def cmd_compile(args) -> int:
+    result, code = _build(args)
+    if code != OK:
+        return code
+    files = _generate(result, args.format)
+    if files is None:
+        return INVALID
+    for path in write_atomically(Path(args.out), files):
+        print(f"wrote {path}")
+    return OK
+
+
+def cmd_check(args) -> int:
+    result, code = _build(args)
+    if code != OK:
+        return code
+    files = _generate(result, args.format)
+    if files is None:
+        return INVALID
+    problems = stale(Path(args.out), files)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        print(f"run: pipec compile {' '.join(args.paths)} --out {args.out}", file=sys.stderr)
+        return FAILED
+    print(f"{len(files)} generated job(s) current")
+    return OK
+
+
+def cmd_explain(args) -> int:
+    result, code = _build(args)
+    if code != OK:
+        return code
+    from .explain import explain
+
+    for compiled in result.compiled:
+        print(explain(compiled))
+    return OK
+
+
+def cmd_test(args) -> int:
+    result, code = _build(args)
+    if code != OK:
+        return code
+    files = _generate(result, args.format)
+    if files is None:
+        return INVALID
+    from .testing.runner import run_tests
+
+    return OK if run_tests(result.compiled, files) else FAILED
+
+
+def cmd_run(args) -> int:
+    result, code = _build(args)
+    if code != OK:
+        return code
+    files = _generate(result, args.format)
+    if files is None:
+        return INVALID
+    with tempfile.TemporaryDirectory(prefix="pipec-run-") as tmp:
+        (path,) = write_atomically(Path(tmp), files)
+        job_args = args.job_args[1:] if args.job_args[:1] == ["--"] else args.job_args
+        return subprocess.call([sys.executable, str(path), *job_args])
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="pipec", description="Compile pipeline YAML into standalone PySpark jobs.")
+    top.add_argument("--version", action="version", version=f"pipec {__version__}")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, func, help: str, many: bool = True, out: bool = False) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("paths", nargs="+" if many else 1, metavar="PATH", help="pipeline files or folders")
+        p.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
+        if out:
+            p.add_argument("--out", default="generated", help="folder of generated jobs (default: generated)")
+        p.set_defaults(func=func)
+        return p
+
+    command("validate", cmd_validate, "schema and semantic checks; writes nothing")
+    command("compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True)
+    command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True)
+    command("test", cmd_test, "run each pipeline's tests: on a local Spark")
+    command("explain", cmd_explain, "the record schema after each step and the sink's layout", many=False)
+    run = command("run", cmd_run, "compile to a temp folder and run the job locally", many=False)
+    run.add_argument("job_args", nargs=argparse.REMAINDER, help="arguments for the job, after --")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

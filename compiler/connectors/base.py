@@ -1,0 +1,99 @@
+"""What a source or sink connector is to the compiler."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import ir
+from ..diagnostics import Collector
+from ..model import Column, Sink, Source
+from ..shape import Shape
+from ..types import BIGINT, HEADERS, Primitive, SqlType
+
+# The record model inside every job (SPEC section 5): Spark's Kafka source columns.
+RECORD_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")
+# Envelope columns a files/console sink adds with `envelope: true`.
+ENVELOPE_COLUMNS = ("key", "topic", "partition", "offset", "timestamp", "headers")
+
+TIMESTAMP_TYPE_NAMES = ((-1, "NoTimestampType"), (0, "CreateTime"), (1, "LogAppendTime"))
+
+
+@dataclass(frozen=True)
+class MetaKey:
+    """A readable metadata key: its own type, whether a sink can write it, and how decode reads it."""
+
+    type: SqlType
+    read: Callable[[Source], ir.Expr]
+    writable: bool = False
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceConnector:
+    """decode(source) maps the raw rows `read_source` returns to the record model."""
+
+    name: str
+    metadata: dict[str, MetaKey]
+    decode: Callable[[Source, str], ir.Select]
+    packages: Callable[[Source], tuple[str, ...]] = lambda source: ()
+    formats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SinkConnector:
+    """encode(sink, shape) maps the record model to the rows the sink writes."""
+
+    name: str
+    check: Callable[[Sink, Shape, Collector], None]
+    encode: Callable[[Sink, Shape], ir.Select]
+    packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
+
+
+def castable(src: SqlType, dst: SqlType) -> bool:
+    """Whether a metadata value of type `src` may be declared as `dst` (an explicit cast)."""
+    if src == dst or dst == Primitive("STRING"):
+        return True
+    if src.is_timestamp and dst == BIGINT or src == BIGINT and dst.is_timestamp:
+        return True
+    if src.is_timestamp and dst.is_timestamp:
+        return True
+    if src.is_numeric and dst.is_numeric:
+        return True
+    if src == Primitive("STRING") and (dst.is_numeric or dst.is_timestamp or dst in (Primitive("BOOLEAN"), Primitive("DATE"))):
+        return True
+    return False
+
+
+def cast_metadata(expr: ir.Expr, src: SqlType, dst: SqlType) -> ir.Expr:
+    """The declared column type's cast: epoch milliseconds between timestamps and BIGINT, else Spark's cast."""
+    if src == dst:
+        return expr
+    if src.is_timestamp and dst == BIGINT:
+        return ir.Func("unix_millis", (expr,))
+    if src == BIGINT and dst.is_timestamp:
+        return ir.Cast(ir.Func("timestamp_millis", (expr,)), dst.ddl())
+    return ir.Cast(expr, dst.ddl())
+
+
+def timestamp_type_name(code: ir.Expr) -> ir.Expr:
+    """Kafka's TimestampType name for Spark's `timestampType` code."""
+    result: ir.Expr = ir.Null("STRING")
+    for number, name in reversed(TIMESTAMP_TYPE_NAMES):
+        result = ir.If(ir.BinOp("==", code, ir.Lit(number)), ir.Lit(name), result)
+    return result
+
+
+def empty_headers() -> ir.Expr:
+    return ir.Cast(ir.Func("array", ()), HEADERS.ddl())
+
+
+def header_columns(column: Column, headers: ir.Expr) -> ir.Expr:
+    """ksqlDB header columns over the record's headers array (never null in the record model)."""
+    if column.headers:
+        return headers
+    last = ir.Func(
+        "try_element_at",
+        (ir.Func("filter", (headers, ir.Lambda("h", ir.BinOp("==", ir.Get(ir.Var("h"), "key"), ir.Lit(column.header))))), ir.Lit(-1)),
+    )
+    return ir.Get(last, "value")

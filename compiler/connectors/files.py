@@ -1,0 +1,134 @@
+"""The `files` source and sink and the `console` sink: the embedded defaults that need no server."""
+
+from __future__ import annotations
+
+from .. import ir
+from ..diagnostics import Collector
+from ..model import Sink, Source
+from ..shape import Shape
+from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, StructType
+from .base import (
+    ENVELOPE_COLUMNS,
+    MetaKey,
+    SinkConnector,
+    SourceConnector,
+    cast_metadata,
+    empty_headers,
+    header_columns,
+)
+
+AVRO_PACKAGE = "org.apache.spark:spark-avro_2.13:{spark}"
+FILE = ir.Col("_metadata")
+
+
+def _offset(source: Source) -> ir.Expr:
+    """The row index where Spark gives one (parquet), else null."""
+    return ir.Get(FILE, "row_index") if source.format == "parquet" else ir.Null("BIGINT")
+
+
+def _topic(source: Source, pipeline: str) -> str:
+    return source.topic or pipeline
+
+
+FILES_METADATA = {
+    "file.path": MetaKey(STRING, lambda s: ir.Get(FILE, "file_path")),
+    "file.name": MetaKey(STRING, lambda s: ir.Get(FILE, "file_name")),
+    "file.size": MetaKey(BIGINT, lambda s: ir.Get(FILE, "file_size")),
+    "file.modification-time": MetaKey(TIMESTAMP_LTZ_3, lambda s: ir.Get(FILE, "file_modification_time")),
+    "topic": MetaKey(STRING, lambda s: ir.Col("topic")),
+    "partition": MetaKey(INT, lambda s: ir.Col("partition")),
+    "offset": MetaKey(BIGINT, _offset),
+    "timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: ir.Get(FILE, "file_modification_time")),
+    "timestamp-type": MetaKey(STRING, lambda s: ir.Lit("LogAppendTime")),
+    "headers": MetaKey(HEADERS_MAP, lambda s: ir.Cast(ir.Func("map_from_entries", (empty_headers(),)), HEADERS_MAP.ddl())),
+}
+
+
+def decode_files(source: Source, pipeline: str) -> ir.Select:
+    """File rows (plus Spark's hidden `_metadata`) -> the record model; each row is a record value."""
+    envelope = {
+        "topic": ir.Lit(_topic(source, pipeline)),
+        "partition": ir.Cast(ir.Lit(0), "INT"),
+    }
+    fields = []
+    for c in source.columns:
+        if c.physical:
+            expr: ir.Expr = ir.Col(c.name)
+        elif c.metadata:
+            key = FILES_METADATA[c.metadata]
+            read = key.read(source)
+            expr = cast_metadata(envelope.get(c.metadata, read), key.type, c.type)
+        else:
+            expr = header_columns(c, empty_headers())
+        fields.append((c.name, expr))
+    key = ir.Struct(tuple((k, ir.Col(k)) for k in source.key_fields)) if source.key_fields else ir.Null("BINARY")
+    return ir.Select(
+        (
+            ("key", key),
+            ("value", ir.Struct(tuple(fields))),
+            ("topic", envelope["topic"]),
+            ("partition", envelope["partition"]),
+            ("offset", _offset(source)),
+            ("timestamp", ir.Get(FILE, "file_modification_time")),
+            ("timestampType", ir.Cast(ir.Lit(1), "INT")),
+            ("headers", empty_headers()),
+        )
+    )
+
+
+FILES_SOURCE = SourceConnector(
+    name="files",
+    metadata=FILES_METADATA,
+    decode=decode_files,
+    packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
+    formats=("json", "csv", "parquet", "avro", "text"),
+)
+
+
+# ---------------------------------------------------------------- sinks
+
+
+def sink_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr]]:
+    """The value's fields (virtual ones dropped) or one `value` column, plus the envelope if asked."""
+    value = shape.value
+    if isinstance(value, StructType):
+        cols = [(f.name, ir.Get(ir.Col("value"), f.name)) for f in value.fields if f.name not in shape.virtual]
+    else:
+        cols = [("value", ir.Col("value"))]
+    if sink.envelope:
+        cols += [(name, ir.Col(name)) for name in ENVELOPE_COLUMNS]
+    return cols
+
+
+def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
+    names = [n for n, _ in sink_columns(sink, shape)]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        diags.error(
+            "E500",
+            f"{sink.connector} sink: the value has fields named like envelope columns: {', '.join(dupes)}",
+            sink.loc,
+            "rename them with ReplaceField, or drop `envelope: true`",
+        )
+    for p in sink.partition_by:
+        if p not in names:
+            diags.error("E501", f"{sink.connector} sink: partition-by column '{p}' is not in the output; columns: {', '.join(names)}", sink.loc)
+    if sink.format == "csv":
+        value = shape.value
+        nested = [f.name for f in value.fields if isinstance(f.type, (StructType, ArrayType, MapType))] if isinstance(value, StructType) else []
+        if sink.envelope or nested:
+            what = ", ".join(nested + (["the envelope"] if sink.envelope else []))
+            diags.error("E502", f"csv sink cannot write nested columns: {what}", sink.loc, "use Flatten, json or parquet")
+
+
+def encode_rows(sink: Sink, shape: Shape) -> ir.Select:
+    return ir.Select(tuple(sink_columns(sink, shape)))
+
+
+FILES_SINK = SinkConnector(
+    name="files",
+    check=check_files_sink,
+    encode=encode_rows,
+    packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
+)
+CONSOLE_SINK = SinkConnector(name="console", check=check_files_sink, encode=encode_rows)

@@ -1,0 +1,19 @@
+"""`pipec explain`: the record shape after the source and after each step, and the sink's layout."""
+
+from __future__ import annotations
+
+from .build import Compiled
+from .connectors import SINKS
+
+
+def explain(compiled: Compiled) -> str:
+    p = compiled.pipeline
+    lines = [f"pipeline {p.name} ({p.file}, {p.mode})", "", f"after source ({p.source.connector}, line {p.source.loc.line}):"]
+    lines += ["  " + line for line in compiled.shapes[0].describe()]
+    for step, shape in zip(p.steps, compiled.shapes[1:]):
+        cond = f" when {'not ' if step.negate else ''}{step.predicate}" if step.predicate else ""
+        lines += ["", f"after step '{step.alias}' ({step.type_name}, line {step.loc.line}){cond}:"]
+        lines += ["  " + line for line in shape.describe()]
+    select = SINKS[p.sink.connector].encode(p.sink, compiled.final)
+    lines += ["", f"sink ({p.sink.connector}, line {p.sink.loc.line}) writes columns: {', '.join(n for n, _ in select.columns)}"]
+    return "\n".join(lines)

@@ -1,0 +1,161 @@
+"""A small typed IR of Spark Column and DataFrame operations, rendered to Python by `render.py`.
+
+Expressions are frozen dataclasses with typed fields; nothing here knows about text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+class Expr:
+    """A Spark Column expression."""
+
+
+@dataclass(frozen=True)
+class Col(Expr):
+    """A top-level DataFrame column by name (never parsed as a path)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Get(Expr):
+    """A struct field by its literal name: `base.getField(name)`."""
+
+    base: Expr
+    name: str
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A literal of a Python scalar type (str, int, float, bool, bytes)."""
+
+    value: Union[str, int, float, bool, bytes]
+
+
+@dataclass(frozen=True)
+class Str(Expr):
+    """A plain Python string argument (a field path for `withField`, a regex for `rlike`), not a Column."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class Null(Expr):
+    """A typed null: `F.lit(None).cast(ddl)`."""
+
+    ddl: str
+
+
+@dataclass(frozen=True)
+class Cast(Expr):
+    expr: Expr
+    ddl: str
+
+
+@dataclass(frozen=True)
+class Struct(Expr):
+    """`F.struct(...)` with named fields, in order."""
+
+    fields: tuple[tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
+class NullSafe(Expr):
+    """`base` rebuilt as `rebuilt`, but null where `base` is null (struct edits keep tombstones)."""
+
+    base: Expr
+    rebuilt: Expr
+
+
+@dataclass(frozen=True)
+class If(Expr):
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class IsNull(Expr):
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    """`left op right` for op in ==, !=, &, |, <, <=, >, >=, +, -, *."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    """The parameter of the enclosing Lambda."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Lambda(Expr):
+    """`lambda name: body`, for Spark's higher-order functions (native, not a UDF)."""
+
+    name: str
+    body: Expr
+
+
+@dataclass(frozen=True)
+class Func(Expr):
+    """`F.name(*args)`: a function of `pyspark.sql.functions` (checked against `render.SPARK_FUNCTIONS`)."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Method(Expr):
+    """`target.name(*args)`: a Column method (checked against `render.COLUMN_METHODS`)."""
+
+    target: Expr
+    name: str
+    args: tuple[Expr, ...] = ()
+
+
+class Op:
+    """A DataFrame operation on `records`."""
+
+
+@dataclass(frozen=True)
+class SetColumns(Op):
+    """`records.withColumns({...})`: replace or add top-level columns."""
+
+    columns: tuple[tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
+class Where(Op):
+    """Keep the rows where `cond` is true."""
+
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class Select(Op):
+    """`records.select(...)`: the new top-level columns, in order."""
+
+    columns: tuple[tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
+class Block:
+    """Ops with a comment that says where they came from."""
+
+    comment: str
+    ops: tuple[Op, ...]

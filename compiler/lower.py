@@ -1,0 +1,63 @@
+"""The resolved pipeline -> IR blocks for the job's `decode`, `chain` and `encode` functions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import ir
+from .build import Compiled
+from .connectors import SINKS, SOURCES
+from .model import Predicate, Step
+from .transforms import REGISTRY
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """IR for the three record-path functions of a job."""
+
+    decode: ir.Block
+    chain: tuple[ir.Block, ...]
+    encode: ir.Block
+    packages: tuple[str, ...]
+
+
+def predicate_condition(step: Step, predicates: dict[str, Predicate]) -> ir.Expr | None:
+    """When the step applies (KIP-585: predicate XOR negate), or None when it always applies."""
+    if step.predicate is None:
+        return None
+    pred = predicates[step.predicate]
+    cond = REGISTRY.predicates[pred.kind].lower(pred.config)
+    return ir.Not(cond) if step.negate else cond
+
+
+def guard(op: ir.Op, cond: ir.Expr | None) -> ir.Op:
+    """Narrow an operation to the records where `cond` holds; the others pass through unchanged."""
+    if cond is None:
+        return op
+    if isinstance(op, ir.Where):  # drop only matching records: keep where not (cond and not keep)
+        if op.cond == ir.Lit(False):
+            return ir.Where(ir.Not(cond))
+        return ir.Where(ir.BinOp("|", ir.Not(cond), op.cond))
+    if isinstance(op, ir.SetColumns):
+        return replace(op, columns=tuple((n, ir.If(cond, e, ir.Col(n))) for n, e in op.columns))
+    raise TypeError(f"cannot guard {type(op).__name__}")
+
+
+def step_comment(step: Step, file: str) -> str:
+    where = f" when {'not ' if step.negate else ''}{step.predicate}" if step.predicate else ""
+    return f"{file}:{step.loc.line} step '{step.alias}' ({step.type_name}){where}"
+
+
+def lower(compiled: Compiled) -> Lowered:
+    p = compiled.pipeline
+    source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
+    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", (source.decode(p.source, p.name),))
+    blocks = []
+    for i, step in enumerate(p.steps):
+        spec = REGISTRY.transforms[step.kind]
+        ops = spec.lower(step.config, compiled.shapes[i], step.side)
+        cond = predicate_condition(step, p.predicates)
+        blocks.append(ir.Block(step_comment(step, p.file), tuple(guard(op, cond) for op in ops)))
+    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", (sink.encode(p.sink, compiled.final),))
+    packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
+    return Lowered(decode, tuple(blocks), encode, packages)

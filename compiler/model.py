@@ -1,0 +1,144 @@
+"""The resolved pipeline: frozen dataclasses built only from validated data, each with its location."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Location
+from .envrefs import Text
+from .types import SqlType
+
+
+@dataclass(frozen=True)
+class Column:
+    """A declared source column: physical, metadata (`metadata: KEY`) or header (`headers: true` / `header: K`)."""
+
+    name: str
+    type: SqlType
+    loc: Location
+    metadata: str | None = None
+    virtual: bool = False
+    headers: bool = False
+    header: str | None = None
+
+    @property
+    def physical(self) -> bool:
+        return self.metadata is None and not self.headers and self.header is None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where records come from. `connector` selects the lowering in `compiler/connectors/`."""
+
+    connector: str
+    loc: Location
+    columns: tuple[Column, ...]
+    format: str | None = None  # files format, or the kafka value format
+    key_format: str = "none"
+    key_fields: tuple[str, ...] = ()
+    key_fields_prefix: str = ""
+    fields_include: str = "ALL"
+    path: Text | None = None
+    topic: str | None = None  # files: the topic records carry
+    topics: tuple[Text, ...] = ()
+    topic_pattern: Text | None = None
+    properties: tuple[tuple[str, Text], ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+    startup: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A named KIP-585 predicate."""
+
+    alias: str
+    kind: str  # registry key, e.g. TopicNameMatches
+    config: Any  # the predicate's parsed config
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Step:
+    """One transform of the chain."""
+
+    alias: str
+    kind: str  # registry key, e.g. InsertField
+    side: str | None  # "key", "value" or None for record-level transforms
+    type_name: str  # as written, e.g. InsertField$Value
+    config: Any  # the transform's parsed config dataclass
+    loc: Location
+    predicate: str | None = None
+    negate: bool = False
+
+
+@dataclass(frozen=True)
+class Sink:
+    """Where records go."""
+
+    connector: str
+    loc: Location
+    format: str | None = None
+    path: Text | None = None
+    topic: Text | None = None
+    envelope: bool = False
+    partition_by: tuple[str, ...] = ()
+    checkpoint: Text | None = None
+    trigger: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    properties: tuple[tuple[str, Text], ...] = ()
+    key_format: str | None = None
+    key_fields: tuple[str, ...] = ()
+    fields_include: str = "ALL"
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ErrorPolicy:
+    """Kafka Connect's `errors.*` settings (section 8)."""
+
+    tolerance: str = "none"
+    dlq_topic: Text | None = None
+    dlq_path: Text | None = None
+    context_headers: bool = False
+    log: bool = False
+
+
+@dataclass(frozen=True)
+class TestRecord:
+    """A record of a test case, as written in YAML (`fields` holds only the fields named)."""
+
+    fields: dict[str, Any]
+    loc: Location
+    locs: dict[str, Location]
+
+
+@dataclass(frozen=True)
+class TestCase:
+    name: str
+    loc: Location
+    given: tuple[TestRecord, ...]
+    expect: tuple[TestRecord, ...] | None
+    expect_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A whole resolved pipeline file."""
+
+    name: str
+    file: str
+    sha256: str
+    mode: str
+    source: Source
+    predicates: dict[str, Predicate]
+    steps: tuple[Step, ...]
+    sink: Sink
+    errors: ErrorPolicy
+    spark_conf: tuple[tuple[str, str], ...]
+    tests: tuple[TestCase, ...]
+    description: str = ""
+
+    @property
+    def streaming(self) -> bool:
+        return self.mode == "streaming"

@@ -1,0 +1,115 @@
+"""The driver: find pipeline files, run the stages over all of them, write or check generated jobs."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import Builder, Compiled
+from .diagnostics import Collector, CompileError, Location
+from .loader import load_file
+from .validate import validate_document
+
+SUFFIXES = (".yaml", ".yml")
+
+
+def repo_root(start: Path | None = None) -> Path | None:
+    """The enclosing git checkout, used to show paths relative to the repository root."""
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def discover(paths: list[str], diags: Collector) -> list[Path]:
+    """Files named, and every *.yaml / *.yml below folders named, in a stable order."""
+    found: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found += sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file())
+        elif p.is_file():
+            found.append(p)
+        else:
+            diags.error("E005", f"no such file or folder: {raw}", None)
+    unique = list(dict.fromkeys(f.resolve() for f in found))
+    return unique
+
+
+@dataclass
+class Result:
+    """Every pipeline compiled from one invocation, and everything said about them."""
+
+    compiled: list[Compiled] = field(default_factory=list)
+    diags: Collector = field(default_factory=Collector)
+
+
+def build_all(paths: list[str]) -> Result:
+    """Load, validate and build every pipeline; names must be unique among them."""
+    result = Result()
+    diags = result.diags
+    root = repo_root()
+    files = discover(paths, diags)
+    if not files and not diags.errors:
+        diags.error("E006", f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}", None)
+    names: dict[str, Location] = {}
+    for path in files:
+        doc = load_file(path, diags, root)
+        if doc is None or not validate_document(doc, diags):
+            continue
+        compiled = Builder(doc, diags).build()
+        if compiled is None:
+            continue
+        name = compiled.pipeline.name
+        loc = doc.smap.at(("name",))
+        if name in names:
+            diags.error("E007", f"pipeline name '{name}' is already used by {names[name].file}", loc,
+                        "names are unique among the files compiled together: each becomes generated/<name>.py")
+            continue
+        names[name] = loc
+        result.compiled.append(compiled)
+    return result
+
+
+def generate_all(result: Result) -> dict[str, str]:
+    """file name -> job source, for every compiled pipeline (only when there were no errors)."""
+    from .emit import generate
+
+    result.diags.check()
+    return {job.filename: job.source for job in (generate(c) for c in result.compiled)}
+
+
+def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
+    """Write each file through a temp file and a rename, so no reader sees half a file."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in files.items():
+        target = out / name
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        written.append(target)
+    return written
+
+
+def stale(out: Path, files: dict[str, str]) -> list[str]:
+    """Generated files that are missing or differ from what compile would write."""
+    problems = []
+    for name, text in files.items():
+        target = out / name
+        if not target.exists():
+            problems.append(f"{target}: missing")
+        elif target.read_text(encoding="utf-8") != text:
+            problems.append(f"{target}: differs from its pipeline")
+    return problems
+
+
+__all__ = ["CompileError", "Result", "build_all", "discover", "generate_all", "stale", "write_atomically"]

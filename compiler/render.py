@@ -1,0 +1,123 @@
+"""IR -> Python source text, through one table of render functions and one escaping function."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from . import ir
+from .types import quote_name
+
+# The functions and Column methods generated code may call. Every one is a native Spark expression.
+SPARK_FUNCTIONS = frozenset(
+    {
+        "array", "base64", "coalesce", "col", "concat", "date_format", "exists", "filter", "from_json",
+        "lit", "regexp_replace", "struct", "to_json", "try_element_at", "unix_millis", "when",
+        "array_contains", "transform", "size", "length", "timestamp_millis", "current_timestamp",
+        "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
+    }
+)
+COLUMN_METHODS = frozenset(
+    {"alias", "cast", "getField", "isNull", "isNotNull", "rlike", "isin", "withField", "dropFields", "startswith"}
+)
+
+
+def py_literal(value: object) -> str:
+    """The one path by which a value from YAML becomes Python source: an exact, valid literal."""
+    if value is None or isinstance(value, (bool, int)):
+        return repr(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return 'float("nan")'
+        if math.isinf(value):
+            return 'float("inf")' if value > 0 else 'float("-inf")'
+        return repr(value)
+    if isinstance(value, (str, bytes)):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(py_literal(v) for v in value)
+        return f"[{inner}]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items())
+        return "{" + inner + "}"
+    raise TypeError(f"no literal form for {type(value).__name__}")
+
+
+def comment_text(text: str) -> str:
+    """Text safe to place after '# ' on one line."""
+    return " ".join(text.replace("\r", " ").split())
+
+
+def _call(name: str, args: tuple[ir.Expr, ...]) -> str:
+    if name not in SPARK_FUNCTIONS:
+        raise ValueError(f"function {name} is not in the native function table")
+    return f"F.{name}({', '.join(expr(a) for a in args)})"
+
+
+def _method(node: ir.Method) -> str:
+    if node.name not in COLUMN_METHODS:
+        raise ValueError(f"method {node.name} is not in the Column method table")
+    return f"{expr(node.target)}.{node.name}({', '.join(expr(a) for a in node.args)})"
+
+
+def _binop(node: ir.BinOp) -> str:
+    if node.op not in {"==", "!=", "&", "|", "<", "<=", ">", ">=", "+", "-", "*"}:
+        raise ValueError(f"operator {node.op}")
+    return f"({expr(node.left)} {node.op} {expr(node.right)})"
+
+
+def _struct(node: ir.Struct) -> str:
+    parts = ", ".join(f"{expr(e)}.alias({py_literal(n)})" for n, e in node.fields)
+    return f"F.struct({parts})"
+
+
+def _lit(node: ir.Lit) -> str:
+    return f"F.lit({py_literal(node.value)})"
+
+
+EXPRESSIONS: dict[type, Callable] = {
+    ir.Col: lambda n: f"F.col({py_literal(quote_name(n.name))})",
+    ir.Get: lambda n: f"{expr(n.base)}.getField({py_literal(n.name)})",
+    ir.Lit: _lit,
+    ir.Str: lambda n: py_literal(n.value),
+    ir.Null: lambda n: f"F.lit(None).cast({py_literal(n.ddl)})",
+    ir.Cast: lambda n: f"{expr(n.expr)}.cast({py_literal(n.ddl)})",
+    ir.Struct: _struct,
+    ir.NullSafe: lambda n: f"F.when({expr(n.base)}.isNotNull(), {expr(n.rebuilt)})",
+    ir.If: lambda n: f"F.when({expr(n.cond)}, {expr(n.then)}).otherwise({expr(n.otherwise)})",
+    ir.Not: lambda n: f"~{expr(n.expr)}",
+    ir.IsNull: lambda n: f"{expr(n.expr)}.isNull()",
+    ir.BinOp: _binop,
+    ir.Var: lambda n: n.name,
+    ir.Lambda: lambda n: f"lambda {n.name}: {expr(n.body)}",
+    ir.Func: lambda n: _call(n.name, n.args),
+    ir.Method: _method,
+}
+
+
+def expr(node: ir.Expr) -> str:
+    """Python text of one Column expression."""
+    return EXPRESSIONS[type(node)](node)
+
+
+def _columns_dict(columns: tuple[tuple[str, ir.Expr], ...]) -> str:
+    return "{" + ", ".join(f"{py_literal(n)}: {expr(e)}" for n, e in columns) + "}"
+
+
+OPERATIONS: dict[type, Callable] = {
+    ir.SetColumns: lambda op: f"records = records.withColumns({_columns_dict(op.columns)})",
+    ir.Where: lambda op: f"records = records.where({expr(op.cond)})",
+    ir.Select: lambda op: "records = records.select("
+    + ", ".join(f"{expr(e)}.alias({py_literal(n)})" for n, e in op.columns)
+    + ")",
+}
+
+
+def operation(op: ir.Op) -> str:
+    """One Python statement for a DataFrame operation."""
+    return OPERATIONS[type(op)](op)
+
+
+def block(b: ir.Block) -> list[str]:
+    """Comment line plus statements."""
+    return [f"# {comment_text(b.comment)}", *(operation(op) for op in b.ops)]

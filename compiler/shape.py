@@ -1,0 +1,44 @@
+"""The record shape the compiler tracks through the chain (SPEC section 5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .types import StructType, SqlType
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Key, value and envelope facts known at one point of the chain.
+
+    `key`/`value` are None when always null (no key format); a struct value may still be null per
+    record (a tombstone). `virtual` names top-level value fields that are virtual metadata columns,
+    dropped at the sink unless a transform turned them into ordinary fields.
+    """
+
+    key: SqlType | None
+    value: SqlType | None
+    virtual: frozenset[str] = frozenset()
+    routed: bool = False
+    changelog: bool = False
+
+    def side(self, side: str) -> SqlType | None:
+        return self.key if side == "key" else self.value
+
+    def with_side(self, side: str, new: SqlType | None) -> "Shape":
+        if side == "key":
+            return replace(self, key=new)
+        kept = self.virtual & frozenset(new.names()) if isinstance(new, StructType) else frozenset()
+        return replace(self, value=new, virtual=kept)
+
+    def describe(self) -> list[str]:
+        """Lines for `pipec explain`."""
+        lines = [
+            f"key:     {self.key.sql() if self.key else 'null'}",
+            f"value:   {self.value.sql() if self.value else 'null'}",
+        ]
+        if self.virtual:
+            lines.append(f"virtual: {', '.join(sorted(self.virtual))} (dropped at the sink)")
+        if self.routed:
+            lines.append("topic:   set per record by a router step")
+        return lines

@@ -1,0 +1,191 @@
+"""`pipec test`: run each pipeline's `tests:` through its generated job's own code on a local Spark.
+
+Given records become the source's raw rows (for a files source: files in the source's format, read
+by the job's `read_source`); the job's `transform` produces the sink's rows, which are decoded back
+into records and compared with `expect` (compare.py). One SparkSession serves the whole run.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import importlib.util
+import json
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..build import Compiled
+from ..connectors.base import ENVELOPE_COLUMNS
+from ..model import TestCase
+from ..types import StructType
+from .compare import compare, show
+from .session import local_session
+
+
+@dataclass(frozen=True)
+class Outcome:
+    passed: bool
+    lines: tuple[str, ...] = ()
+
+
+def load_job(path: Path) -> ModuleType:
+    """Import a generated job file as a module (each under its own name)."""
+    name = f"pipec_job_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode()
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    raise TypeError(f"cannot write {type(value).__name__} into a test file")
+
+
+def write_given_files(spark, job: ModuleType, compiled: Compiled, values: list[Any], folder: Path, batch: int) -> None:
+    """Write given values as files of the source's format straight into `folder` (named by batch)."""
+    source = compiled.pipeline.source
+    if source.format == "text":
+        lines = [v["value"] if isinstance(v, dict) else str(v) for v in values]
+        (folder / f"batch-{batch}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        return
+    staging = folder.parent / f"staging-{batch}"
+    staging.mkdir()
+    json_file = (folder if source.format == "json" else staging) / f"batch-{batch}.json"
+    with open(json_file, "w", encoding="utf-8") as fh:
+        for value in values:
+            fh.write(json.dumps(value, default=_json_default, ensure_ascii=False) + "\n")
+    if source.format != "json":  # Spark converts the JSON lines into the source's format
+        converted = staging / "out"
+        df = spark.read.schema(job.SOURCE_SCHEMA).json(str(json_file))
+        df.coalesce(1).write.format(source.format).options(**dict(source.options)).save(str(converted))
+        for i, part in enumerate(sorted(converted.glob("part-*"))):
+            shutil.move(str(part), folder / f"batch-{batch}-{i}{part.suffix}")
+    shutil.rmtree(staging)
+
+
+def _plain(value: Any) -> Any:
+    """Spark Rows -> dicts, recursively."""
+    if hasattr(value, "asDict"):
+        return {k: _plain(v) for k, v in value.asDict(recursive=False).items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def sink_records(compiled: Compiled, rows: list) -> tuple[list[dict], set[str]]:
+    """The sink's rows decoded as records, and the record fields this sink writes."""
+    sink = compiled.pipeline.sink
+    primitive = not isinstance(compiled.final.value, StructType)
+    records = []
+    for row in rows:
+        data = _plain(row)
+        rec: dict[str, Any] = {}
+        if sink.envelope:
+            for name in ENVELOPE_COLUMNS:
+                rec[name] = data.pop(name)
+            rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
+        rec["value"] = data["value"] if primitive else data
+        records.append(rec)
+    fields = {"value", *ENVELOPE_COLUMNS} if sink.envelope else {"value"}
+    return records, fields
+
+
+def _batches(case: TestCase) -> list[list]:
+    groups: dict[int, list] = {}
+    for rec in case.given:
+        groups.setdefault(int(rec.fields.get("batch", 0)), []).append(rec.fields.get("value"))
+    return [groups[k] for k in sorted(groups)]
+
+
+def _run_files(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> list:
+    """The rows the sink would write, micro-batch by micro-batch in streaming mode."""
+    src = tmp / "source"
+    src.mkdir()
+    args = job.parse_args(["--source-path", str(src)])
+    if not args.streaming:
+        write_given_files(spark, job, compiled, [v for b in _batches(case) for v in b], src, 0)
+        return job.transform(job.read_source(spark, args)).collect()
+    collected: list = []
+    for i, values in enumerate(_batches(case)):
+        write_given_files(spark, job, compiled, values, src, i)
+        query = (
+            job.transform(job.read_source(spark, args))
+            .writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
+            .option("checkpointLocation", str(tmp / "checkpoint"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        query.awaitTermination()
+        if query.exception():
+            raise query.exception()
+    return collected
+
+
+def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outcome:
+    for key, value in job.SESSION_CONF.items():
+        spark.conf.set(key, value)
+    with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
+        try:
+            rows = _run_files(spark, job, compiled, case, Path(tmp))
+        except Exception as exc:  # a record error surfaces as a failed Spark job
+            if case.expect_error is not None:
+                return Outcome(True)
+            return Outcome(False, (f"  the job failed: {_first_line(exc)}",))
+    if case.expect_error is not None:
+        return Outcome(False, (f"  expected a record error ({case.expect_error}), but {len(rows)} record(s) were written",))
+    actual, fields = sink_records(compiled, rows)
+    unwritten = sorted({k for rec in case.expect for k in rec.fields} - fields)
+    if unwritten:
+        return Outcome(False, (f"  expect names {', '.join(unwritten)}, which a {compiled.pipeline.sink.connector} sink"
+                               f"{' without envelope: true' if not compiled.pipeline.sink.envelope else ''} does not write",))
+    mismatch = compare([(r.loc.line, r.fields) for r in case.expect], actual, ordered="topic" in fields)
+    return Outcome(mismatch is None, tuple(mismatch.lines()) if mismatch else ())
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, out=sys.stdout) -> bool:
+    """Run every case; print one PASS/FAIL line each (with a diff on failure). True when all pass."""
+    cases = [(c, t) for c in compiled_list for t in c.pipeline.tests]
+    if not cases:
+        print("no tests: found in the pipelines", file=out)
+        return True
+    spark = spark or local_session()
+    passed = failed = 0
+    with tempfile.TemporaryDirectory(prefix="pipec-jobs-") as tmp:
+        jobs = {}
+        for name, text in files.items():
+            (Path(tmp) / name).write_text(text, encoding="utf-8")
+            jobs[name] = load_job(Path(tmp) / name)
+        for compiled, case in cases:
+            job = jobs[f"{compiled.pipeline.name}.py"]
+            outcome = run_case(spark, job, compiled, case)
+            label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"
+            print(f"{'PASS' if outcome.passed else 'FAIL'} {label}", file=out)
+            for line in outcome.lines:
+                print(line, file=out)
+            passed += outcome.passed
+            failed += not outcome.passed
+    print(f"{passed} passed, {failed} failed", file=out)
+    return failed == 0
+
+
+__all__ = ["Outcome", "load_job", "run_case", "run_tests", "show"]

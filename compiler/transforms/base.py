@@ -1,0 +1,194 @@
+"""What a transform or predicate is to the compiler: config keys, parse, infer (schema), lower (IR)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import ir
+from ..diagnostics import Collector, Location, did_you_mean, one_of
+from ..envrefs import mentions_env
+from ..loader import SourceMap
+from ..shape import Shape
+
+PACKAGE = "org.apache.kafka.connect.transforms."
+PREDICATE_PACKAGE = PACKAGE + "predicates."
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """One Kafka Connect config key, as its ConfigDef declares it (used for docs and parsing)."""
+
+    name: str
+    kind: str  # STRING | LIST | BOOLEAN | INT | LONG
+    default: Any
+    doc: str
+    choices: tuple[str, ...] = ()
+
+
+class ConfigReader:
+    """Reads one step's config the way Kafka's ConfigDef does, reporting errors at each key's location."""
+
+    def __init__(self, owner: str, raw: dict, smap: SourceMap, path: tuple, diags: Collector):
+        self.owner, self.raw, self.smap, self.path, self.diags = owner, raw, smap, path, diags
+
+    def loc(self, key: str | None = None) -> Location:
+        return self.smap.at(self.path + ((key,) if key else ()))
+
+    def key_loc(self, key: str) -> Location:
+        return self.smap.key(self.path + (key,))
+
+    def error(self, key: str | None, message: str, hint: str | None = None, code: str = "E300") -> None:
+        self.diags.error(code, f"{self.owner}: {message}", self.loc(key), hint)
+
+    def has(self, key: str) -> bool:
+        return key in self.raw
+
+    def _scalar(self, key: str) -> str | None:
+        value = self.raw.get(key)
+        if value is None:
+            return None
+        if isinstance(value, (dict, list)):
+            self.error(key, f"'{key}' must be a single value")
+            return None
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if mentions_env(text):
+            self.error(key, f"'{key}' cannot use ${{env:...}}: the compiler must check this value", code="E106")
+        return text.strip()
+
+    def string(self, key: str, default: str | None = None, required: bool = False) -> str | None:
+        value = self._scalar(key)
+        if value is None:
+            if required:
+                self.error(None, f"'{key}' is required", code="E301")
+            return default
+        return value
+
+    def nonempty(self, key: str) -> str | None:
+        value = self.string(key, required=True)
+        if value == "":
+            self.error(key, f"'{key}' must be non-empty")
+            return None
+        return value
+
+    def items(self, key: str) -> list[str]:
+        """A LIST key: a YAML list, or Kafka's comma-separated string (trimmed, split on commas)."""
+        value = self.raw.get(key)
+        if value is None:
+            return []
+        if isinstance(value, list):
+            out = []
+            for i, item in enumerate(value):
+                if isinstance(item, (dict, list)) or item is None:
+                    self.diags.error("E300", f"{self.owner}: '{key}' items must be strings", self.smap.at(self.path + (key, i)))
+                    continue
+                out.append(str(item).strip())
+            return out
+        text = str(value).strip()
+        return [] if text == "" else re.split(r"\s*,\s*", text)
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self.raw.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "false"):
+            return text == "true"
+        self.error(key, f"'{key}' must be true or false, not {value!r}")
+        return default
+
+    def enum(self, key: str, choices: tuple[str, ...], default: str, ignore_case: bool = False) -> str:
+        value = self.string(key)
+        if value is None:
+            return default
+        match = [c for c in choices if (c.lower() == value.lower() if ignore_case else c == value)]
+        if not match:
+            self.error(key, f"'{key}' must be {one_of(choices)}, not '{value}'", did_you_mean(value, choices))
+            return default
+        return match[0]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a transform sees while inferring its output shape."""
+
+    owner: str  # "ReplaceField$Value 'drop_ssn'" for messages
+    side: str | None
+    reader: ConfigReader
+    diags: Collector
+
+    def error(self, key: str | None, message: str, hint: str | None = None, code: str = "E400") -> None:
+        self.diags.error(code, f"{self.owner}: {message}", self.reader.loc(key), hint)
+
+
+@dataclass(frozen=True)
+class TransformSpec:
+    """A transform family: Kafka's class with its Key/Value variants as one parameterised implementation.
+
+    parse(reader) -> config          read and check the config keys
+    infer(config, shape, ctx) -> Shape   the output shape; errors for fields the shape lacks
+    lower(config, shape, side) -> tuple[ir.Op, ...]   native Spark operations on `records`
+    """
+
+    name: str
+    purpose: str
+    doc: str
+    keys: tuple[ConfigKey, ...]
+    parse: Callable[[ConfigReader], Any]
+    infer: Callable[[Any, Shape, Context], Shape]
+    lower: Callable[[Any, Shape, str | None], tuple[ir.Op, ...]]
+    sides: bool = True  # Key/Value variants
+    example: str = ""
+    differences: tuple[str, ...] = ()  # deliberate differences from Kafka, for docs
+
+
+@dataclass(frozen=True)
+class PredicateSpec:
+    """A KIP-585 predicate: parse its config, lower it to a boolean Column."""
+
+    name: str
+    doc: str
+    keys: tuple[ConfigKey, ...]
+    parse: Callable[[ConfigReader], Any]
+    lower: Callable[[Any], ir.Expr]
+    example: str = ""
+
+
+@dataclass
+class Registry:
+    """The one registry of transforms and predicates."""
+
+    transforms: dict[str, TransformSpec] = field(default_factory=dict)
+    predicates: dict[str, PredicateSpec] = field(default_factory=dict)
+
+    def add(self, spec: TransformSpec | PredicateSpec) -> None:
+        table = self.transforms if isinstance(spec, TransformSpec) else self.predicates
+        assert spec.name not in table, spec.name
+        table[spec.name] = spec
+
+    def spellings(self) -> list[str]:
+        """Every accepted short `type` spelling of a transform."""
+        out = []
+        for spec in self.transforms.values():
+            out += [f"{spec.name}$Key", f"{spec.name}$Value"] if spec.sides else [spec.name]
+        return out
+
+    def lookup(self, type_name: str) -> tuple[TransformSpec | None, str | None]:
+        """(spec, side) for a `type` as written; (None, None) if unknown."""
+        short = type_name[len(PACKAGE):] if type_name.startswith(PACKAGE) else type_name
+        base, _, variant = short.partition("$")
+        spec = self.transforms.get(base)
+        if spec is None:
+            return None, None
+        if spec.sides and variant in ("Key", "Value"):
+            return spec, variant.lower()
+        if not spec.sides and not variant:
+            return spec, None
+        return None, None
+
+    def lookup_predicate(self, type_name: str) -> PredicateSpec | None:
+        short = type_name[len(PREDICATE_PACKAGE):] if type_name.startswith(PREDICATE_PACKAGE) else type_name
+        return self.predicates.get(short)

@@ -1,0 +1,319 @@
+"""InsertField and ReplaceField: add fields from the envelope or a literal; drop, keep and rename fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
+from ..shape import Shape
+from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, parse_type
+from .base import ConfigKey, ConfigReader, Context, TransformSpec
+from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
+
+SYNTAX_KEY = ConfigKey(
+    "field.syntax.version", "STRING", "V1",
+    "V1: each field name is one top-level name. V2: dotted paths into nested structs, with backticks around names that hold dots (KIP-821).",
+    ("V1", "V2"),
+)
+NULL_DEFAULT_KEY = ConfigKey(
+    "replace.null.with.default", "BOOLEAN", True,
+    "Accepted for compatibility; columns have no defaults here, so it changes nothing.",
+)
+
+
+def read_syntax(reader: ConfigReader) -> str:
+    """`field.syntax.version`, case-insensitive V1/V2."""
+    raw = reader.string("field.syntax.version")
+    if raw is None:
+        return "V1"
+    version = parse_syntax_version(raw)
+    if version is None:
+        reader.error("field.syntax.version", f"'field.syntax.version' must be V1 or V2 (any case), not '{raw}'")
+        return "V1"
+    return version
+
+
+def read_path(reader: ConfigReader, key: str, text: str, version: str) -> FieldPath | None:
+    """Parse one configured path; an unbalanced backtick is reported at the key."""
+    try:
+        return parse_path(text, version)
+    except PathSyntaxError as exc:
+        reader.error(key, exc.message, "wrap the whole name in backticks, or escape the backtick with a backslash", code="E302")
+        return None
+
+
+# ---------------------------------------------------------------- InsertField
+
+ENVELOPE_FIELDS: tuple[tuple[str, str, SqlType], ...] = (
+    # config key, record column, type (Kafka's order of insertion)
+    ("topic.field", "topic", STRING),
+    ("partition.field", "partition", INT),
+    ("offset.field", "offset", BIGINT),
+    ("timestamp.field", "timestamp", parse_type("TIMESTAMP_LTZ(3)")),
+)
+
+
+@dataclass(frozen=True)
+class Insertion:
+    key: str  # the config key it came from, for error locations
+    path: FieldPath
+    value: ir.Expr
+    type: SqlType
+
+
+@dataclass(frozen=True)
+class InsertFieldConfig:
+    insertions: tuple[Insertion, ...]
+    on_missing_parent: str
+    on_existing_field: str
+
+
+def _strip_suffix(name: str) -> str:
+    """Kafka's InsertionSpec: one trailing '!' or '?' marks optionality; every field is optional here."""
+    return name[:-1] if name[-1:] in ("!", "?") else name
+
+
+def parse_insert(reader: ConfigReader) -> InsertFieldConfig:
+    reader.boolean("replace.null.with.default", True)
+    version = read_syntax(reader)
+    insertions = []
+    for key, column, type_ in ENVELOPE_FIELDS:
+        name = reader.string(key)
+        if name:
+            path = read_path(reader, key, _strip_suffix(name), version)
+            if path:
+                insertions.append(Insertion(key, path, ir.Col(column), type_))
+    static_field = reader.string("static.field")
+    static_value = reader.string("static.value")
+    if static_field:
+        if static_value is None:
+            reader.error("static.field", f"'static.value' is required with 'static.field' ({static_field})", code="E301")
+        else:
+            path = read_path(reader, "static.field", _strip_suffix(static_field), version)
+            if path:
+                insertions.append(Insertion("static.field", path, ir.Lit(static_value), STRING))
+    if not insertions and not reader.diags.errors:
+        reader.error(None, "no field insertion configured", "set topic.field, partition.field, offset.field, timestamp.field or static.field")
+    return InsertFieldConfig(
+        tuple(insertions),
+        reader.enum("field.on.missing.parent", ("create", "ignore"), "create"),
+        reader.enum("field.on.existing.field", ("overwrite", "ignore"), "overwrite"),
+    )
+
+
+def _applies(cfg: InsertFieldConfig, t: StructType, ins: Insertion) -> bool:
+    """Whether an insertion changes the schema at all (ignore modes, known at compile time)."""
+    if type_at(t, ins.path.parent) is None and ins.path.parent:
+        return cfg.on_missing_parent == "create"
+    return not (type_at(t, ins.path.steps) is not None and cfg.on_existing_field == "ignore")
+
+
+def infer_insert(cfg: InsertFieldConfig, shape: Shape, ctx: Context) -> Shape:
+    t = require_struct(shape.side(ctx.side), ctx, ctx.side)
+    if t is None:
+        return shape
+    for ins in cfg.insertions:
+        for i in range(1, len(ins.path.steps)):
+            parent = type_at(t, ins.path.steps[:i])
+            if parent is not None and not isinstance(parent, StructType):
+                ctx.error(ins.key, f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct", code="E402")
+                return shape
+        if _applies(cfg, t, ins):
+            t = struct_with(t, ins.path.steps, ins.type)
+    return shape.with_side(ctx.side, t)
+
+
+def _fresh(steps: tuple[str, ...], value: ir.Expr) -> ir.Expr:
+    """A new nested struct holding only `value` at `steps`."""
+    return value if not steps else ir.Struct(((steps[0], _fresh(steps[1:], value)),))
+
+
+def _nulls(t: StructType) -> ir.Expr:
+    return ir.Struct(tuple((f.name, ir.Null(f.type.ddl())) for f in t.fields))
+
+
+def _insert(base: ir.Expr, t: StructType, steps: tuple[str, ...], value: ir.Expr, create: bool) -> ir.Expr:
+    """`base` (non-null where this runs) with `value` set at `steps`."""
+    head, rest = steps[0], steps[1:]
+    f = t.field(head)
+    if not rest:
+        new = value
+    elif f is None:
+        new = _fresh(rest, value)
+    else:
+        child = ir.Get(base, head)
+        assert isinstance(f.type, StructType)
+        new = _insert(child, f.type, rest, value, create)
+        if create:  # a null parent is replaced by a new one holding the field
+            new = ir.If(ir.IsNull(child), _insert(_nulls(f.type), f.type, rest, value, create), new)
+    return ir.Method(base, "withField", (ir.Str(spark_field_path((head,))), new))
+
+
+def lower_insert(cfg: InsertFieldConfig, shape: Shape, side: str) -> tuple[ir.Op, ...]:
+    t = shape.side(side)
+    assert isinstance(t, StructType)
+    result: ir.Expr = ir.Col(side)
+    for ins in cfg.insertions:
+        if _applies(cfg, t, ins):
+            result = _insert(result, t, ins.path.steps, ins.value, cfg.on_missing_parent == "create")
+            t = struct_with(t, ins.path.steps, ins.type)
+    return (ir.SetColumns(((side, result),)),)
+
+
+INSERT_FIELD = TransformSpec(
+    name="InsertField",
+    purpose="field insertion",
+    doc="Insert fields from the record's envelope (topic, partition, offset, timestamp) or a static string.",
+    keys=(
+        ConfigKey("topic.field", "STRING", None, "Field that receives the record's topic (STRING)."),
+        ConfigKey("partition.field", "STRING", None, "Field that receives the record's partition (INT)."),
+        ConfigKey("offset.field", "STRING", None, "Field that receives the record's offset (BIGINT)."),
+        ConfigKey("timestamp.field", "STRING", None, "Field that receives the record's timestamp (TIMESTAMP_LTZ(3))."),
+        ConfigKey("static.field", "STRING", None, "Field that receives `static.value` (STRING)."),
+        ConfigKey("static.value", "STRING", None, "The value of `static.field`."),
+        SYNTAX_KEY,
+        ConfigKey("field.on.missing.parent", "STRING", "create", "When a path's parent struct is absent or null: create it, or ignore the insertion.", ("create", "ignore")),
+        ConfigKey("field.on.existing.field", "STRING", "overwrite", "When the field already exists: overwrite it in place, or ignore the insertion.", ("overwrite", "ignore")),
+        NULL_DEFAULT_KEY,
+    ),
+    parse=parse_insert,
+    infer=infer_insert,
+    lower=lower_insert,
+    example="- name: add_origin\n  type: InsertField$Value\n  topic.field: kafka_topic\n  static.field: origin\n  static.value: web",
+    differences=(
+        "An existing field is overwritten in place (field.on.existing.field: overwrite, the KIP-821 default) where Kafka's with-schema InsertField fails on the duplicate name.",
+        "offset.field works for every source (Kafka allows it only in sink connectors).",
+    ),
+)
+
+
+# ---------------------------------------------------------------- ReplaceField
+
+
+@dataclass(frozen=True)
+class ReplaceFieldConfig:
+    exclude: tuple[FieldPath, ...]
+    include: tuple[FieldPath, ...]
+    renames: tuple[tuple[FieldPath, str], ...]
+
+
+def parse_replace(reader: ConfigReader) -> ReplaceFieldConfig:
+    reader.boolean("replace.null.with.default", True)
+    for old, new in (("whitelist", "include"), ("blacklist", "exclude")):
+        if reader.has(old):
+            reader.error(old, f"'{old}' was removed in Kafka 4.0", f"use '{new}'", code="E303")
+    version = read_syntax(reader)
+
+    def paths(key: str) -> tuple[FieldPath, ...]:
+        return tuple(p for p in (read_path(reader, key, s, version) for s in reader.items(key)) if p)
+
+    renames = []
+    for item in reader.items("renames"):
+        parts = item.split(":")
+        if len(parts) != 2 or not parts[1]:
+            reader.error("renames", f"invalid rename mapping '{item}'", "write each rename as old:new")
+            continue
+        path = read_path(reader, "renames", parts[0], version)
+        if path:
+            renames.append((path, parts[1]))
+    return ReplaceFieldConfig(paths("exclude"), paths("include"), tuple(renames))
+
+
+def _under(path: tuple[str, ...], paths: set[tuple[str, ...]]) -> bool:
+    """Some configured path lies strictly below `path`."""
+    return any(len(p) > len(path) and p[: len(path)] == path for p in paths)
+
+
+def _plan(cfg: ReplaceFieldConfig, t: StructType, prefix: tuple[str, ...] = ()) -> list[tuple[StructField, str, tuple | None]]:
+    """For each kept field of `t`: (field, output name, nested plan or None when copied whole)."""
+    exclude = {p.steps for p in cfg.exclude}
+    include = {p.steps for p in cfg.include}
+    renames = {p.steps: n for p, n in cfg.renames}
+    touched = exclude | include | set(renames)
+    out = []
+    for f in t.fields:
+        path = prefix + (f.name,)
+        if path in exclude:
+            continue
+        covered = not include or path in include or any(path[: len(p)] == p for p in include)
+        if not covered and not _under(path, include):
+            continue
+        nested = None
+        if isinstance(f.type, StructType) and _under(path, touched) and not (path in include and not _under(path, exclude | set(renames))):
+            nested = tuple(_plan(cfg, f.type, path))
+        out.append((f, renames.get(path, f.name), nested))
+    return out
+
+
+def _planned_type(plan) -> StructType:
+    return StructType(tuple(StructField(name, _planned_type(n) if n is not None else f.type) for f, name, n in plan))
+
+
+def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
+    t = require_struct(shape.side(ctx.side), ctx, ctx.side)
+    if t is None:
+        return shape
+    for key, paths in (("exclude", cfg.exclude), ("include", cfg.include), ("renames", [p for p, _ in cfg.renames])):
+        for p in paths:
+            require_field(t, p.steps, ctx, key, ctx.side)
+    if ctx.diags.errors:
+        return shape
+    out = _planned_type(_plan(cfg, t))
+    _check_names(out, ctx)
+    if not out.fields:
+        ctx.error(None, f"every field of the {ctx.side} would be removed", "keep at least one field (Spark has no empty struct)", code="E403")
+        return shape
+    renamed = {p.steps[0] for p, _ in cfg.renames if len(p.steps) == 1}
+    result = shape.with_side(ctx.side, out)
+    if ctx.side == "value":  # a renamed virtual column becomes an ordinary field
+        result = Shape(result.key, result.value, result.virtual - renamed, result.routed, result.changelog)
+    return result
+
+
+def _check_names(t: StructType, ctx: Context, where: str = "") -> None:
+    seen = set()
+    for f in t.fields:
+        if f.name in seen:
+            ctx.error("renames", f"the rename gives two fields named '{where}{f.name}'", "rename onto a name no other field has", code="E404")
+        seen.add(f.name)
+        if isinstance(f.type, StructType):
+            _check_names(f.type, ctx, f"{where}{f.name}.")
+
+
+def _rebuild(base: ir.Expr, plan) -> ir.Expr:
+    fields = []
+    for f, name, nested in plan:
+        get = ir.Get(base, f.name)
+        fields.append((name, ir.NullSafe(get, _rebuild(get, nested)) if nested is not None else get))
+    return ir.Struct(tuple(fields))
+
+
+def lower_replace(cfg: ReplaceFieldConfig, shape: Shape, side: str) -> tuple[ir.Op, ...]:
+    t = shape.side(side)
+    assert isinstance(t, StructType)
+    col = ir.Col(side)
+    return (ir.SetColumns(((side, ir.NullSafe(col, _rebuild(col, _plan(cfg, t)))),)),)
+
+
+REPLACE_FIELD = TransformSpec(
+    name="ReplaceField",
+    purpose="field replacement",
+    doc="Drop fields (exclude), keep only some (include), and rename fields (renames: old:new). Filtering uses the names before renaming.",
+    keys=(
+        ConfigKey("exclude", "LIST", [], "Fields to drop; wins over include."),
+        ConfigKey("include", "LIST", [], "Fields to keep; empty keeps every field."),
+        ConfigKey("renames", "LIST", [], "Renames as old:new pairs."),
+        SYNTAX_KEY,
+        NULL_DEFAULT_KEY,
+    ),
+    parse=parse_replace,
+    infer=infer_replace,
+    lower=lower_replace,
+    example="- name: tidy\n  type: ReplaceField$Value\n  exclude: [ssn]\n  renames: [\"cust:customer\"]",
+    differences=(
+        "A field named in exclude, include or renames that the tracked schema lacks is a compile error (Kafka ignores it).",
+        "A rename onto the name of another output field is a compile error (Kafka mixes the two values).",
+        "`whitelist`/`blacklist` (removed in Kafka 4.0) are errors that name include/exclude.",
+    ),
+)

@@ -1,0 +1,71 @@
+"""Struct access and edits shared by the field transforms: one place for paths over types and columns."""
+
+from __future__ import annotations
+
+from .. import ir
+from ..types import StructField, StructType, SqlType, quote_name
+from .base import Context
+
+
+def spark_field_path(steps: tuple[str, ...]) -> str:
+    """A path string for Spark's `withField`/`dropFields`: each step backtick-quoted unless plain."""
+    return ".".join(quote_name(s) for s in steps)
+
+
+def get_expr(base: ir.Expr, steps: tuple[str, ...]) -> ir.Expr:
+    """The Column at a nested path, by literal names (`getField`, never path parsing)."""
+    for step in steps:
+        base = ir.Get(base, step)
+    return base
+
+
+def type_at(t: SqlType | None, steps: tuple[str, ...]) -> SqlType | None:
+    """The type at a nested path, or None when some step is missing or not a struct."""
+    for step in steps:
+        if not isinstance(t, StructType):
+            return None
+        f = t.field(step)
+        if f is None:
+            return None
+        t = f.type
+    return t
+
+
+def require_struct(t: SqlType | None, ctx: Context, what: str) -> StructType | None:
+    """Kafka's requireStruct: the operating key/value must be a struct, known at compile time here."""
+    if isinstance(t, StructType):
+        return t
+    shown = t.sql() if t is not None else "always null"
+    ctx.error(None, f"needs a struct {what}, but the {what} here is {shown}", code="E401")
+    return None
+
+
+def require_field(t: StructType, steps: tuple[str, ...], ctx: Context, key: str, side: str) -> SqlType | None:
+    """The type at `steps`, or an error naming the missing step and the fields that exist there."""
+    current: SqlType = t
+    for i, step in enumerate(steps):
+        if not isinstance(current, StructType):
+            where = ".".join(steps[:i])
+            ctx.error(key, f"'{where}' in the {side} is {current.sql()}, not a struct, so it has no field '{step}'", code="E402")
+            return None
+        f = current.field(step)
+        if f is None:
+            where = f"'{'.'.join(steps[:i])}' of the {side}" if i else f"the {side}"
+            names = ", ".join(current.names()) or "(none)"
+            ctx.error(key, f"field '{'.'.join(steps)}' does not exist in {where}; fields there: {names}", code="E402")
+            return None
+        current = f.type
+    return current
+
+
+def struct_with(t: StructType, steps: tuple[str, ...], new: SqlType | None) -> StructType:
+    """`t` with the field at `steps` replaced (kept in place), appended (missing; parents created), or removed (new is None)."""
+    head, rest = steps[0], steps[1:]
+    existing = t.field(head)
+    if rest:
+        inner = existing.type if existing and isinstance(existing.type, StructType) else StructType(())
+        child = struct_with(inner, rest, new)
+        return t.replace(head, child) if existing else t.append(StructField(head, child))
+    if new is None:
+        return t.without(head)
+    return t.replace(head, new) if existing else t.append(StructField(head, new))

@@ -1,0 +1,79 @@
+"""Check a loaded document against `schemas/pipeline.schema.json`, turning each error into a Diagnostic."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from .diagnostics import Collector, did_you_mean, one_of
+from .loader import Document
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "pipeline.schema.json"
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    from jsonschema import Draft202012Validator  # imported lazily: validation is the only user
+
+    return Draft202012Validator(schema())
+
+
+def _leaves(error):
+    """The most specific errors under an anyOf/oneOf, else the error itself."""
+    if error.context and error.validator in ("anyOf", "oneOf"):
+        deepest = max(len(e.absolute_path) for e in error.context)
+        picked = [e for e in error.context if len(e.absolute_path) == deepest and e.validator != "type"]
+        if picked and deepest > len(error.absolute_path):
+            for e in picked:
+                yield from _leaves(e)
+            return
+    yield error
+
+
+def _describe(error) -> tuple[str, str | None, tuple]:
+    """(message, hint, path of the node at fault) for one jsonschema error."""
+    path = tuple(error.absolute_path)
+    where = ".".join(str(p) for p in path) or "the top level"
+    v, sch = error.validator, error.schema
+    if v in ("additionalProperties", "unevaluatedProperties"):
+        allowed = sorted(sch.get("properties", {}))
+        extra = [k for k in error.instance if k not in sch.get("properties", {})] if isinstance(error.instance, dict) else []
+        key = extra[0] if extra else "?"
+        hint = did_you_mean(key, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else None)
+        return f"unknown key '{key}' in {where}", hint, path + (key,)
+    if v == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"'{missing}' is required in {where}", None, path
+    if v == "enum":
+        hint = did_you_mean(str(error.instance), [str(c) for c in error.validator_value])
+        return f"{where} must be {one_of(repr(c) if not isinstance(c, str) else c for c in error.validator_value)}, not {error.instance!r}", hint, path
+    if v == "const":
+        return f"{where} must be {error.validator_value!r}, not {error.instance!r}", None, path
+    if v == "pattern":
+        label = sch.get("description", "").split(".")[0]
+        return f"{where} {error.instance!r} does not match {error.validator_value}", label or None, path
+    if v == "type":
+        return f"{where} must be of type {one_of(error.validator_value) if isinstance(error.validator_value, list) else error.validator_value}, not {type(error.instance).__name__}", None, path
+    return f"{where}: {error.message}", None, path
+
+
+def validate_document(doc: Document, diags: Collector) -> bool:
+    """Schema-check `doc.data`; every error goes to `diags`. True when the document is well formed."""
+    before = len(diags.errors)
+    seen = set()
+    for error in _validator().iter_errors(doc.data):
+        for leaf in _leaves(error):
+            message, hint, path = _describe(leaf)
+            is_key = leaf.validator in ("additionalProperties", "unevaluatedProperties")
+            loc = doc.smap.key(path) if is_key else doc.smap.at(path)
+            if (loc, message) in seen:
+                continue
+            seen.add((loc, message))
+            diags.error("E100", message, loc, hint)
+    return len(diags.errors) == before
