@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .connectors import SINKS, SOURCES
+from .connectors.kafka import KAFKA_SOURCE
 from .diagnostics import Collector, Location, did_you_mean
 from .envrefs import Text, check_env_refs, mentions_env
 from .loader import Document
@@ -27,6 +28,18 @@ ENV_PATHS = (
     ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
 )
 STEP_KEYS = ("name", "type", "predicate", "negate")
+REFUSED_CONSUMER_PROPERTIES = {
+    "auto.offset.reset": "set startup.mode instead",
+    "enable.auto.commit": "offsets live in the checkpoint; Spark commits none",
+    "key.deserializer": "keys are read as bytes and decoded by key.format",
+    "value.deserializer": "values are read as bytes and decoded by value.format",
+    "interceptor.classes": "Spark does not allow consumer interceptors",
+}
+KAFKA_READER_OPTIONS = frozenset({
+    "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay", "failOnDataLoss", "minPartitions",
+    "maxRecordsPerPartition", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries", "fetchOffset.retryIntervalMs",
+    "groupIdPrefix", "startingOffsetsByTimestampStrategy", "includeHeaders",
+})
 
 
 @dataclass(frozen=True)
@@ -187,7 +200,9 @@ class Builder:
                 self.diags.error("E220", "a text source has the single column {name: value, type: STRING}", self.at("source", "columns"))
             if not physical:
                 columns = (Column("value", parse_type("STRING"), self.at("source")),) + columns
-        key_fields = tuple(src.get("key", {}).get("fields", []))
+        key = src.get("key", {})
+        value = src.get("value", {})
+        key_fields = tuple(key.get("fields", []))
         names = {c.name for c in columns if c.physical}
         for i, k in enumerate(key_fields):
             if k not in names:
@@ -195,16 +210,73 @@ class Builder:
                                  self.at("source", "key", "fields", i), did_you_mean(k, names))
         if not any(c.physical for c in columns):
             self.diags.error("E222", "the source declares no physical column", self.at("source"), "add at least one column with a name and a type")
-        return Source(
+        topics = src.get("topics", [])
+        source = Source(
             connector=src["connector"],
             loc=self.at("source"),
             columns=columns,
-            format=fmt,
+            format=value.get("format") if src["connector"] != "files" else fmt,
+            key_format=key.get("format", "none"),
             key_fields=key_fields,
+            key_fields_prefix=key.get("fields-prefix", ""),
+            fields_include=value.get("fields-include", "ALL"),
             path=_text(src.get("path")),
             topic=src.get("topic"),
+            topics=tuple(Text(t) for t in ([topics] if isinstance(topics, str) else topics)),
+            topic_pattern=_text(src.get("topic-pattern")),
+            properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
             options=_options(src.get("options")),
+            startup=dict(src.get("startup") or {}),
         )
+        if src["connector"] == "kafka":
+            self.check_kafka_source(source)
+        return source
+
+    def check_kafka_source(self, source: Source) -> None:
+        """SPEC 4.1 rules Spark and Flink impose on a Kafka source."""
+        at = lambda *p: self.at("source", *p)  # noqa: E731
+        if bool(source.topics) == bool(source.topic_pattern):
+            self.diags.error("E230", "set exactly one of topics and topic-pattern", at())
+        for key, _ in source.properties:
+            if key in REFUSED_CONSUMER_PROPERTIES:
+                self.diags.error("E231", f"Spark's Kafka source refuses the consumer property '{key}'", self.key_at("source", "properties", key),
+                                 REFUSED_CONSUMER_PROPERTIES[key])
+        mode = source.startup.get("mode", "earliest-offset")
+        if mode == "group-offsets":
+            self.diags.error("E232", "startup mode group-offsets is not available: Spark keeps offsets only in the checkpoint and commits none to Kafka",
+                             at("startup", "mode"), "use earliest-offset, latest-offset, timestamp or specific-offsets")
+        if mode == "latest-offset" and self.data.get("mode") == "batch":
+            self.diags.error("E233", "startup mode latest-offset reads nothing in a batch pipeline", at("startup", "mode"), "use earliest-offset")
+        if mode == "specific-offsets" and len(source.topics) != 1:
+            self.diags.error("E234", "specific-offsets needs exactly one topic in topics", at("startup", "specific-offsets"))
+        physical = [c for c in source.columns if c.physical]
+        values = [c for c in physical if not (source.fields_include == "EXCEPT_KEY" and c.name in source.key_fields)]
+        if source.format == "raw" and (len(values) != 1 or not (values[0].type.is_string or values[0].type.is_binary)):
+            self.diags.error("E235", "a raw value format takes exactly one physical column of type STRING or BYTES", at("value", "format"),
+                             "declare BYTES and Cast it with bytes.order for numbers")
+        if source.format not in KAFKA_SOURCE.formats:
+            self.diags.error("E107", f"value format {source.format} is not implemented yet", at("value", "format"),
+                             f"available now: {', '.join(KAFKA_SOURCE.formats)}")
+        if source.key_format not in ("none", *KAFKA_SOURCE.formats):
+            self.diags.error("E107", f"key format {source.key_format} is not implemented yet", at("key", "format"))
+        if source.key_format == "none" and source.key_fields:
+            self.diags.error("E236", "key fields need a key format", at("key"), "set key.format (json, csv or raw)")
+        if source.key_format in ("json", "csv") and not source.key_fields:
+            self.diags.error("E237", f"a {source.key_format} key needs key.fields", at("key"))
+        if source.key_format == "raw" and len(source.key_fields) > 1:
+            self.diags.error("E238", "a raw key holds exactly one column", at("key", "fields"))
+        if source.key_fields_prefix:
+            if source.fields_include != "EXCEPT_KEY":
+                self.diags.error("E239", "key.fields-prefix needs value.fields-include: EXCEPT_KEY", at("key", "fields-prefix"))
+            for k in source.key_fields:
+                if not k.startswith(source.key_fields_prefix):
+                    self.diags.error("E240", f"key field '{k}' does not start with the prefix '{source.key_fields_prefix}'", at("key", "fields"))
+        if source.fields_include == "EXCEPT_KEY" and not source.key_fields:
+            self.diags.error("E241", "fields-include EXCEPT_KEY needs key.fields", at("value", "fields-include"))
+        for name, _ in source.options:
+            if name not in KAFKA_READER_OPTIONS:
+                self.diags.error("E242", f"unknown Kafka reader option '{name}'", self.key_at("source", "options", name),
+                                 did_you_mean(name, KAFKA_READER_OPTIONS) or f"known: {', '.join(sorted(KAFKA_READER_OPTIONS))}")
 
     # ------------------------------------------------------------ chain
 

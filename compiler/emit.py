@@ -57,7 +57,7 @@ def spark_version() -> str:
         return "4.0.0"
 
 
-def _source_context(source: Source, pipeline: Pipeline) -> dict:
+def _files_context(source: Source) -> dict:
     physical = StructType(tuple(StructField(c.name, c.type) for c in source.columns if c.physical))
     return {
         "schema": render.py_literal(table_ddl(physical)),
@@ -66,6 +66,46 @@ def _source_context(source: Source, pipeline: Pipeline) -> dict:
         "path": text_expr(source.path),
         "summary": f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value.",
     }
+
+
+def _dict_expr(items: list[tuple[str, str]]) -> str:
+    """A dict display whose values are already Python expressions."""
+    return "{" + ", ".join(f"{render.py_literal(k)}: {v}" for k, v in items) + "}"
+
+
+STARTING_OFFSETS = {"earliest-offset": "earliest", "latest-offset": "latest"}
+
+
+def _kafka_context(source: Source) -> dict:
+    """Spark Kafka reader options; values that may hold ${env:...} stay env() calls resolved at run time."""
+    props = dict(source.properties)
+    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(props.pop('bootstrap.servers', None))}")]
+    if source.topics:
+        joined = ",".join(t.raw for t in source.topics)
+        items.append(("subscribe", text_expr(Text(joined))))
+    else:
+        items.append(("subscribePattern", text_expr(source.topic_pattern)))
+    mode = source.startup.get("mode", "earliest-offset")
+    if mode in STARTING_OFFSETS:
+        items.append(("startingOffsets", render.py_literal(STARTING_OFFSETS[mode])))
+    elif mode == "timestamp":
+        items.append(("startingTimestamp", text_expr(Text(str(source.startup["timestamp-millis"])))))
+        items.append(("startingOffsetsByTimestampStrategy", render.py_literal("latest")))
+    else:
+        spec = text_expr(Text(str(source.startup["specific-offsets"])))
+        items.append(("startingOffsets", f"specific_offsets({text_expr(source.topics[0])}, {spec})"))
+    items.append(("includeHeaders", render.py_literal("true")))
+    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    items += [(k, render.py_literal(v)) for k, v in source.options]
+    topics = ", ".join(t.raw for t in source.topics) or (source.topic_pattern.raw if source.topic_pattern else "")
+    return {
+        "options": _dict_expr(items),
+        "specific_offsets": mode == "specific-offsets",
+        "summary": f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source.",
+    }
+
+
+SOURCE_CONTEXT = {"files": _files_context, "kafka": _kafka_context}
 
 
 def table_ddl(t: StructType) -> str:
@@ -114,7 +154,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "trigger": render.py_literal(p.sink.trigger),
         "source_template": f"sources/{p.source.connector}.py.j2",
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
-        "source": _source_context(p.source, p),
+        "source": SOURCE_CONTEXT[p.source.connector](p.source),
         "sink": _sink_context(p.sink),
         "decode": _lines(lowered.decode),
         "chain": [_lines(b) for b in lowered.chain],

@@ -36,10 +36,10 @@ class Lit(Expr):
 
 
 @dataclass(frozen=True)
-class Str(Expr):
-    """A plain Python string argument (a field path for `withField`, a regex for `rlike`), not a Column."""
+class Arg(Expr):
+    """A plain Python argument, not a Column: a field path for `withField`, a regex for `rlike`, an options dict."""
 
-    value: str
+    value: object
 
 
 @dataclass(frozen=True)

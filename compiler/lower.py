@@ -51,7 +51,7 @@ def step_comment(step: Step, file: str) -> str:
 def lower(compiled: Compiled) -> Lowered:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
-    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", (source.decode(p.source, p.name),))
+    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
     blocks = []
     for i, step in enumerate(p.steps):
         spec = REGISTRY.transforms[step.kind]

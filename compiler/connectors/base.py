@@ -35,7 +35,7 @@ class SourceConnector:
 
     name: str
     metadata: dict[str, MetaKey]
-    decode: Callable[[Source, str], ir.Select]
+    decode: Callable[[Source, str], tuple[ir.Op, ...]]
     packages: Callable[[Source], tuple[str, ...]] = lambda source: ()
     formats: tuple[str, ...] = ()
 

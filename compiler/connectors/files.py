@@ -40,11 +40,13 @@ FILES_METADATA = {
     "offset": MetaKey(BIGINT, _offset),
     "timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: ir.Get(FILE, "file_modification_time")),
     "timestamp-type": MetaKey(STRING, lambda s: ir.Lit("LogAppendTime")),
-    "headers": MetaKey(HEADERS_MAP, lambda s: ir.Cast(ir.Func("map_from_entries", (empty_headers(),)), HEADERS_MAP.ddl())),
+    "headers": MetaKey(
+        HEADERS_MAP, lambda s: ir.Cast(ir.Func("map_from_entries", (empty_headers(),)), HEADERS_MAP.ddl())
+    ),
 }
 
 
-def decode_files(source: Source, pipeline: str) -> ir.Select:
+def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """File rows (plus Spark's hidden `_metadata`) -> the record model; each row is a record value."""
     envelope = {
         "topic": ir.Lit(_topic(source, pipeline)),
@@ -62,17 +64,19 @@ def decode_files(source: Source, pipeline: str) -> ir.Select:
             expr = header_columns(c, empty_headers())
         fields.append((c.name, expr))
     key = ir.Struct(tuple((k, ir.Col(k)) for k in source.key_fields)) if source.key_fields else ir.Null("BINARY")
-    return ir.Select(
-        (
-            ("key", key),
-            ("value", ir.Struct(tuple(fields))),
-            ("topic", envelope["topic"]),
-            ("partition", envelope["partition"]),
-            ("offset", _offset(source)),
-            ("timestamp", ir.Get(FILE, "file_modification_time")),
-            ("timestampType", ir.Cast(ir.Lit(1), "INT")),
-            ("headers", empty_headers()),
-        )
+    return (
+        ir.Select(
+            (
+                ("key", key),
+                ("value", ir.Struct(tuple(fields))),
+                ("topic", envelope["topic"]),
+                ("partition", envelope["partition"]),
+                ("offset", _offset(source)),
+                ("timestamp", ir.Get(FILE, "file_modification_time")),
+                ("timestampType", ir.Cast(ir.Lit(1), "INT")),
+                ("headers", empty_headers()),
+            )
+        ),
     )
 
 
@@ -112,13 +116,23 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
         )
     for p in sink.partition_by:
         if p not in names:
-            diags.error("E501", f"{sink.connector} sink: partition-by column '{p}' is not in the output; columns: {', '.join(names)}", sink.loc)
+            diags.error(
+                "E501",
+                f"{sink.connector} sink: partition-by column '{p}' is not in the output; columns: {', '.join(names)}",
+                sink.loc,
+            )
     if sink.format == "csv":
         value = shape.value
-        nested = [f.name for f in value.fields if isinstance(f.type, (StructType, ArrayType, MapType))] if isinstance(value, StructType) else []
+        nested = (
+            [f.name for f in value.fields if isinstance(f.type, (StructType, ArrayType, MapType))]
+            if isinstance(value, StructType)
+            else []
+        )
         if sink.envelope or nested:
             what = ", ".join(nested + (["the envelope"] if sink.envelope else []))
-            diags.error("E502", f"csv sink cannot write nested columns: {what}", sink.loc, "use Flatten, json or parquet")
+            diags.error(
+                "E502", f"csv sink cannot write nested columns: {what}", sink.loc, "use Flatten, json or parquet"
+            )
 
 
 def encode_rows(sink: Sink, shape: Shape) -> ir.Select:

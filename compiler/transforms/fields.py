@@ -147,7 +147,7 @@ def _insert(base: ir.Expr, t: StructType, steps: tuple[str, ...], value: ir.Expr
         new = _insert(child, f.type, rest, value, create)
         if create:  # a null parent is replaced by a new one holding the field
             new = ir.If(ir.IsNull(child), _insert(_nulls(f.type), f.type, rest, value, create), new)
-    return ir.Method(base, "withField", (ir.Str(spark_field_path((head,))), new))
+    return ir.Method(base, "withField", (ir.Arg(spark_field_path((head,))), new))
 
 
 def lower_insert(cfg: InsertFieldConfig, shape: Shape, side: str) -> tuple[ir.Op, ...]:

@@ -51,7 +51,7 @@ def parse_topic_name_matches(reader: ConfigReader) -> TopicNameMatchesConfig | N
 
 def full_match(column: ir.Expr, pattern: str) -> ir.Expr:
     """Java's `Matcher.matches()` as a null-safe boolean: the whole string must match."""
-    return ir.Func("coalesce", (ir.Method(column, "rlike", (ir.Str(r"\A(?:" + pattern + r")\z"),)), ir.Lit(False)))
+    return ir.Func("coalesce", (ir.Method(column, "rlike", (ir.Arg(r"\A(?:" + pattern + r")\z"),)), ir.Lit(False)))
 
 
 TOPIC_NAME_MATCHES = PredicateSpec(

@@ -1,0 +1,117 @@
+"""The `kafka` source: Spark's Kafka rows decoded into the record model (SPEC section 4.1)."""
+
+from __future__ import annotations
+
+from .. import ir
+from ..model import Column, Source
+from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
+from .base import MetaKey, SourceConnector, cast_metadata, header_columns, timestamp_type_name
+
+KAFKA_PACKAGE = "org.apache.spark:spark-sql-kafka-0-10_2.13:{spark}"
+AVRO_PACKAGE = "org.apache.spark:spark-avro_2.13:{spark}"
+# The decoded payloads, materialised once each (parsing inline in several places repeats it in the plan).
+PARSED_VALUE, PARSED_KEY = "__value", "__key"
+HEADERS = ir.Col("headers")
+
+KAFKA_METADATA = {
+    "topic": MetaKey(STRING, lambda s: ir.Col("topic")),
+    "partition": MetaKey(INT, lambda s: ir.Col("partition"), writable=True),
+    "headers": MetaKey(HEADERS_MAP, lambda s: ir.Func("map_from_entries", (HEADERS,)), writable=True),
+    "leader-epoch": MetaKey(INT, lambda s: ir.Null("INT"), warning="leader-epoch is always null: Spark's Kafka source does not expose it"),
+    "offset": MetaKey(BIGINT, lambda s: ir.Col("offset")),
+    "timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: ir.Col("timestamp")),
+    "timestamp-type": MetaKey(STRING, lambda s: timestamp_type_name(ir.Col("timestampType"))),
+}
+
+
+def wire_name(source: Source, column: str) -> str:
+    """The name a key column has inside the key payload (without Flink's key.fields-prefix)."""
+    prefix = source.key_fields_prefix
+    return column[len(prefix):] if prefix and column.startswith(prefix) else column
+
+
+def key_columns(source: Source) -> list[Column]:
+    by_name = {c.name: c for c in source.columns}
+    return [by_name[k] for k in source.key_fields]
+
+
+def value_columns(source: Source) -> list[Column]:
+    """Physical columns read from the value payload (all, or all but the key's with EXCEPT_KEY)."""
+    keys = set(source.key_fields) if source.fields_include == "EXCEPT_KEY" else set()
+    return [c for c in source.columns if c.physical and c.name not in keys]
+
+
+def payload_schema(columns: list[Column], rename=lambda n: n) -> str:
+    """Spark DDL of a struct payload."""
+    return StructType(tuple(StructField(rename(c.name), c.type) for c in columns)).ddl()
+
+
+def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n: n) -> ir.Expr:
+    """The bytes of `column` decoded by `fmt` (json, csv: a struct; raw: the single column's value)."""
+    raw = ir.Col(column)
+    if fmt == "raw":
+        (only,) = columns
+        return raw if only.type.is_binary else ir.Cast(raw, "STRING")
+    text = ir.Cast(raw, "STRING")
+    schema = ir.Arg(payload_schema(columns, rename))
+    options = ir.Arg({"mode": "FAILFAST"})  # an undecodable payload fails the job (tolerance: none)
+    return ir.Func({"json": "from_json", "csv": "from_csv"}[fmt], (text, schema, options))
+
+
+def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
+    """Kafka rows -> record model: parse key and value once, then lay out key, value and envelope."""
+    parsed = [("headers", ir.Func("coalesce", (HEADERS, ir.Cast(ir.Func("array", ()), "ARRAY<STRUCT<key: STRING, value: BINARY>>"))))]
+    values = value_columns(source)
+    if values:
+        parsed.append((PARSED_VALUE, parse_payload("value", source.format, values)))
+    keys = key_columns(source)
+    if keys and source.key_format != "none":
+        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, lambda n: wire_name(source, n))))
+
+    def from_key(c: Column) -> ir.Expr:
+        return ir.Col(PARSED_KEY) if source.key_format == "raw" else ir.Get(ir.Col(PARSED_KEY), wire_name(source, c.name))
+
+    def physical(c: Column) -> ir.Expr:
+        """With ALL the payload's copy of a key column wins (Flink); with EXCEPT_KEY it comes from the key."""
+        if c not in values:
+            return from_key(c)
+        return ir.Col(PARSED_VALUE) if source.format == "raw" else ir.Get(ir.Col(PARSED_VALUE), c.name)
+
+    fields = []
+    for c in source.columns:
+        if c.physical:
+            fields.append((c.name, physical(c)))
+        elif c.metadata:
+            key = KAFKA_METADATA[c.metadata]
+            fields.append((c.name, cast_metadata(key.read(source), key.type, c.type)))
+        else:
+            fields.append((c.name, header_columns(c, HEADERS)))
+    if source.key_format == "none":
+        key: ir.Expr = ir.Null("BINARY")
+    elif source.key_format == "raw" and not keys:
+        key = ir.Col("key")
+    else:
+        key = ir.NullSafe(ir.Col("key"), ir.Struct(tuple((c.name, from_key(c)) for c in keys)))
+    value = ir.NullSafe(ir.Col("value"), ir.Struct(tuple(fields)))
+    layout = ir.Select(
+        (
+            ("key", key),
+            ("value", value),
+            *((n, ir.Col(n)) for n in ("topic", "partition", "offset", "timestamp", "timestampType", "headers")),
+        )
+    )
+    return (ir.SetColumns(tuple(parsed)), layout)
+
+
+def _packages(source: Source) -> tuple[str, ...]:
+    avro = "avro" in (source.format or "") or "avro" in source.key_format
+    return (KAFKA_PACKAGE, AVRO_PACKAGE) if avro else (KAFKA_PACKAGE,)
+
+
+KAFKA_SOURCE = SourceConnector(
+    name="kafka",
+    metadata=KAFKA_METADATA,
+    decode=decode_kafka,
+    packages=_packages,
+    formats=("raw", "json", "csv"),
+)

@@ -1,0 +1,35 @@
+"""Shared fixtures: one local SparkSession for the whole run, and helpers to compile pipelines from text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one SparkSession of the test run (local[2], 2 shuffle partitions, UTC, ANSI)."""
+    from compiler.testing.session import local_session
+
+    session = local_session("pipec-tests")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def compile_text(tmp_path):
+    """Compile one pipeline given as YAML text; returns (Result, {filename: source}) or raises CompileError."""
+    from compiler.project import build_all, generate_all
+
+    def run(text: str, name: str = "pipeline.yaml"):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        result = build_all([str(path)])
+        result.diags.check()
+        return result, generate_all(result)
+
+    return run
