@@ -9,6 +9,7 @@ from .build import Compiled
 from .connectors import SINKS, SOURCES
 from .model import Predicate, Step
 from .transforms import REGISTRY
+from .transforms.base import Lowering
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def lower(compiled: Compiled) -> Lowered:
     blocks = []
     for i, step in enumerate(p.steps):
         spec = REGISTRY.transforms[step.kind]
-        ops = spec.lower(step.config, compiled.shapes[i], step.side)
+        ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
         cond = predicate_condition(step, p.predicates)
         blocks.append(ir.Block(step_comment(step, p.file), tuple(guard(op, cond) for op in ops)))
     encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", (sink.encode(p.sink, compiled.final),))

@@ -15,6 +15,7 @@ SPARK_FUNCTIONS = frozenset(
         "lit", "regexp_replace", "struct", "to_json", "try_element_at", "unix_millis", "when",
         "array_contains", "transform", "size", "length", "timestamp_millis", "current_timestamp",
         "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
+        "when",
     }
 )
 COLUMN_METHODS = frozenset(

@@ -125,12 +125,36 @@ class Context:
 
 
 @dataclass(frozen=True)
+class Lowering:
+    """What a transform sees while lowering: which side it edits and how to name itself in record errors."""
+
+    owner: str  # e.g. "MaskField$Value 'mask_card'"
+    side: str | None
+
+    @property
+    def col(self) -> ir.Col:
+        """The record column this step edits (`key` or `value`)."""
+        assert self.side, "record-level transforms have no side"
+        return ir.Col(self.side)
+
+    def record_error(self, reason: str) -> ir.Expr:
+        """An expression that fails the record (the job, under errors.tolerance: none) naming step, reason and position."""
+        message = f"{self.owner}: {reason.replace('%', '%%')} (topic %s, partition %s, offset %s)"
+        formatted = ir.Func("format_string", (ir.Arg(message), ir.Col("topic"), ir.Col("partition"), ir.Col("offset")))
+        return ir.Func("raise_error", (formatted,))
+
+    def fail_if(self, cond: ir.Expr, reason: str, value: ir.Expr) -> ir.Expr:
+        """`value`, or a record error where `cond` holds."""
+        return ir.If(cond, self.record_error(reason), value)
+
+
+@dataclass(frozen=True)
 class TransformSpec:
     """A transform family: Kafka's class with its Key/Value variants as one parameterised implementation.
 
     parse(reader) -> config          read and check the config keys
     infer(config, shape, ctx) -> Shape   the output shape; errors for fields the shape lacks
-    lower(config, shape, side) -> tuple[ir.Op, ...]   native Spark operations on `records`
+    lower(config, shape, lowering) -> tuple[ir.Op, ...]   native Spark operations on `records`
     """
 
     name: str
@@ -139,7 +163,7 @@ class TransformSpec:
     keys: tuple[ConfigKey, ...]
     parse: Callable[[ConfigReader], Any]
     infer: Callable[[Any, Shape, Context], Shape]
-    lower: Callable[[Any, Shape, str | None], tuple[ir.Op, ...]]
+    lower: Callable[[Any, Shape, Lowering], tuple[ir.Op, ...]]
     sides: bool = True  # Key/Value variants
     example: str = ""
     differences: tuple[str, ...] = ()  # deliberate differences from Kafka, for docs

@@ -8,7 +8,7 @@ from .. import ir
 from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
 from ..shape import Shape
 from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, parse_type
-from .base import ConfigKey, ConfigReader, Context, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
 SYNTAX_KEY = ConfigKey(
@@ -150,7 +150,8 @@ def _insert(base: ir.Expr, t: StructType, steps: tuple[str, ...], value: ir.Expr
     return ir.Method(base, "withField", (ir.Arg(spark_field_path((head,))), new))
 
 
-def lower_insert(cfg: InsertFieldConfig, shape: Shape, side: str) -> tuple[ir.Op, ...]:
+def lower_insert(cfg: InsertFieldConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
+    side = low.side
     t = shape.side(side)
     assert isinstance(t, StructType)
     result: ir.Expr = ir.Col(side)
@@ -289,7 +290,8 @@ def _rebuild(base: ir.Expr, plan) -> ir.Expr:
     return ir.Struct(tuple(fields))
 
 
-def lower_replace(cfg: ReplaceFieldConfig, shape: Shape, side: str) -> tuple[ir.Op, ...]:
+def lower_replace(cfg: ReplaceFieldConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
+    side = low.side
     t = shape.side(side)
     assert isinstance(t, StructType)
     col = ir.Col(side)
@@ -317,3 +319,4 @@ REPLACE_FIELD = TransformSpec(
         "`whitelist`/`blacklist` (removed in Kafka 4.0) are errors that name include/exclude.",
     ),
 )
+SPECS = (INSERT_FIELD, REPLACE_FIELD)

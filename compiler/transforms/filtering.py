@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..shape import Shape
-from .base import ConfigKey, ConfigReader, Context, PredicateSpec, TransformSpec
+from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
 
 # ---------------------------------------------------------------- Filter
 
 
-def lower_filter(cfg: None, shape: Shape, side: str | None) -> tuple[ir.Op, ...]:
+def lower_filter(cfg: None, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
     """Drop every record the step applies to; `lower.py` narrows it with the step's predicate."""
     return (ir.Where(ir.Lit(False)),)
 
@@ -88,3 +88,4 @@ RECORD_IS_TOMBSTONE = PredicateSpec(
     lower=lambda cfg: ir.IsNull(ir.Col("value")),
     example="tombstone: {type: RecordIsTombstone}",
 )
+SPECS = (FILTER, HAS_HEADER_KEY, RECORD_IS_TOMBSTONE, TOPIC_NAME_MATCHES)
