@@ -18,7 +18,6 @@ import sys
 
 from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.streaming import StreamingQueryListener
 
 PIPELINE = "orders_enriched"
 STREAMING = False
@@ -158,25 +157,6 @@ class Counts:
         print(self.line("batch", rows), flush=True)
 
 
-class CountsListener(StreamingQueryListener):
-    """Prints the counts of each micro-batch."""
-
-    def onQueryStarted(self, event) -> None:
-        pass
-
-    def onQueryProgress(self, event) -> None:
-        metrics = event.progress.observedMetrics
-        if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-            rows = {p: metrics[f"pipec_{p}"]["rows"] for p in Counts.POINTS}
-            print(Counts.line(f"micro-batch {event.progress.batchId}", rows), flush=True)
-
-    def onQueryIdle(self, event) -> None:
-        pass
-
-    def onQueryTerminated(self, event) -> None:
-        pass
-
-
 def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     """The whole record path, from the source's raw rows to the sink's rows."""
     records = decode(raw)
@@ -229,7 +209,9 @@ def session(args: argparse.Namespace) -> SparkSession:
     builder = SparkSession.builder.appName(PIPELINE)
     under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
     if args.master or not under_submit:
-        builder = builder.master(args.master or "local[*]")
+        builder = builder.master(args.master or "local[*]").config(
+            "spark.ui.showConsoleProgress", "false"
+        )
     if SPARK_PACKAGES and not under_submit:
         builder = builder.config("spark.jars.packages", ",".join(SPARK_PACKAGES))
     extra = dict(item.split("=", 1) for item in args.conf)
@@ -245,13 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     spark = session(args)
     counts = Counts(args.streaming)
-    if args.streaming:
-        spark.streams.addListener(CountsListener())
     rows = transform(read_source(spark, args), counts)
     try:
         query = write_sink(rows, args)
         if query is not None:
-            query.awaitTermination()
+            await_query(query)
         else:
             counts.report_batch()
     except Exception as exc:  # the query failed: say why, exit non-zero
