@@ -6,7 +6,7 @@ step naming a missing field is reported at that step's line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .connectors import SINKS, SOURCES
@@ -350,9 +350,32 @@ class Builder:
             checkpoint=_text(raw.get("checkpoint")),
             trigger=raw.get("trigger"),
             options=_options(raw.get("options")),
+            topic=_text(raw.get("topic")),
+            properties=tuple((k, Text(str(v))) for k, v in (raw.get("properties") or {}).items()),
+            key_format=raw.get("key", {}).get("format", self.default_key_format(shape)),
+            key_fields=tuple(raw.get("key", {}).get("fields", [])),
+            fields_include=raw.get("value", {}).get("fields-include", "ALL"),
+            metadata=tuple((raw.get("metadata") or {}).items()),
         )
+        if raw["connector"] == "kafka":
+            sink = replace(sink, format=raw["value"]["format"])
+            if not any(k == "bootstrap.servers" for k, _ in sink.properties) and not self.source_bootstrap():
+                self.diags.error("E512", "the kafka sink needs bootstrap.servers", self.at("sink"),
+                                 "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses")
         connector.check(sink, shape, self.diags)
         return sink
+
+    def default_key_format(self, shape: Shape) -> str | None:
+        """The source's key format; json where the source had none and the chain set a key (SPEC section 7)."""
+        src = self.data["source"]
+        fmt = src.get("key", {}).get("format", "none") if src["connector"] != "files" else "none"
+        if fmt == "none":
+            return "json" if shape.key is not None else None
+        return fmt
+
+    def source_bootstrap(self) -> str | None:
+        props = self.data["source"].get("properties") or {}
+        return props.get("bootstrap.servers")
 
     def errors(self) -> ErrorPolicy:
         raw = self.data.get("errors") or {}
@@ -430,4 +453,5 @@ def initial_shape(source: Source) -> Shape:
     by_name = {c.name: c for c in source.columns}
     key = StructType(tuple(StructField(k, by_name[k].type) for k in source.key_fields)) if source.key_fields else None
     virtual = frozenset(c.name for c in source.columns if c.virtual)
-    return Shape(key=key, value=value, virtual=virtual)
+    persisted = tuple((c.metadata, c.name) for c in source.columns if c.metadata and not c.virtual)
+    return Shape(key=key, value=value, virtual=virtual, persisted=persisted)

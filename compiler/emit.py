@@ -113,7 +113,24 @@ def table_ddl(t: StructType) -> str:
     return ", ".join("`" + f.name.replace("`", "``") + "` " + f.type.ddl() for f in t.fields)
 
 
-def _sink_context(sink: Sink) -> dict:
+def _kafka_sink_context(sink: Sink, source: Source) -> dict:
+    """Spark Kafka writer options: bootstrap servers (CLI, sink, else the source's), producer properties."""
+    props = dict(sink.properties)
+    servers = props.pop("bootstrap.servers", None) or dict(source.properties).get("bootstrap.servers")
+    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
+    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    items += [(k, render.py_literal(v)) for k, v in sink.options]
+    where = f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
+    return {
+        "options": _dict_expr(items),
+        "checkpoint": text_expr(sink.checkpoint),
+        "summary": f"Kafka sink: {sink.format} values to {where} (at least once).",
+    }
+
+
+def _sink_context(sink: Sink, source: Source) -> dict:
+    if sink.connector == "kafka":
+        return _kafka_sink_context(sink, source)
     options = dict(sink.options)
     if sink.format == "json":
         options.setdefault("ignoreNullFields", "false")  # json writes null fields, as Kafka Connect and Flink do
@@ -155,7 +172,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "source_template": f"sources/{p.source.connector}.py.j2",
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
         "source": SOURCE_CONTEXT[p.source.connector](p.source),
-        "sink": _sink_context(p.sink),
+        "sink": _sink_context(p.sink, p.source),
         "decode": _lines(lowered.decode),
         "chain": [_lines(b) for b in lowered.chain],
         "encode": _lines(lowered.encode),

@@ -43,6 +43,13 @@ class Arg(Expr):
 
 
 @dataclass(frozen=True)
+class EnvText(Expr):
+    """A string literal resolved from `${env:...}` references when the job runs: `F.lit(env(raw))`."""
+
+    raw: str
+
+
+@dataclass(frozen=True)
 class Null(Expr):
     """A typed null: `F.lit(None).cast(ddl)`."""
 

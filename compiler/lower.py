@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from . import ir
 from .build import Compiled
 from .connectors import SINKS, SOURCES
+from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
 from .transforms.base import Lowering
@@ -54,7 +55,11 @@ def lower(compiled: Compiled) -> Lowered:
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
     blocks = []
+    keep_topic = p.sink.topic is not None and compiled.final.routed
     for i, step in enumerate(p.steps):
+        if keep_topic and compiled.shapes[i + 1].routed and not compiled.shapes[i].routed:
+            blocks.append(ir.Block("the source topic, so the sink's topic applies to records no router renamed",
+                                   (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),)))
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
         cond = predicate_condition(step, p.predicates)

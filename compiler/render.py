@@ -11,7 +11,7 @@ from .types import quote_name
 # The functions and Column methods generated code may call. Every one is a native Spark expression.
 SPARK_FUNCTIONS = frozenset(
     {
-        "array", "base64", "create_map", "from_csv", "coalesce", "col", "concat", "date_format", "exists", "filter", "from_json",
+        "array", "base64", "create_map", "from_csv", "map_entries", "to_csv", "regexp_extract", "coalesce", "col", "concat", "date_format", "exists", "filter", "from_json",
         "lit", "regexp_replace", "struct", "to_json", "try_element_at", "unix_millis", "when",
         "array_contains", "transform", "size", "length", "timestamp_millis", "current_timestamp",
         "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
@@ -81,6 +81,7 @@ EXPRESSIONS: dict[type, Callable] = {
     ir.Get: lambda n: f"{expr(n.base)}.getField({py_literal(n.name)})",
     ir.Lit: _lit,
     ir.Arg: lambda n: py_literal(n.value),
+    ir.EnvText: lambda n: f"F.lit(env({py_literal(n.raw)}))",
     ir.Null: lambda n: f"F.lit(None).cast({py_literal(n.ddl)})",
     ir.Cast: lambda n: f"{expr(n.expr)}.cast({py_literal(n.ddl)})",
     ir.Struct: _struct,

@@ -21,6 +21,7 @@ class Shape:
     virtual: frozenset[str] = frozenset()
     routed: bool = False
     changelog: bool = False
+    persisted: tuple[tuple[str, str], ...] = ()  # (metadata key, value field) written back by a Kafka sink
 
     def side(self, side: str) -> SqlType | None:
         return self.key if side == "key" else self.value
@@ -28,8 +29,9 @@ class Shape:
     def with_side(self, side: str, new: SqlType | None) -> "Shape":
         if side == "key":
             return replace(self, key=new)
-        kept = self.virtual & frozenset(new.names()) if isinstance(new, StructType) else frozenset()
-        return replace(self, value=new, virtual=kept)
+        names = frozenset(new.names()) if isinstance(new, StructType) else frozenset()
+        persisted = tuple((k, f) for k, f in self.persisted if f in names)
+        return replace(self, value=new, virtual=self.virtual & names, persisted=persisted)
 
     def describe(self) -> list[str]:
         """Lines for `pipec explain`."""

@@ -1,0 +1,147 @@
+"""The `kafka` sink: the record model encoded as Spark Kafka sink rows (SPEC section 7).
+
+Rows carry `key`, `value` (binary), `topic` (always the column, never the sink option, which would override
+a routed topic), `headers` and, when a column is named for it, `partition`.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..diagnostics import Collector
+from ..model import Sink
+from ..shape import Shape
+from ..types import HEADERS, HEADERS_MAP, INT, StructField, StructType, SqlType
+from .base import SinkConnector
+from .kafka import KAFKA_PACKAGE
+
+SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
+JSON_OPTIONS = {"ignoreNullFields": "false"}  # json writes null fields, as Kafka Connect and Flink do
+FORMATS = ("raw", "json", "csv")
+
+
+def metadata_columns(sink: Sink, shape: Shape) -> dict[str, str]:
+    """metadata key -> value field written as that metadata (persisted source columns and sink.metadata)."""
+    out = dict(shape.persisted)
+    out.update(dict(sink.metadata))
+    return out
+
+
+def payload_fields(sink: Sink, shape: Shape, key_fields: tuple[str, ...]) -> list[StructField]:
+    """The value fields written into the payload: no virtual columns, no metadata columns, no key with EXCEPT_KEY."""
+    value = shape.value
+    assert isinstance(value, StructType)
+    skip = set(shape.virtual) | set(metadata_columns(sink, shape).values())
+    if sink.fields_include == "EXCEPT_KEY":
+        skip |= set(key_fields)
+    return [f for f in value.fields if f.name not in skip]
+
+
+def encode_payload(expr: ir.Expr, t: SqlType | None, fmt: str) -> ir.Expr:
+    """A key or value expression as bytes in `fmt`; null stays null (a tombstone or a null key)."""
+    if fmt == "raw":
+        return expr if t is not None and t.is_binary else ir.Cast(expr, "BINARY")
+    if isinstance(t, StructType):
+        text = ir.Func("to_json", (expr, ir.Arg(JSON_OPTIONS))) if fmt == "json" else ir.Func("to_csv", (expr,))
+    elif fmt == "json":  # a primitive as a JSON scalar: formatted as inside an object
+        wrapped = ir.Func("to_json", (ir.Func("array", (expr,)), ir.Arg(JSON_OPTIONS)))
+        text = ir.Func("regexp_extract", (wrapped, ir.Arg(r"^\[(.*)\]$"), ir.Lit(1)))
+        text = ir.If(ir.IsNull(expr), ir.Null("STRING"), text)
+    else:
+        text = ir.Cast(expr, "STRING")
+    return ir.Cast(text, "BINARY")
+
+
+def _key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType | None]:
+    if sink.key_fields:
+        value = shape.value
+        assert isinstance(value, StructType)
+        fields = tuple((k, ir.Get(ir.Col("value"), k)) for k in sink.key_fields)
+        t = StructType(tuple(value.field(k) for k in sink.key_fields))
+        return ir.NullSafe(ir.Col("value"), ir.Struct(fields)), t
+    return ir.Col("key"), shape.key
+
+
+def _headers(sink: Sink, shape: Shape) -> ir.Expr:
+    column = metadata_columns(sink, shape).get("headers")
+    if column is None:
+        return ir.Col("headers")
+    field = ir.Get(ir.Col("value"), column)
+    t = shape.value.field(column).type
+    return ir.Func("map_entries", (field,)) if t == HEADERS_MAP else field
+
+
+def _topic(sink: Sink, shape: Shape) -> ir.Expr:
+    if sink.topic is None:
+        return ir.Col("topic")
+    fixed = ir.EnvText(sink.topic.raw) if sink.topic.has_env else ir.Lit(sink.topic.literal)
+    if not shape.routed:
+        return fixed
+    return ir.If(ir.BinOp("!=", ir.Col("topic"), ir.Col(SOURCE_TOPIC)), ir.Col("topic"), fixed)
+
+
+def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
+    key_expr, key_type = _key(sink, shape)
+    key_format = sink.key_format or "json"
+    if isinstance(shape.value, StructType):
+        payload = payload_fields(sink, shape, sink.key_fields)
+        value = ir.NullSafe(ir.Col("value"), ir.Struct(tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in payload)))
+        value_type: SqlType | None = StructType(tuple(payload))
+    else:
+        value, value_type = ir.Col("value"), shape.value
+    columns = [
+        ("key", encode_payload(key_expr, key_type, key_format) if key_type is not None else ir.Null("BINARY")),
+        ("value", encode_payload(value, value_type, sink.format)),
+        ("topic", _topic(sink, shape)),
+        ("headers", ir.Cast(_headers(sink, shape), HEADERS.ddl())),
+    ]
+    partition = metadata_columns(sink, shape).get("partition")
+    if partition is not None:
+        columns.append(("partition", ir.Cast(ir.Get(ir.Col("value"), partition), "INT")))
+    return ir.Select(tuple(columns))
+
+
+def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
+    def error(code: str, message: str, hint: str | None = None) -> None:
+        diags.error(code, f"kafka sink: {message}", sink.loc, hint)
+
+    if sink.format not in FORMATS:
+        error("E520", f"value format {sink.format} is not implemented yet", f"available now: {', '.join(FORMATS)}")
+    if sink.key_format not in (None, "none", *FORMATS):
+        error("E520", f"key format {sink.key_format} is not implemented yet", f"available now: {', '.join(FORMATS)}")
+    value = shape.value
+    names = value.names() if isinstance(value, StructType) else ()
+    if not isinstance(value, StructType) and (sink.key_fields or sink.fields_include != "ALL" or sink.metadata):
+        error("E521", "key fields, fields-include and metadata need a struct value; the value here is a primitive")
+        return
+    for k in sink.key_fields:
+        if k not in names:
+            error("E522", f"key field '{k}' is not a field of the value; fields: {', '.join(names)}")
+    if sink.fields_include == "EXCEPT_KEY" and not sink.key_fields:
+        error("E523", "fields-include EXCEPT_KEY needs key.fields")
+    for key, column in sink.metadata:
+        if key == "timestamp":
+            error("E524", "Spark's Kafka sink takes no record timestamp column, so a timestamp cannot be written",
+                  "remove metadata.timestamp: records carry the producer's time")
+        elif column not in names:
+            error("E525", f"metadata.{key} names '{column}', which is not a field of the value; fields: {', '.join(names)}")
+        else:
+            t = value.field(column).type
+            allowed = (INT,) if key == "partition" else (HEADERS, HEADERS_MAP)
+            if t not in allowed:
+                error("E526", f"metadata.{key} column '{column}' is {t.sql()}; it must be {' or '.join(a.sql() for a in allowed)}")
+    if sink.format == "raw" and isinstance(value, StructType):
+        payload = payload_fields(sink, shape, sink.key_fields)
+        if len(payload) != 1 or not (payload[0].type.is_string or payload[0].type.is_binary):
+            error("E527", "a raw value format writes exactly one STRING or BYTES field", "drop the others with ReplaceField")
+    if sink.format == "csv" and isinstance(value, StructType):
+        nested = [f.name for f in payload_fields(sink, shape, sink.key_fields) if isinstance(f.type, StructType)]
+        if nested:
+            error("E528", f"csv cannot write nested fields: {', '.join(nested)}", "use Flatten first, or json")
+
+
+KAFKA_SINK = SinkConnector(
+    name="kafka",
+    check=check_kafka_sink,
+    encode=encode_kafka,
+    packages=lambda sink: (KAFKA_PACKAGE,),
+)

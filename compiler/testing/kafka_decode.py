@@ -1,0 +1,86 @@
+"""Kafka sink rows -> records, decoding key and value bytes by their formats and the compiler's types."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import datetime as dt
+import io
+import json
+from decimal import Decimal
+from typing import Any
+
+from ..build import Compiled
+from ..connectors.kafka_sink import payload_fields
+from ..shape import Shape
+from ..types import ArrayType, MapType, SqlType, StructField, StructType
+
+
+def typed(value: Any, t: SqlType | None) -> Any:
+    """A decoded JSON/CSV value converted to the Python type Spark would give for `t`."""
+    if value is None or t is None:
+        return value
+    if isinstance(t, StructType):
+        return {f.name: typed(value.get(f.name), f.type) for f in t.fields}
+    if isinstance(t, ArrayType):
+        return [typed(v, t.element) for v in value]
+    if isinstance(t, MapType):
+        return {k: typed(v, t.value) for k, v in value.items()}
+    if t.is_binary:
+        return base64.b64decode(value)
+    if t.is_timestamp:
+        parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+    if t.sql() == "DATE":
+        return dt.date.fromisoformat(str(value))
+    if t.is_numeric:
+        return Decimal(str(value)) if not t.is_integral else int(value)
+    if t.sql() == "BOOLEAN" and isinstance(value, str):
+        return value.lower() == "true"
+    return value
+
+
+def decode_payload(data: bytes | None, fmt: str, t: SqlType | None) -> Any:
+    if data is None:
+        return None
+    data = bytes(data)
+    if fmt == "raw":
+        try:
+            return data.decode("utf-8") if t is None or not t.is_binary else data
+        except UnicodeDecodeError:
+            return data
+    text = data.decode("utf-8")
+    if fmt == "json":
+        return typed(json.loads(text), t)
+    (row,) = list(csv.reader(io.StringIO(text)))
+    if isinstance(t, StructType):
+        return typed({f.name: (v if v != "" else None) for f, v in zip(t.fields, row)}, t)
+    return typed(row[0] if row else None, t)
+
+
+def kafka_sink_records(compiled: Compiled, rows: list) -> tuple[list[dict], set[str]]:
+    """Records as the Kafka sink would write them, and the fields known before the broker assigns the rest."""
+    sink, shape = compiled.pipeline.sink, compiled.final
+    key_type = _key_type(compiled, shape)
+    value_type = StructType(tuple(payload_fields(sink, shape, sink.key_fields))) if isinstance(shape.value, StructType) else shape.value
+    records = []
+    for row in rows:
+        data = row.asDict(recursive=False)
+        rec = {
+            "key": decode_payload(data["key"], sink.key_format or "json", key_type),
+            "value": decode_payload(data["value"], sink.format, value_type),
+            "topic": data["topic"],
+            "headers": [(h["key"], h["value"]) for h in data["headers"] or []],
+        }
+        if "partition" in data:
+            rec["partition"] = data["partition"]
+        records.append(rec)
+    fields = {"key", "value", "topic", "headers"} | ({"partition"} if rows and "partition" in rows[0].asDict() else set())
+    return records, fields
+
+
+def _key_type(compiled: Compiled, shape: Shape) -> SqlType | None:
+    sink = compiled.pipeline.sink
+    if sink.key_fields and isinstance(shape.value, StructType):
+        return StructType(tuple(StructField(k, shape.value.field(k).type) for k in sink.key_fields))
+    return shape.key
