@@ -115,7 +115,7 @@ class Builder:
             return None
 
     def columns(self, src: dict, connector) -> tuple[Column, ...]:
-        out, seen, header_keys = [], {}, {}
+        out, seen, header_keys, header_paths = [], {}, {}, {}
         headers_col = None
         for i, raw in enumerate(src.get("columns", [])):
             path = ("source", "columns", i)
@@ -147,6 +147,7 @@ class Builder:
                 if hkey in header_keys:
                     self.diags.error("E213", f"two columns read header '{hkey}' ('{header_keys[hkey]}' and '{name}')", self.at(*path, "header"))
                 header_keys[hkey] = name
+                header_paths.setdefault(hkey, path + ("header",))
                 out.append(Column(name, parse_type("BYTES"), self.at(*path), header=hkey))
                 continue
             if meta is not None:
@@ -161,9 +162,10 @@ class Builder:
             if raw.get("virtual"):
                 self.diags.error("E204", f"column '{name}' is not a metadata column, so it cannot be virtual", self.at(*path, "virtual"))
             out.append(Column(name, declared, self.at(*path)))
-        if headers_col and header_keys:
-            self.diags.error("E214", f"a HEADERS column ('{headers_col}') excludes header('...') columns", self.at("source", "columns"),
-                             "read single headers from the HEADERS column, or drop it")
+        if headers_col:
+            for hkey, hpath in header_paths.items():
+                self.diags.error("E214", f"a HEADERS column ('{headers_col}') excludes header('...') columns such as '{header_keys[hkey]}'",
+                                 self.at(*hpath), "read single headers from the HEADERS column, or drop it")
         return tuple(out)
 
     def metadata_column(self, raw: dict, name: str, key: str, declared: SqlType | None, connector, path: tuple) -> Column | None:
@@ -347,6 +349,7 @@ class Builder:
             path=_text(raw.get("path")),
             envelope=bool(raw.get("envelope", raw["connector"] == "console")),
             partition_by=tuple(raw.get("partition-by", [])),
+            partition_by_locs=tuple(self.at("sink", "partition-by", i) for i in range(len(raw.get("partition-by", [])))),
             checkpoint=_text(raw.get("checkpoint")),
             trigger=raw.get("trigger"),
             options=_options(raw.get("options")),
@@ -451,7 +454,8 @@ def initial_shape(source: Source) -> Shape:
     """The record shape right after the source (SPEC section 5)."""
     value = StructType(tuple(StructField(c.name, c.type) for c in source.columns))
     by_name = {c.name: c for c in source.columns}
-    key = StructType(tuple(StructField(k, by_name[k].type) for k in source.key_fields)) if source.key_fields else None
+    key_fields = [by_name[k] for k in source.key_fields if k in by_name]  # a missing one is reported already
+    key = StructType(tuple(StructField(c.name, c.type) for c in key_fields)) if key_fields else None
     virtual = frozenset(c.name for c in source.columns if c.virtual)
     persisted = tuple((c.metadata, c.name) for c in source.columns if c.metadata and not c.virtual)
     return Shape(key=key, value=value, virtual=virtual, persisted=persisted)

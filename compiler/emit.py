@@ -64,7 +64,7 @@ def _files_context(source: Source) -> dict:
         "format": render.py_literal(source.format),
         "options": render.py_literal(dict(source.options)),
         "path": text_expr(source.path),
-        "summary": f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value.",
+        "summary": render.doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value."),
     }
 
 
@@ -101,7 +101,7 @@ def _kafka_context(source: Source) -> dict:
     return {
         "options": _dict_expr(items),
         "specific_offsets": mode == "specific-offsets",
-        "summary": f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source.",
+        "summary": render.doc_text(f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source."),
     }
 
 
@@ -124,7 +124,7 @@ def _kafka_sink_context(sink: Sink, source: Source) -> dict:
     return {
         "options": _dict_expr(items),
         "checkpoint": text_expr(sink.checkpoint),
-        "summary": f"Kafka sink: {sink.format} values to {where} (at least once).",
+        "summary": render.doc_text(f"Kafka sink: {sink.format} values to {where} (at least once)."),
     }
 
 
@@ -140,7 +140,7 @@ def _sink_context(sink: Sink, source: Source) -> dict:
         "partition_by": render.py_literal(list(sink.partition_by)),
         "path": text_expr(sink.path),
         "checkpoint": text_expr(sink.checkpoint),
-        "summary": f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + ".",
+        "summary": render.doc_text(f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + "."),
     }
 
 
@@ -157,9 +157,9 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
     return {
         "name": p.name,
         "name_literal": render.py_literal(p.name),
-        "description_line": render.comment_text(p.description or f"compiled from {p.file}").replace('"""', "'''").replace("\\", "/"),
+        "description_line": render.doc_text(p.description or f"compiled from {p.file}"),
         "version": __version__,
-        "file": render.comment_text(p.file).replace('"""', "'''").replace("\\", "/"),
+        "file": render.doc_text(p.file),
         "sha256": p.sha256,
         "streaming": "True" if p.streaming else "False",
         "is_streaming": p.streaming,

@@ -83,6 +83,7 @@ class Sink:
     topic: Text | None = None
     envelope: bool = False
     partition_by: tuple[str, ...] = ()
+    partition_by_locs: tuple[Location, ...] = ()
     checkpoint: Text | None = None
     trigger: str | None = None
     options: tuple[tuple[str, str], ...] = ()

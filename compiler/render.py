@@ -45,8 +45,16 @@ def py_literal(value: object) -> str:
 
 
 def comment_text(text: str) -> str:
-    """Text safe to place after '# ' on one line."""
-    return " ".join(text.replace("\r", " ").split())
+    """Text safe after '# ' on one line: whitespace runs (newlines included) become one space,
+    non-printable characters '?'."""
+    text = "".join(c if c.isprintable() or c.isspace() else "?" for c in text)
+    return " ".join(text.split())
+
+
+def doc_text(text: str) -> str:
+    """Text safe inside a triple-quoted docstring: `comment_text`, with backslashes and double quotes
+    (which could escape or end the docstring) replaced by look-alikes."""
+    return comment_text(text).replace(chr(92), "/").replace(chr(34), "'")
 
 
 def _call(name: str, args: tuple[ir.Expr, ...]) -> str:

@@ -114,12 +114,12 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             sink.loc,
             "rename them with ReplaceField, or drop `envelope: true`",
         )
-    for p in sink.partition_by:
+    for p, loc in zip(sink.partition_by, sink.partition_by_locs):
         if p not in names:
             diags.error(
                 "E501",
                 f"{sink.connector} sink: partition-by column '{p}' is not in the output; columns: {', '.join(names)}",
-                sink.loc,
+                loc,
             )
     if sink.format == "csv":
         value = shape.value

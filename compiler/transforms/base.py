@@ -8,7 +8,6 @@ from typing import Any, Callable
 
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean, one_of
-from ..envrefs import mentions_env
 from ..loader import SourceMap
 from ..shape import Shape
 
@@ -36,6 +35,15 @@ class ConfigReader:
     def loc(self, key: str | None = None) -> Location:
         return self.smap.at(self.path + ((key,) if key else ()))
 
+    def item_loc(self, key: str, item: str) -> Location:
+        """Where a LIST key's item stands (the key's value for a comma-separated string)."""
+        value = self.raw.get(key)
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                if str(v).strip() == item:
+                    return self.smap.at(self.path + (key, i))
+        return self.loc(key)
+
     def key_loc(self, key: str) -> Location:
         return self.smap.key(self.path + (key,))
 
@@ -53,8 +61,6 @@ class ConfigReader:
             self.error(key, f"'{key}' must be a single value")
             return None
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        if mentions_env(text):
-            self.error(key, f"'{key}' cannot use ${{env:...}}: the compiler must check this value", code="E106")
         return text.strip()
 
     def string(self, key: str, default: str | None = None, required: bool = False) -> str | None:
@@ -120,8 +126,10 @@ class Context:
     reader: ConfigReader
     diags: Collector
 
-    def error(self, key: str | None, message: str, hint: str | None = None, code: str = "E400") -> None:
-        self.diags.error(code, f"{self.owner}: {message}", self.reader.loc(key), hint)
+    def error(self, key: str | None, message: str, hint: str | None = None, code: str = "E400", item: str | None = None) -> None:
+        """Report at the key's value, or at the LIST item `item` of that key."""
+        loc = self.reader.item_loc(key, item) if key and item is not None else self.reader.loc(key)
+        self.diags.error(code, f"{self.owner}: {message}", loc, hint)
 
 
 @dataclass(frozen=True)

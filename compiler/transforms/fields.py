@@ -255,13 +255,18 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
     t = require_struct(shape.side(ctx.side), ctx, ctx.side)
     if t is None:
         return shape
-    for key, paths in (("exclude", cfg.exclude), ("include", cfg.include), ("renames", [p for p, _ in cfg.renames])):
+    errors = len(ctx.diags.errors)
+    for key, paths in (("exclude", cfg.exclude), ("include", cfg.include)):
         for p in paths:
-            require_field(t, p.steps, ctx, key, ctx.side)
-    if ctx.diags.errors:
+            require_field(t, p.steps, ctx, key, ctx.side, item=p.text)
+    for p, new in cfg.renames:
+        require_field(t, p.steps, ctx, "renames", ctx.side, item=f"{p.text}:{new}")
+    if len(ctx.diags.errors) > errors:
         return shape
-    out = _planned_type(_plan(cfg, t))
-    _check_names(out, ctx)
+    plan = _plan(cfg, t)
+    if not _check_names(plan, ctx):
+        return shape
+    out = _planned_type(plan)
     if not out.fields:
         ctx.error(None, f"every field of the {ctx.side} would be removed", "keep at least one field (Spark has no empty struct)", code="E403")
         return shape
@@ -272,14 +277,17 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
     return result
 
 
-def _check_names(t: StructType, ctx: Context, where: str = "") -> None:
-    seen = set()
-    for f in t.fields:
-        if f.name in seen:
-            ctx.error("renames", f"the rename gives two fields named '{where}{f.name}'", "rename onto a name no other field has", code="E404")
-        seen.add(f.name)
-        if isinstance(f.type, StructType):
-            _check_names(f.type, ctx, f"{where}{f.name}.")
+def _check_names(plan, ctx: Context, where: str = "") -> bool:
+    """No two output fields of one struct share a name (Spark compares names case-insensitively)."""
+    ok, seen = True, set()
+    for _, name, nested in plan:
+        if name.lower() in seen:
+            ctx.error("renames", f"the rename gives two fields named '{where}{name}'", "rename onto a name no other field has", code="E404")
+            ok = False
+        seen.add(name.lower())
+        if nested is not None:
+            ok = _check_names(nested, ctx, f"{where}{name}.") and ok
+    return ok
 
 
 def _rebuild(base: ir.Expr, plan) -> ir.Expr:

@@ -40,19 +40,23 @@ def require_struct(t: SqlType | None, ctx: Context, what: str) -> StructType | N
     return None
 
 
-def require_field(t: StructType, steps: tuple[str, ...], ctx: Context, key: str, side: str) -> SqlType | None:
-    """The type at `steps`, or an error naming the missing step and the fields that exist there."""
+def require_field(
+    t: StructType, steps: tuple[str, ...], ctx: Context, key: str, side: str, item: str | None = None
+) -> SqlType | None:
+    """The type at `steps`, or an error naming the missing step and the fields that exist there.
+
+    `item` is the configured text of the path when `key` is a LIST, so the error points at that item."""
     current: SqlType = t
     for i, step in enumerate(steps):
         if not isinstance(current, StructType):
             where = ".".join(steps[:i])
-            ctx.error(key, f"'{where}' in the {side} is {current.sql()}, not a struct, so it has no field '{step}'", code="E402")
+            ctx.error(key, f"'{where}' in the {side} is {current.sql()}, not a struct, so it has no field '{step}'", code="E402", item=item)
             return None
         f = current.field(step)
         if f is None:
             where = f"'{'.'.join(steps[:i])}' of the {side}" if i else f"the {side}"
             names = ", ".join(current.names()) or "(none)"
-            ctx.error(key, f"field '{'.'.join(steps)}' does not exist in {where}; fields there: {names}", code="E402")
+            ctx.error(key, f"field '{'.'.join(steps)}' does not exist in {where}; fields there: {names}", code="E402", item=item)
             return None
         current = f.type
     return current
