@@ -35,11 +35,6 @@ REFUSED_CONSUMER_PROPERTIES = {
     "value.deserializer": "values are read as bytes and decoded by value.format",
     "interceptor.classes": "Spark does not allow consumer interceptors",
 }
-KAFKA_READER_OPTIONS = frozenset({
-    "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay", "failOnDataLoss", "minPartitions",
-    "maxRecordsPerPartition", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries", "fetchOffset.retryIntervalMs",
-    "groupIdPrefix", "startingOffsetsByTimestampStrategy", "includeHeaders",
-})
 
 
 @dataclass(frozen=True)
@@ -110,8 +105,7 @@ class Builder:
         try:
             return parse_type(text)
         except TypeSyntaxError as exc:
-            loc = self.doc.smap.at(path)
-            self.diags.error("E200", f"bad type '{text}': {exc.message}", Location(loc.file, loc.line, loc.col + exc.offset))
+            self.diags.error("E200", f"bad type '{text}': {exc.message}", self.doc.smap.text_at(path, exc.offset))
             return None
 
     def columns(self, src: dict, connector) -> tuple[Column, ...]:
@@ -230,9 +224,17 @@ class Builder:
             options=_options(src.get("options")),
             startup=dict(src.get("startup") or {}),
         )
+        self.check_options("source", source.options, connector.options)
         if src["connector"] == "kafka":
             self.check_kafka_source(source)
         return source
+
+    def check_options(self, where: str, options: tuple[tuple[str, str], ...], known: frozenset[str]) -> None:
+        """`options:` may set only the Spark options the compiler knows for this connector."""
+        for name, _ in options:
+            if name not in known:
+                self.diags.error("E242", f"unknown {where} option '{name}' for this connector", self.key_at(where, "options", name),
+                                 did_you_mean(name, known) or (f"known: {', '.join(sorted(known))}" if known else "this connector takes no options"))
 
     def check_kafka_source(self, source: Source) -> None:
         """SPEC 4.1 rules Spark and Flink impose on a Kafka source."""
@@ -275,10 +277,6 @@ class Builder:
                     self.diags.error("E240", f"key field '{k}' does not start with the prefix '{source.key_fields_prefix}'", at("key", "fields"))
         if source.fields_include == "EXCEPT_KEY" and not source.key_fields:
             self.diags.error("E241", "fields-include EXCEPT_KEY needs key.fields", at("value", "fields-include"))
-        for name, _ in source.options:
-            if name not in KAFKA_READER_OPTIONS:
-                self.diags.error("E242", f"unknown Kafka reader option '{name}'", self.key_at("source", "options", name),
-                                 did_you_mean(name, KAFKA_READER_OPTIONS) or f"known: {', '.join(sorted(KAFKA_READER_OPTIONS))}")
 
     # ------------------------------------------------------------ chain
 
@@ -365,6 +363,7 @@ class Builder:
             if not any(k == "bootstrap.servers" for k, _ in sink.properties) and not self.source_bootstrap():
                 self.diags.error("E512", "the kafka sink needs bootstrap.servers", self.at("sink"),
                                  "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses")
+        self.check_options("sink", sink.options, connector.options)
         connector.check(sink, shape, self.diags)
         return sink
 

@@ -16,13 +16,26 @@ OK, FAILED, INVALID = 0, 1, 2
 
 
 def _report(result: Result, fmt: str) -> int:
-    """Print diagnostics; INVALID when any is an error."""
+    """Print diagnostics (text on stderr; with --format json, one JSON list on stdout); INVALID on any error."""
     items = sorted(result.diags.items, key=lambda d: (d.loc.file, d.loc.line, d.loc.col) if d.loc else ("", 0, 0))
-    if items:
-        print(render_all(items, fmt), file=sys.stderr if fmt == "text" else sys.stdout)
-    elif fmt == "json":
-        print("[]")
+    if fmt == "json":
+        print(render_all(items, fmt))
+    elif items:
+        print(render_all(items, fmt), file=sys.stderr)
     return INVALID if result.diags.errors else OK
+
+
+def _say(args, text: str) -> None:
+    """Progress lines: stdout in text mode, stderr in json mode (stdout then holds only the JSON)."""
+    print(text, file=sys.stderr if args.format == "json" else sys.stdout)
+
+
+def _out_folder(args) -> Path | None:
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"pipec: --out {out} is a file, not a folder", file=sys.stderr)
+        return None
+    return out
 
 
 def _build(args) -> tuple[Result, int]:
@@ -32,8 +45,8 @@ def _build(args) -> tuple[Result, int]:
 
 def cmd_validate(args) -> int:
     result, code = _build(args)
-    if code == OK and args.format == "text":
-        print(f"{len(result.compiled)} pipeline(s) valid")
+    if code == OK:
+        _say(args, f"{len(result.compiled)} pipeline(s) valid")
     return code
 
 
@@ -49,11 +62,12 @@ def cmd_compile(args) -> int:
     result, code = _build(args)
     if code != OK:
         return code
-    files = _generate(result, args.format)
+    out = _out_folder(args)
+    files = _generate(result, args.format) if out else None
     if files is None:
         return INVALID
-    for path in write_atomically(Path(args.out), files):
-        print(f"wrote {path}")
+    for path in write_atomically(out, files):
+        _say(args, f"wrote {path}")
     return OK
 
 
@@ -61,16 +75,17 @@ def cmd_check(args) -> int:
     result, code = _build(args)
     if code != OK:
         return code
-    files = _generate(result, args.format)
+    out = _out_folder(args)
+    files = _generate(result, args.format) if out else None
     if files is None:
         return INVALID
-    problems = stale(Path(args.out), files)
+    problems = stale(out, files)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
         print(f"run: pipec compile {' '.join(args.paths)} --out {args.out}", file=sys.stderr)
         return FAILED
-    print(f"{len(files)} generated job(s) current")
+    _say(args, f"{len(files)} generated job(s) current")
     return OK
 
 

@@ -21,6 +21,12 @@ class SourceMap:
     file: str
     values: dict
     keys: dict
+    quoted: frozenset = frozenset()  # paths of quoted scalars: their text starts one column after the value
+
+    def text_at(self, path: YamlPath, offset: int) -> Location:
+        """The location of character `offset` of the scalar string at `path`."""
+        loc = self.at(path)
+        return Location(loc.file, loc.line, loc.col + offset + (1 if tuple(path) in self.quoted else 0))
 
     def at(self, path: YamlPath) -> Location:
         """The location of the value at `path`, or of its nearest ancestor."""
@@ -59,12 +65,19 @@ def _loc(file: str, node: yaml.Node) -> Location:
     return Location(file, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _build(node: yaml.Node, path: tuple, file: str, loader: _Loader, values: dict, keys: dict, diags: Collector):
+def _build(node: yaml.Node, path: tuple, file: str, loader: _Loader, values: dict, keys: dict, diags: Collector, quoted: set):
     values[path] = _loc(file, node)
     if isinstance(node, yaml.MappingNode):
         result: dict = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                diags.error("E001", "YAML merge keys (<<) are not supported", _loc(file, key_node), "write the keys out")
+                continue
+            try:
+                key = loader.construct_object(key_node, deep=True)
+            except yaml.YAMLError as exc:
+                diags.error("E001", f"bad mapping key: {getattr(exc, 'problem', exc)}", _loc(file, key_node))
+                continue
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 diags.error("E001", "mapping keys must be plain scalars", _loc(file, key_node))
                 continue
@@ -78,10 +91,12 @@ def _build(node: yaml.Node, path: tuple, file: str, loader: _Loader, values: dic
                 )
                 continue
             keys[path + (key,)] = _loc(file, key_node)
-            result[key] = _build(value_node, path + (key,), file, loader, values, keys, diags)
+            result[key] = _build(value_node, path + (key,), file, loader, values, keys, diags, quoted)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_build(n, path + (i,), file, loader, values, keys, diags) for i, n in enumerate(node.value)]
+        return [_build(n, path + (i,), file, loader, values, keys, diags, quoted) for i, n in enumerate(node.value)]
+    if node.style in ("'", '"'):
+        quoted.add(path)
     return loader.construct_object(node, deep=True)
 
 
@@ -97,9 +112,9 @@ def display_name(path: Path, root: Path | None = None) -> str:
     return path.as_posix()
 
 
-def load_text(text: str, file: str, diags: Collector) -> Document | None:
-    """Parse YAML text; syntax errors and duplicate keys go to `diags`."""
-    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None) -> Document | None:
+    """Parse YAML text; syntax errors and duplicate keys go to `diags`. `raw` is the file's bytes (for its sha256)."""
+    sha = hashlib.sha256(raw if raw is not None else text.encode("utf-8")).hexdigest()
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -119,16 +134,24 @@ def load_text(text: str, file: str, diags: Collector) -> Document | None:
         return None
     values: dict = {}
     keys: dict = {}
-    data = _build(node, (), file, _Loader(""), values, keys, diags)
-    return Document(file, text, sha, data, SourceMap(file, values, keys))
+    quoted: set = set()
+    try:
+        data = _build(node, (), file, _Loader(""), values, keys, diags, quoted)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
+        diags.error("E000", f"YAML error: {getattr(exc, 'problem', None) or exc}", loc)
+        return None
+    return Document(file, text, sha, data, SourceMap(file, values, keys, frozenset(quoted)))
 
 
 def load_file(path: Path, diags: Collector, root: Path | None = None) -> Document | None:
     """Read and parse one pipeline file."""
     file = display_name(path, root)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         diags.error("E004", f"cannot read the file: {exc}", Location(file, 1, 1))
         return None
-    return load_text(text, file, diags)
+    return load_text(text, file, diags, raw)

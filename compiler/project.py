@@ -51,13 +51,12 @@ def build_all(paths: list[str]) -> Result:
     """Load, validate and build every pipeline; names must be unique among them."""
     result = Result()
     diags = result.diags
-    root = repo_root()
     files = discover(paths, diags)
     if not files and not diags.errors:
         diags.error("E006", f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}", None)
     names: dict[str, Location] = {}
     for path in files:
-        doc = load_file(path, diags, root)
+        doc = load_file(path, diags, repo_root(path.parent))
         if doc is None or not validate_document(doc, diags):
             continue
         compiled = Builder(doc, diags).build()

@@ -16,10 +16,11 @@ SPARK_FUNCTIONS = frozenset(
         "array_contains", "transform", "size", "length", "timestamp_millis", "current_timestamp",
         "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
         "when",
+        "shiftleft", "shiftright", "isnan", "ceil", "floor", "pmod", "unix_date", "lower", "is_valid_utf8", "reverse", "hex", "conv", "substring", "pow", "greatest", "abs", "try_to_timestamp", "try_divide",
     }
 )
 COLUMN_METHODS = frozenset(
-    {"alias", "cast", "getField", "isNull", "isNotNull", "rlike", "isin", "withField", "dropFields", "startswith"}
+    {"alias", "cast", "getField", "isNull", "isNotNull", "rlike", "isin", "withField", "dropFields", "startswith", "try_cast"}
 )
 
 

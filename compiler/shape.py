@@ -38,6 +38,7 @@ class Shape:
         lines = [
             f"key:     {self.key.sql() if self.key else 'null'}",
             f"value:   {self.value.sql() if self.value else 'null'}",
+            "headers: ARRAY<STRUCT<key STRING, value BYTES>> (every header, in wire order)",
         ]
         if self.virtual:
             lines.append(f"virtual: {', '.join(sorted(self.virtual))} (dropped at the sink)")

@@ -38,6 +38,7 @@ class SourceConnector:
     decode: Callable[[Source, str], tuple[ir.Op, ...]]
     packages: Callable[[Source], tuple[str, ...]] = lambda source: ()
     formats: tuple[str, ...] = ()
+    options: frozenset[str] = frozenset()  # the Spark reader options `options:` may set
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class SinkConnector:
     check: Callable[[Sink, Shape, Collector], None]
     encode: Callable[[Sink, Shape], ir.Select]
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
+    options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
 
 
 def castable(src: SqlType, dst: SqlType) -> bool:

@@ -80,12 +80,29 @@ def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     )
 
 
+# Spark's file reader and writer options (csv/json/text/parquet/avro and the streaming file source).
+_TEXT_OPTIONS = {"encoding", "lineSep", "dateFormat", "timestampFormat", "timestampNTZFormat", "locale", "compression"}
+_CSV_OPTIONS = {"header", "sep", "delimiter", "quote", "escape", "comment", "nullValue", "emptyValue", "nanValue",
+                "ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace", "quoteAll", "escapeQuotes", "charToEscapeQuoteEscaping"}
+FILE_READ_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {
+    "mode", "multiLine", "columnNameOfCorruptRecord", "maxColumns", "maxCharsPerColumn", "enforceSchema",
+    "allowComments", "allowUnquotedFieldNames", "allowSingleQuotes", "allowNumericLeadingZeros", "allowNonNumericNumbers",
+    "allowBackslashEscapingAnyCharacter", "allowUnquotedControlChars", "dropFieldIfAllNull", "primitivesAsString",
+    "prefersDecimal", "wholetext", "recursiveFileLookup", "pathGlobFilter", "modifiedBefore", "modifiedAfter",
+    "ignoreCorruptFiles", "ignoreMissingFiles", "mergeSchema", "datetimeRebaseMode", "int96RebaseMode",
+    "maxFilesPerTrigger", "maxBytesPerTrigger", "latestFirst", "fileNameOnly", "maxFileAge", "cleanSource",
+    "sourceArchiveDir", "avroSchema", "positionalFieldMatching",
+})
+FILE_WRITE_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {"ignoreNullFields", "maxRecordsPerFile", "avroSchema", "recordName", "recordNamespace"})
+CONSOLE_OPTIONS = frozenset({"numRows", "truncate"})
+
 FILES_SOURCE = SourceConnector(
     name="files",
     metadata=FILES_METADATA,
     decode=decode_files,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     formats=("json", "csv", "parquet", "avro", "text"),
+    options=FILE_READ_OPTIONS,
 )
 
 
@@ -144,5 +161,6 @@ FILES_SINK = SinkConnector(
     check=check_files_sink,
     encode=encode_rows,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
+    options=FILE_WRITE_OPTIONS,
 )
-CONSOLE_SINK = SinkConnector(name="console", check=check_files_sink, encode=encode_rows)
+CONSOLE_SINK = SinkConnector(name="console", check=check_files_sink, encode=encode_rows, options=CONSOLE_OPTIONS)

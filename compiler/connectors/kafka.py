@@ -108,10 +108,17 @@ def _packages(source: Source) -> tuple[str, ...]:
     return (KAFKA_PACKAGE, AVRO_PACKAGE) if avro else (KAFKA_PACKAGE,)
 
 
+KAFKA_READER_OPTIONS = frozenset({
+    "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay", "failOnDataLoss", "minPartitions",
+    "maxRecordsPerPartition", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries", "fetchOffset.retryIntervalMs",
+    "groupIdPrefix", "startingOffsetsByTimestampStrategy",
+})
+
 KAFKA_SOURCE = SourceConnector(
     name="kafka",
     metadata=KAFKA_METADATA,
     decode=decode_kafka,
     packages=_packages,
     formats=("raw", "json", "csv"),
+    options=KAFKA_READER_OPTIONS,
 )

@@ -37,10 +37,14 @@ def read_syntax(reader: ConfigReader) -> str:
 def read_path(reader: ConfigReader, key: str, text: str, version: str) -> FieldPath | None:
     """Parse one configured path; an unbalanced backtick is reported at the key."""
     try:
-        return parse_path(text, version)
+        path = parse_path(text, version)
     except PathSyntaxError as exc:
         reader.error(key, exc.message, "wrap the whole name in backticks, or escape the backtick with a backslash", code="E302")
         return None
+    if not path.steps or "" in path.steps:
+        reader.error(key, f"'{text}' names an empty field", "field names cannot be empty (check for a stray '.')", code="E305")
+        return None
+    return path
 
 
 # ---------------------------------------------------------------- InsertField

@@ -13,8 +13,9 @@ from ..paths import FieldPath
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at
+from .structure import read_paths
 
 MASK_NULL = "Only Struct objects supported for [mask fields], found: null"
 
@@ -138,16 +139,7 @@ class MaskFieldConfig:
 def parse_mask(reader: ConfigReader) -> MaskFieldConfig | None:
     reader.boolean("replace.null.with.default", True)
     version = read_syntax(reader)
-    items = reader.items("fields")
-    if not items and reader.has("fields"):
-        reader.error("fields", "'fields' must list at least one field", code="E770")
-    paths = []
-    for text in items:
-        path = read_path(reader, "fields", text, version)
-        if path is not None and not path.steps:
-            reader.error("fields", "'fields' holds an empty path, which names no field", code="E770")
-        elif path is not None:
-            paths.append(path)
+    paths = read_paths(reader, "fields", version, "E770")
     replacement = reader.string("replacement")
     if replacement == "":
         reader.error("replacement", "'replacement' must be non-empty (Kafka: String must be non-empty)",

@@ -27,19 +27,12 @@ def _shown(steps: tuple[str, ...]) -> str:
         return ".".join(steps)
 
 
-def _read_paths(reader: ConfigReader, key: str, version: str, code: str) -> tuple[FieldPath, ...]:
-    """A non-empty LIST key of field paths; an empty list or an empty V2 path is an error at the key."""
+def read_paths(reader: ConfigReader, key: str, version: str, code: str) -> tuple[FieldPath, ...]:
+    """A non-empty LIST key of field paths (an empty list is an error at the key)."""
     items = reader.items(key)
     if not items and reader.has(key):
         reader.error(key, f"'{key}' must list at least one field", code=code)
-    paths = []
-    for text in items:
-        path = read_path(reader, key, text, version)
-        if path is not None and not path.steps:
-            reader.error(key, f"'{key}' holds an empty path, which names no field", code=code)
-        elif path is not None:
-            paths.append(path)
-    return tuple(paths)
+    return tuple(p for p in (read_path(reader, key, text, version) for text in items) if p is not None)
 
 
 def _first_clash(names: list[tuple[str, str]]) -> str | None:
@@ -51,7 +44,7 @@ def _first_clash(names: list[tuple[str, str]]) -> str | None:
             continue
         first, first_source = seen[name.casefold()]
         if first != name:
-            return f"fields '{first}' (from {first_source}) and '{name}' (from {source}), one name to Spark, which ignores case"
+            return f"fields '{first}' (from {first_source}) and '{name}' (from {source}), the same name to Spark (it ignores case)"
         if first_source == source:
             return f"two fields named '{name}' ({source} is listed twice)"
         return f"two fields named '{name}' (from {first_source} and {source})"
@@ -71,9 +64,6 @@ def parse_extract(reader: ConfigReader) -> ExtractFieldConfig | None:
     version = read_syntax(reader)
     text = reader.string("field", required=True)
     path = read_path(reader, "field", text, version) if text is not None else None
-    if path is not None and not path.steps:
-        reader.error("field", "'field' is an empty path, which names no field", "name the field to extract, e.g. parent.child", code="E750")
-        return None
     return ExtractFieldConfig(path) if path else None
 
 
@@ -105,7 +95,8 @@ EXTRACT_FIELD = TransformSpec(
     lower=lower_extract,
     example="- name: just_the_card\n  type: ExtractField$Value\n  field.syntax.version: V2\n  field: customer.card",
     differences=(
-        "An empty V2 path is a compile error (Kafka fails each record with IllegalArgumentException).",
+        "A field missing from the schema is a compile error (Kafka fails each record with `Unknown field`), and so is "
+        "an empty path (Kafka: IllegalArgumentException per record).",
     ),
 )
 
@@ -193,7 +184,7 @@ def parse_hoist(reader: ConfigReader) -> HoistFieldConfig | None:
     hoisted = read_path(reader, "hoisted", text, version) if text else None
     if name is None or (text and hoisted is None):
         return None
-    return HoistFieldConfig(name, hoisted if hoisted and hoisted.steps else None)
+    return HoistFieldConfig(name, hoisted)
 
 
 def _wrapped(parent: StructType, last: str, name: str) -> StructType:
@@ -287,7 +278,7 @@ class ValueToKeyConfig:
 def parse_value_to_key(reader: ConfigReader) -> ValueToKeyConfig | None:
     reader.boolean("replace.null.with.default", True)
     version = read_syntax(reader)
-    paths = _read_paths(reader, "fields", version, "E765")
+    paths = read_paths(reader, "fields", version, "E765")
     return ValueToKeyConfig(paths, version) if paths else None
 
 

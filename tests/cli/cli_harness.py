@@ -20,7 +20,9 @@ VALID = FIXTURES / "valid"
 EXAMPLE = ROOT / "pipelines" / "orders_enriched.yaml"
 
 # `file:line:col: error[CODE]` (the location is absent for errors about no file, e.g. a missing path).
-DIAGNOSTIC = re.compile(r"^(?P<prefix>(?:(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): )?(?P<severity>error|warning)\[(?P<code>[A-Z]+\d+)\])")
+DIAGNOSTIC = re.compile(
+    r"^(?P<prefix>(?:(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): )?(?P<severity>error|warning)\[(?P<code>[A-Z]+\d+)\])"
+)
 HINT = "  hint: "
 
 

@@ -1,0 +1,393 @@
+"""Cast: cast fields, or the whole key or value, to a Connect primitive type with Java's conversion rules.
+
+Kafka casts through Java: numeric narrowing wraps (`(byte) 300` is 44), doubles saturate and NaN is 0, strings
+parse with `Integer.parseInt`/`Double.parseDouble`, booleans parse with `Boolean.parseBoolean`. Spark's ANSI
+casts differ (overflow errors, trimmed strings, "inf"), so each conversion here is spelled out natively. pipec
+adds BYTES -> int32/int64/float64 (`bytes.order`) and BYTES -> UTF-8 text (`bytes.string.encoding: utf8`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import ir
+from ..paths import FieldPath
+from ..shape import Shape
+from ..types import CONNECT_TYPES, ArrayType, MapType, Primitive, SqlType, StructType
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
+
+TARGETS = ("int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string")
+SCHEMA_TYPES = set(TARGETS) | {"bytes", "array", "map", "struct"}  # Kafka's Schema.Type names
+BYTES_TARGETS = {"int32": 4, "int64": 8, "float64": 8}  # decoded widths; and "string"
+ORDERS = ("BIG_ENDIAN", "LITTLE_ENDIAN")
+ENCODINGS = ("base64", "utf8")
+
+# Input kinds by type name: what Java value Kafka's Cast would see.
+KINDS = {
+    "TINYINT": "int", "SMALLINT": "int", "INT": "int", "BIGINT": "int", "FLOAT": "float", "DOUBLE": "float",
+    "DECIMAL": "decimal", "BOOLEAN": "boolean", "STRING": "string", "BYTES": "bytes", "DATE": "date",
+    "TIMESTAMP": "timestamp", "TIMESTAMP_LTZ": "timestamp",
+}
+INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+LONG_MAX, LONG_MIN, INT_MAX, INT_MIN = 2**63 - 1, -(2**63), 2**31 - 1, -(2**31)
+MILLIS_PER_DAY = 86_400_000
+# Java's grammars: Integer.parseInt (no whitespace) and Double.parseDouble (trims chars <= U+0020).
+JAVA_INTEGER = r"\A[+-]?[0-9]+\z"
+JAVA_FLOAT = (
+    r"\A[\x00-\x20]*[+-]?(NaN|Infinity|(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+    r"|0[xX]([0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?)[\x00-\x20]*\z"
+)
+
+
+@dataclass(frozen=True)
+class FieldCast:
+    index: int  # the spec item, for error locations
+    path: FieldPath
+    target: str
+
+
+@dataclass(frozen=True)
+class CastConfig:
+    whole: str | None  # the target of a whole-value cast
+    fields: tuple[FieldCast, ...]
+    little_endian: bool
+    utf8: bool
+
+
+def _item_reader(reader: ConfigReader) -> ConfigReader:
+    """A reader whose keys are the indexes of `spec` items (errors point at the item where the list has lines)."""
+    return ConfigReader(reader.owner, reader.raw, reader.smap, reader.path + ("spec",), reader.diags)
+
+
+def _item_ctx(ctx: Context) -> Context:
+    return Context(ctx.owner, ctx.side, _item_reader(ctx.reader), ctx.diags)
+
+
+def parse_cast(reader: ConfigReader) -> CastConfig:
+    reader.boolean("replace.null.with.default", True)
+    version = read_syntax(reader)
+    items = reader.items("spec")
+    at = _item_reader(reader)
+    if not items:
+        reader.error(None if not reader.has("spec") else "spec", "'spec' is required and must be non-empty", "e.g. spec: [price:float64] or spec: int64", "E301")
+    whole, fields, seen = None, [], set()
+    for i, item in enumerate(items):
+        parts = item.split(":")
+        if len(parts) > 2:
+            at.error(i, f"invalid cast mapping '{item}'", "write field:type, or a single type to cast the whole value", "E700")
+            continue
+        target = parts[-1].strip().lower()
+        if target not in SCHEMA_TYPES:
+            at.error(i, f"invalid type '{parts[-1].strip()}' in spec", f"supported types: {', '.join(TARGETS)}", "E701")
+            continue
+        if target not in TARGETS:
+            at.error(i, f"Cast does not support casting to {target.upper()}", f"supported types: {', '.join(TARGETS)}", "E702")
+            continue
+        if len(parts) == 1:
+            whole = target
+            continue
+        path = read_path(at, i, parts[0].strip(), version)
+        if path is None:
+            continue
+        if not path.steps or not parts[0].strip():
+            at.error(i, f"cast mapping '{item}' names no field", "write field:type", "E700")
+        elif path.steps in seen:
+            at.error(i, f"field '{path}' is cast twice", "keep one cast per field", "E705")
+        else:
+            seen.add(path.steps)
+            fields.append(FieldCast(i, path, target))
+    if whole is not None and len(items) > 1:
+        reader.error("spec", "a whole-value cast must be the only item of spec", "cast the whole value in its own Cast step, or name fields as field:type", "E703")
+    order = reader.enum("bytes.order", ORDERS, "BIG_ENDIAN", ignore_case=True)
+    encoding = reader.enum("bytes.string.encoding", ENCODINGS, "base64")
+    return CastConfig(whole, tuple(fields), order == "LITTLE_ENDIAN", encoding == "utf8")
+
+
+# ---------------------------------------------------------------- schema
+
+
+def _kind(t: SqlType) -> str | None:
+    return KINDS.get(t.name) if isinstance(t, Primitive) else None
+
+
+def _type_word(t: SqlType) -> str:
+    return {StructType: "STRUCT", ArrayType: "ARRAY", MapType: "MAP"}.get(type(t)) or t.sql()
+
+
+def check_cast(t: SqlType, target: str, ctx: Context, key: object, what: str) -> bool:
+    """Whether Kafka's Cast (plus pipec's BYTES decoding) casts `t` to `target`; an error where it does not."""
+    kind = _kind(t)
+    if kind is None:
+        ctx.error(key, f"Cast does not support casting from {_type_word(t)} ({what})",
+                  "cast primitive fields: name the fields inside it (field.syntax.version: V2 for nested paths)", "E706")
+        return False
+    if kind == "bytes" and target not in BYTES_TARGETS and target != "string":
+        ctx.error(key, f"cannot cast BYTES ({what}) to {target}",
+                  "BYTES casts to int32, int64 or float64 (decoded with bytes.order) or to string (base64 or utf8)", "E707")
+        return False
+    return True
+
+
+def infer_cast(cfg: CastConfig, shape: Shape, ctx: Context) -> Shape:
+    side = ctx.side
+    t = shape.side(side)
+    if cfg.whole is not None:
+        if t is None:
+            ctx.error("spec", f"the {side} here is always null, so there is nothing to cast", "declare a key format and fields at the source", "E709")
+            return shape
+        if check_cast(t, cfg.whole, ctx, "spec", f"the whole {side}"):
+            return shape.with_side(side, CONNECT_TYPES[cfg.whole])
+        return shape
+    out = require_struct(t, ctx, side)
+    if out is None:
+        return shape
+    at = _item_ctx(ctx)
+    for c in cfg.fields:
+        ft = require_field(out, c.path.steps, at, c.index, side)
+        if ft is not None and check_cast(ft, c.target, at, c.index, f"field '{c.path}'"):
+            out = struct_with(out, c.path.steps, CONNECT_TYPES[c.target])
+    return shape.with_side(side, out)
+
+
+# ---------------------------------------------------------------- conversions
+
+
+def _lit(value: object, ddl: str) -> ir.Expr:
+    """A typed literal (big integers and decimals go through their text)."""
+    return ir.Cast(ir.Lit(str(value) if ddl.startswith("DECIMAL") else value), ddl)
+
+
+def _when(*branches: tuple[ir.Expr, ir.Expr], otherwise: ir.Expr) -> ir.Expr:
+    out = otherwise
+    for cond, value in reversed(branches):
+        out = ir.If(cond, value, out)
+    return out
+
+
+def _wrap(x: ir.Expr, bits: int, ddl: str) -> ir.Expr:
+    """Java's narrowing of a long to its low `bits` bits (two's complement), e.g. (byte) 300 == 44."""
+    shift = ir.Arg(64 - bits)
+    shifted = ir.Func("shiftright", (ir.Func("shiftleft", (ir.Cast(x, "BIGINT"), shift)), shift))
+    return ir.Cast(shifted, ddl)
+
+
+def _saturate(d: ir.Expr, lo: int, hi: int, ddl: str) -> ir.Expr:
+    """Java's d2i/d2l: NaN is 0, out-of-range values clamp, the rest truncate toward zero."""
+    return _when(
+        (ir.Func("isnan", (d,)), _lit(0, ddl)),
+        (ir.BinOp(">=", d, ir.Lit(float(hi))), _lit(hi, ddl)),
+        (ir.BinOp("<=", d, ir.Lit(float(lo))), _lit(lo, ddl)),
+        otherwise=ir.Cast(d, ddl),
+    )
+
+
+def _decimal_long(x: ir.Expr, t: Primitive) -> ir.Expr:
+    """BigDecimal.longValue(): the integer part, wrapped to its low 64 bits."""
+    if t.precision - t.scale <= 18:
+        return ir.Cast(x, "BIGINT")  # Spark truncates toward zero and the integer part fits
+    whole = ir.If(ir.BinOp("<", x, ir.Lit(0)), ir.Func("ceil", (x,)), ir.Func("floor", (x,)))
+    low = ir.Func("pmod", (whole, _lit(2**64, "DECIMAL(20,0)")))
+    return ir.Cast(ir.If(ir.BinOp(">", low, _lit(LONG_MAX, "DECIMAL(20,0)")), ir.BinOp("-", low, _lit(2**64, "DECIMAL(20,0)")), low), "BIGINT")
+
+
+def _millis(x: ir.Expr, t: Primitive) -> ir.Expr:
+    return ir.Func("unix_millis", (x if t.name == "TIMESTAMP_LTZ" else ir.Cast(x, "TIMESTAMP"),))
+
+
+# Java's Number.longValue() / intValue() of what Kafka's Cast sees (logical types encoded as days or millis).
+AS_LONG: dict[str, Callable[[ir.Expr, Primitive], ir.Expr]] = {
+    "int": lambda x, t: ir.Cast(x, "BIGINT"),
+    "float": lambda x, t: _saturate(x, LONG_MIN, LONG_MAX, "BIGINT"),
+    "decimal": _decimal_long,
+    "boolean": lambda x, t: ir.Cast(x, "BIGINT"),
+    "date": lambda x, t: ir.Cast(ir.Func("unix_date", (x,)), "BIGINT"),
+    "timestamp": _millis,
+}
+AS_INT: dict[str, Callable[[ir.Expr, Primitive], ir.Expr]] = {
+    "int": lambda x, t: _wrap(x, 32, "INT") if t.name == "BIGINT" else ir.Cast(x, "INT"),
+    "float": lambda x, t: _saturate(x, INT_MIN, INT_MAX, "INT"),
+    "decimal": lambda x, t: _wrap(_decimal_long(x, t), 32, "INT"),
+    "boolean": lambda x, t: ir.Cast(x, "INT"),
+    "date": lambda x, t: ir.Func("unix_date", (x,)),
+    "timestamp": lambda x, t: _wrap(_millis(x, t), 32, "INT"),
+}
+
+
+class Converter:
+    """Builds the native expression for one cast, failing records the way Kafka's DataException does."""
+
+    def __init__(self, cfg: CastConfig, low: Lowering, what: str):
+        self.cfg, self.low, self.what = cfg, low, what
+
+    def fail(self, x: ir.Expr, value: ir.Expr, ddl: str, reason: str) -> ir.Expr:
+        """`value`, but a record error where it is null while `x` is not (one evaluation of `value`)."""
+        error = ir.If(ir.IsNull(x), ir.Null(ddl), self.low.record_error(f"{self.what}: {reason}"))
+        return ir.Func("coalesce", (value, error))
+
+    def convert(self, x: ir.Expr, t: Primitive, target: str) -> ir.Expr:
+        if CONNECT_TYPES[target] == t:
+            return x
+        kind = KINDS[t.name]
+        if kind == "bytes":
+            return self.from_bytes(x, target)
+        if kind == "string":
+            return self.from_string(x, target)
+        return self.from_number(x, t, kind, target)
+
+    def from_number(self, x: ir.Expr, t: Primitive, kind: str, target: str) -> ir.Expr:
+        ddl = CONNECT_TYPES[target].ddl()
+        if target in ("int8", "int16"):
+            return _wrap(AS_INT[kind](x, t), INT_BITS[target], ddl)
+        if target == "int32":
+            return AS_INT[kind](x, t)
+        if target == "int64":
+            return AS_LONG[kind](x, t)
+        if target in ("float32", "float64"):
+            return ir.Cast(x if kind in ("int", "float", "decimal", "boolean") else AS_LONG[kind](x, t), ddl)
+        if target == "boolean":
+            return ir.BinOp("!=", AS_LONG[kind](x, t), ir.Lit(0))
+        return TO_STRING[kind](x, t)
+
+    def from_string(self, x: ir.Expr, target: str) -> ir.Expr:
+        ddl = CONNECT_TYPES[target].ddl()
+        if target == "boolean":  # Boolean.parseBoolean: "true" in any case, anything else false
+            return ir.BinOp("==", ir.Func("lower", (x,)), ir.Lit("true"))
+        integral = target in INT_BITS
+        grammar = JAVA_INTEGER if integral else JAVA_FLOAT
+        parsed = ir.If(ir.Method(x, "rlike", (ir.Arg(grammar),)), ir.Method(x, "try_cast", (ir.Arg(ddl),)), ir.Null(ddl))
+        why = "not a decimal integer in range" if integral else "not a Java floating-point number"
+        return self.fail(x, parsed, ddl, f"cannot cast the string to {target} ({why})")
+
+    def from_bytes(self, b: ir.Expr, target: str) -> ir.Expr:
+        if target == "string":
+            if not self.cfg.utf8:  # java.util.Base64: no line breaks (Spark's base64 breaks lines at 76)
+                return ir.Func("regexp_replace", (ir.Func("base64", (b,)), ir.Arg("\r\n"), ir.Arg("")))
+            return ir.If(ir.Not(ir.Func("is_valid_utf8", (b,))), self.low.record_error(f"{self.what}: the bytes are not valid UTF-8"), ir.Cast(b, "STRING"))
+        width = BYTES_TARGETS[target]
+        data = ir.Func("reverse", (b,)) if self.cfg.little_endian else b
+        value = BYTES_DECODERS[target](ir.Func("hex", (data,)))
+        wrong = ir.BinOp("!=", ir.Func("length", (b,)), ir.Lit(width))
+        return self.low.fail_if(wrong, f"{self.what}: {target} needs exactly {width} bytes", value)
+
+
+# ---------------------------------------------------------------- bytes (spark-facts 2(c))
+
+
+def _f64_from_hex(h: ir.Expr) -> ir.Expr:
+    """IEEE 754 binary64 from 16 hex digits, exactly (subnormals, signed zero, infinities, NaN)."""
+    top = ir.Cast(ir.Func("conv", (ir.Func("substring", (h, ir.Arg(1), ir.Arg(3))), ir.Arg(16), ir.Arg(10))), "INT")  # sign + exponent
+    mantissa = ir.Cast(ir.Func("conv", (ir.Func("substring", (h, ir.Arg(4), ir.Arg(13))), ir.Arg(16), ir.Arg(10))), "BIGINT")
+    exponent = ir.Func("pmod", (top, ir.Lit(2048)))
+    implicit = ir.If(ir.BinOp("==", exponent, ir.Lit(0)), ir.Lit(0.0), ir.Lit(float(2**52)))
+    scale = ir.Func("pow", (ir.Lit(2.0), ir.BinOp("-", ir.Func("greatest", (exponent, ir.Lit(1))), ir.Lit(1075))))
+    magnitude = ir.BinOp("*", ir.BinOp("+", ir.Cast(mantissa, "DOUBLE"), implicit), scale)
+    special = ir.If(ir.BinOp("==", mantissa, ir.Lit(0)), ir.Lit(float("inf")), ir.Lit(float("nan")))
+    unsigned = ir.If(ir.BinOp("==", exponent, ir.Lit(2047)), special, magnitude)
+    return ir.If(ir.BinOp(">=", top, ir.Lit(2048)), ir.BinOp("*", ir.Lit(-1.0), unsigned), unsigned)
+
+
+BYTES_DECODERS: dict[str, Callable[[ir.Expr], ir.Expr]] = {
+    "int32": lambda h: _wrap(ir.Func("conv", (h, ir.Arg(16), ir.Arg(10))), 32, "INT"),
+    "int64": lambda h: ir.Cast(ir.Func("conv", (h, ir.Arg(16), ir.Arg(-10))), "BIGINT"),
+    "float64": _f64_from_hex,
+}
+
+
+# ---------------------------------------------------------------- to string
+
+
+def _decimal_string(x: ir.Expr, t: Primitive) -> ir.Expr:
+    """BigDecimal.toString(): plain, but scientific when the value is below 1e-6 (only possible at scale > 6)."""
+    plain = ir.Cast(x, "STRING")
+    if t.scale <= 6:
+        return plain
+    digits = ir.Func("regexp_replace", (ir.Cast(ir.Func("abs", (x,)), "STRING"), ir.Arg(r"^0\.0*"), ir.Arg("")))
+    count = ir.Func("length", (digits,))
+    rest = ir.If(ir.BinOp(">", count, ir.Lit(1)), ir.Func("concat", (ir.Lit("."), ir.Func("substring", (digits, ir.Arg(2), ir.Arg(64))))), ir.Lit(""))
+    exponent = ir.Cast(ir.BinOp("-", count, ir.Lit(1 + t.scale)), "STRING")
+    sign = ir.If(ir.BinOp("<", x, ir.Lit(0)), ir.Lit("-"), ir.Lit(""))
+    scientific = ir.Func("concat", (sign, ir.Func("substring", (digits, ir.Arg(1), ir.Arg(1))), rest, ir.Lit("E"), exponent))
+    tiny = ir.BinOp("<", ir.Func("abs", (x,)), _lit("0.000001", "DECIMAL(7,6)"))
+    return ir.If(tiny, ir.If(ir.BinOp("==", count, ir.Lit(0)), ir.Lit(f"0E-{t.scale}"), scientific), plain)
+
+
+def _timestamp_string(x: ir.Expr, t: Primitive) -> ir.Expr:
+    """Connect's Values.dateFormatFor in UTC: before 1970-01-02 a time of day, at midnight a date, else ISO."""
+    ts = x if t.name == "TIMESTAMP_LTZ" else ir.Cast(x, "TIMESTAMP")
+    millis = _millis(x, t)
+    return _when(
+        (ir.BinOp("<", millis, ir.Lit(MILLIS_PER_DAY)), ir.Func("date_format", (ts, ir.Arg("HH:mm:ss.SSS'Z'")))),
+        (ir.BinOp("==", ir.Func("pmod", (millis, ir.Lit(MILLIS_PER_DAY))), ir.Lit(0)), ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd")))),
+        otherwise=ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"))),
+    )
+
+
+def _date_string(x: ir.Expr, t: Primitive) -> ir.Expr:
+    """Values.dateFormatFor of a Date: midnight of a day before 1970-01-02 prints as the time 00:00:00.000Z."""
+    early = ir.BinOp("<", ir.Func("unix_date", (x,)), ir.Lit(1))
+    return ir.If(early, ir.Lit("00:00:00.000Z"), ir.Func("date_format", (x, ir.Arg("yyyy-MM-dd"))))
+
+
+TO_STRING: dict[str, Callable[[ir.Expr, Primitive], ir.Expr]] = {
+    "int": lambda x, t: ir.Cast(x, "STRING"),
+    "float": lambda x, t: ir.Cast(x, "STRING"),  # Spark prints doubles and floats with Java's toString
+    "boolean": lambda x, t: ir.Cast(x, "STRING"),
+    "decimal": _decimal_string,
+    "date": _date_string,
+    "timestamp": _timestamp_string,
+}
+
+
+def lower_cast(cfg: CastConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
+    side, col = low.side, low.col
+    t = shape.side(side)
+    if cfg.whole is not None:
+        assert isinstance(t, Primitive)
+        return (ir.SetColumns(((side, Converter(cfg, low, f"the {side}").convert(col, t, cfg.whole)),)),)
+    result: ir.Expr = col
+    for c in cfg.fields:
+        ft = type_at(t, c.path.steps)
+        assert isinstance(ft, Primitive)
+        value = Converter(cfg, low, f"field '{c.path}'").convert(get_expr(col, c.path.steps), ft, c.target)
+        result = ir.Method(result, "withField", (ir.Arg(spark_field_path(c.path.steps)), value))
+    return (ir.SetColumns(((side, result),)),)
+
+
+CAST = TransformSpec(
+    name="Cast",
+    purpose="cast types",
+    doc=(
+        "Cast fields (`field:type` items) or the whole key or value (one bare type) to int8, int16, int32, int64, "
+        "float32, float64, boolean or string, with Kafka's Java conversions: integer narrowing wraps, doubles "
+        "truncate and saturate (NaN is 0), numbers are true when their long value is non-zero, strings parse as "
+        "Java parses them (a string that does not parse is a record error), BYTES become base64, dates and "
+        "timestamps become days or epoch milliseconds (as numbers) or Connect's ISO text in UTC. pipec also "
+        "decodes BYTES into int32, int64 and float64 (`bytes.order`) and reads BYTES as UTF-8 text."
+    ),
+    keys=(
+        ConfigKey("spec", "LIST", None, "Required: `field:type` items, or a single type for the whole key/value; types are case-insensitive."),
+        ConfigKey("bytes.order", "STRING", "BIG_ENDIAN", "pipec: byte order of BYTES decoded into int32, int64 or float64 (case-insensitive).", ORDERS),
+        ConfigKey("bytes.string.encoding", "STRING", "base64", "pipec: BYTES cast to string as base64 (Kafka) or as UTF-8 text.", ENCODINGS),
+        SYNTAX_KEY,
+        NULL_DEFAULT_KEY,
+    ),
+    parse=parse_cast,
+    infer=infer_cast,
+    lower=lower_cast,
+    example="- name: typed\n  type: Cast$Value\n  field.syntax.version: V2\n  spec: [\"amount:float64\", \"parent.child.k2:int64\"]",
+    differences=(
+        "Nested fields under field.syntax.version: V2 follow KIP-821's examples (Kafka's Cast reads root fields only).",
+        "A spec field the tracked schema lacks, a cast from STRUCT/ARRAY/MAP and a field cast twice are compile errors "
+        "(Kafka ignores missing fields, fails per record, and keeps the last cast).",
+        "BYTES cast to int32, int64 or float64 decodes them (bytes.order); a wrong length is a record error. Kafka "
+        "fails every such record. BYTES to string with bytes.string.encoding: utf8 gives the text (invalid UTF-8 is a "
+        "record error).",
+        "Integer strings must use ASCII digits: Java also accepts other Unicode digits; here they are a record error.",
+        "Dates and timestamps cast to string are formatted in UTC (Kafka uses the JVM's time zone but prints 'Z'), "
+        "with the proleptic Gregorian calendar (Java switches to the Julian calendar before 1582-10-15).",
+    ),
+)
+SPECS = (CAST,)

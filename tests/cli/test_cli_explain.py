@@ -1,0 +1,81 @@
+"""`pipec explain PATH`: the record shape after the source and after each step, and the sink's columns."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from cli_harness import EXAMPLE, ROOT, VALID, rel, run_cli
+
+SHAPES = VALID / "explain_shapes.yaml"
+
+
+def explain(path, capsys, monkeypatch) -> str:
+    monkeypatch.chdir(ROOT)
+    run = run_cli(["explain", rel(path)], capsys)
+    assert run.code == 0, run.text
+    return run.out
+
+
+def sections(text: str) -> list[list[str]]:
+    """Blank-line separated blocks of the output."""
+    return [block.splitlines() for block in text.strip().split("\n\n")]
+
+
+def step_aliases(path) -> list[str]:
+    return [step["name"] for step in yaml.safe_load(path.read_text(encoding="utf-8")).get("transforms") or []]
+
+
+@pytest.mark.parametrize("path", [EXAMPLE, SHAPES], ids=lambda p: p.stem)
+def test_explain_names_every_step_in_order(path, capsys, monkeypatch):
+    out = explain(path, capsys, monkeypatch)
+    positions = [out.find(f"'{alias}'") for alias in step_aliases(path)]
+    assert all(p >= 0 for p in positions), positions
+    assert positions == sorted(positions)
+
+
+def test_explain_shows_key_and_value_after_the_source_and_each_step(capsys, monkeypatch):
+    blocks = sections(explain(SHAPES, capsys, monkeypatch))
+    # header, source, three steps, sink
+    shapes = blocks[1:-1]
+    assert len(shapes) == 1 + len(step_aliases(SHAPES))
+    for block in shapes:
+        assert any(re.match(r"\s+key:\s", line) for line in block), block
+        assert any(re.match(r"\s+value:\s", line) for line in block), block
+
+
+def test_explain_tracks_fields_through_the_chain(capsys, monkeypatch):
+    blocks = sections(explain(SHAPES, capsys, monkeypatch))
+    source, keep, add, tidy = ("\n".join(b) for b in blocks[1:5])
+    assert "line 5" in source and "STRUCT<id BIGINT>" in source  # key from key.fields
+    assert "'keep_test_topics'" in keep and "line 18" in keep and "not is_test" in keep
+    assert "kafka_topic STRING" in add and "kafka_offset BIGINT" in add
+    assert "'tidy'" in tidy and "line 26" in tidy
+    assert "customer_name STRING" in tidy and "source_file STRING" in tidy
+    assert "note" not in tidy.split("value:")[1].split("\n")[0]
+    assert "virtual" in add and "virtual" not in tidy  # the renamed virtual column is an ordinary field now
+
+
+def test_explain_names_the_sink_columns(capsys, monkeypatch):
+    last = sections(explain(SHAPES, capsys, monkeypatch))[-1]
+    assert len(last) == 1 and "line 31" in last[0]
+    assert last[0].endswith(": id, customer_name, card, source_file, kafka_topic, kafka_offset")
+
+
+def test_explain_of_the_example_drops_the_virtual_column_at_the_sink(capsys, monkeypatch):
+    last = sections(explain(EXAMPLE, capsys, monkeypatch))[-1][0]
+    assert last.endswith(": order_id, customer, total, kafka_topic, origin")
+
+
+def test_explain_shows_headers_after_each_step(capsys, monkeypatch):
+    for block in sections(explain(SHAPES, capsys, monkeypatch))[1:-1]:
+        assert any(re.match(r"\s+headers:\s", line) for line in block), block
+
+
+def test_explain_of_an_invalid_file_exits_2_and_prints_no_shapes(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    run = run_cli(["explain", rel(ROOT / "tests/cli/fixtures/errors/predicate_not_defined.yaml")], capsys)
+    assert run.code == 2
+    assert "value:" not in run.out
