@@ -82,6 +82,10 @@ def _text(value: Any) -> Text | None:
     return None if value is None else Text(str(value))
 
 
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
 def _options(raw: dict | None) -> tuple[tuple[str, str], ...]:
     return tuple((k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (raw or {}).items())
 
@@ -357,6 +361,9 @@ class Builder:
             key_fields=tuple(raw.get("key", {}).get("fields", [])),
             fields_include=raw.get("value", {}).get("fields-include", "ALL"),
             metadata=tuple((raw.get("metadata") or {}).items()),
+            record_name=self.data["name"],
+            key_schema_id=_int(raw.get("key", {}).get("schema-id")),
+            value_schema_id=_int(raw.get("value", {}).get("schema-id")),
         )
         if raw["connector"] == "kafka":
             sink = replace(sink, format=raw["value"]["format"])

@@ -183,6 +183,9 @@ def generate(compiled: Compiled) -> Job:
     """Render, check that it compiles, format with black, and check the format is stable."""
     from .format import format_python
 
-    text = _environment().get_template("job.py.j2").render(**context(compiled, lower(compiled)))
+    ctx = context(compiled, lower(compiled))
+    body = "\n".join(ctx["decode"] + [line for b in ctx["chain"] for line in b] + ctx["encode"])
+    ctx["uses_avro"] = any(f"A.{name}(" in body for name in render.AVRO_FUNCTIONS)
+    text = _environment().get_template("job.py.j2").render(**ctx)
     name = compiled.pipeline.name
     return Job(name, f"{name}.py", format_python(text, f"generated/{name}.py"))

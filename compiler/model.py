@@ -92,6 +92,9 @@ class Sink:
     key_fields: tuple[str, ...] = ()
     fields_include: str = "ALL"
     metadata: tuple[tuple[str, str], ...] = ()
+    record_name: str = "record"  # the Avro record name (the pipeline's, unless SetSchemaMetadata names one)
+    key_schema_id: int | None = None
+    value_schema_id: int | None = None
 
 
 @dataclass(frozen=True)

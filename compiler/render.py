@@ -11,7 +11,7 @@ from .types import quote_name
 # The functions and Column methods generated code may call. Every one is a native Spark expression.
 SPARK_FUNCTIONS = frozenset(
     {
-        "array", "base64", "create_map", "from_csv", "map_entries", "to_csv", "regexp_extract", "coalesce", "col", "concat", "date_format", "exists", "filter", "from_json",
+        "array", "base64", "substring", "unhex", "create_map", "from_csv", "map_entries", "to_csv", "regexp_extract", "coalesce", "col", "concat", "date_format", "exists", "filter", "from_json",
         "lit", "regexp_replace", "struct", "to_json", "try_element_at", "unix_millis", "when",
         "array_contains", "transform", "size", "length", "timestamp_millis", "current_timestamp",
         "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
@@ -58,7 +58,13 @@ def doc_text(text: str) -> str:
     return comment_text(text).replace(chr(92), "/").replace(chr(34), "'")
 
 
+# spark-avro's functions live in their own module, imported by jobs that use them as `A`.
+AVRO_FUNCTIONS = frozenset({"from_avro", "to_avro"})
+
+
 def _call(name: str, args: tuple[ir.Expr, ...]) -> str:
+    if name in AVRO_FUNCTIONS:
+        return f"A.{name}({', '.join(expr(a) for a in args)})"
     if name not in SPARK_FUNCTIONS:
         raise ValueError(f"function {name} is not in the native function table")
     return f"F.{name}({', '.join(expr(a) for a in args)})"

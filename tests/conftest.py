@@ -12,9 +12,12 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def spark():
     """The one SparkSession of the test run (local[2], 2 shuffle partitions, UTC, ANSI)."""
+    from compiler.emit import spark_version
     from compiler.testing.session import local_session
 
-    session = local_session("pipec-tests")
+    version = spark_version()
+    packages = [f"org.apache.spark:spark-avro_2.13:{version}", f"org.apache.spark:spark-sql-kafka-0-10_2.13:{version}"]
+    session = local_session("pipec-tests", packages)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

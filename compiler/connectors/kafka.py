@@ -5,10 +5,10 @@ from __future__ import annotations
 from .. import ir
 from ..model import Column, Source
 from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
+from . import avro
 from .base import MetaKey, SourceConnector, cast_metadata, header_columns, timestamp_type_name
 
 KAFKA_PACKAGE = "org.apache.spark:spark-sql-kafka-0-10_2.13:{spark}"
-AVRO_PACKAGE = "org.apache.spark:spark-avro_2.13:{spark}"
 # The decoded payloads, materialised once each (parsing inline in several places repeats it in the plan).
 PARSED_VALUE, PARSED_KEY = "__value", "__key"
 HEADERS = ir.Col("headers")
@@ -46,12 +46,15 @@ def payload_schema(columns: list[Column], rename=lambda n: n) -> str:
     return StructType(tuple(StructField(rename(c.name), c.type) for c in columns)).ddl()
 
 
-def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n: n) -> ir.Expr:
-    """The bytes of `column` decoded by `fmt` (json, csv: a struct; raw: the single column's value)."""
+def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n: n, name: str = "record") -> ir.Expr:
+    """The bytes of `column` decoded by `fmt` (json, csv, avro: a struct; raw: the single column's value)."""
     raw = ir.Col(column)
     if fmt == "raw":
         (only,) = columns
         return raw if only.type.is_binary else ir.Cast(raw, "STRING")
+    if fmt in avro.FORMATS:
+        struct = StructType(tuple(StructField(rename(c.name), c.type) for c in columns))
+        return avro.decode(raw, fmt, struct, name)
     text = ir.Cast(raw, "STRING")
     schema = ir.Arg(payload_schema(columns, rename))
     options = ir.Arg({"mode": "FAILFAST"})  # an undecodable payload fails the job (tolerance: none)
@@ -63,10 +66,10 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     parsed = [("headers", ir.Func("coalesce", (HEADERS, ir.Cast(ir.Func("array", ()), "ARRAY<STRUCT<key: STRING, value: BINARY>>"))))]
     values = value_columns(source)
     if values:
-        parsed.append((PARSED_VALUE, parse_payload("value", source.format, values)))
+        parsed.append((PARSED_VALUE, parse_payload("value", source.format, values, name=pipeline)))
     keys = key_columns(source)
     if keys and source.key_format != "none":
-        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, lambda n: wire_name(source, n))))
+        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, lambda n: wire_name(source, n), f"{pipeline}_key")))
 
     def from_key(c: Column) -> ir.Expr:
         return ir.Col(PARSED_KEY) if source.key_format == "raw" else ir.Get(ir.Col(PARSED_KEY), wire_name(source, c.name))
@@ -103,9 +106,12 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     return (ir.SetColumns(tuple(parsed)), layout)
 
 
+AVRO_PACKAGE = avro.AVRO_PACKAGE
+
+
 def _packages(source: Source) -> tuple[str, ...]:
-    avro = "avro" in (source.format or "") or "avro" in source.key_format
-    return (KAFKA_PACKAGE, AVRO_PACKAGE) if avro else (KAFKA_PACKAGE,)
+    uses_avro = source.format in avro.FORMATS or source.key_format in avro.FORMATS
+    return (KAFKA_PACKAGE, AVRO_PACKAGE) if uses_avro else (KAFKA_PACKAGE,)
 
 
 KAFKA_READER_OPTIONS = frozenset({
@@ -119,6 +125,6 @@ KAFKA_SOURCE = SourceConnector(
     metadata=KAFKA_METADATA,
     decode=decode_kafka,
     packages=_packages,
-    formats=("raw", "json", "csv"),
+    formats=("raw", "json", "csv", *avro.FORMATS),
     options=KAFKA_READER_OPTIONS,
 )

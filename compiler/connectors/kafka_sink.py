@@ -11,12 +11,13 @@ from ..diagnostics import Collector
 from ..model import Sink
 from ..shape import Shape
 from ..types import HEADERS, HEADERS_MAP, INT, StructField, StructType, SqlType
+from . import avro
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
 
 SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
 JSON_OPTIONS = {"ignoreNullFields": "false"}  # json writes null fields, as Kafka Connect and Flink do
-FORMATS = ("raw", "json", "csv")
+FORMATS = ("raw", "json", "csv", *avro.FORMATS)
 
 
 def metadata_columns(sink: Sink, shape: Shape) -> dict[str, str]:
@@ -36,8 +37,12 @@ def payload_fields(sink: Sink, shape: Shape, key_fields: tuple[str, ...]) -> lis
     return [f for f in value.fields if f.name not in skip]
 
 
-def encode_payload(expr: ir.Expr, t: SqlType | None, fmt: str) -> ir.Expr:
+def encode_payload(expr: ir.Expr, t: SqlType | None, fmt: str, name: str = "record", schema_id: int | None = None) -> ir.Expr:
     """A key or value expression as bytes in `fmt`; null stays null (a tombstone or a null key)."""
+    if fmt in avro.FORMATS and isinstance(t, StructType):
+        return avro.encode(expr, fmt, t, name, schema_id)
+    if fmt == "raw" and isinstance(t, StructType) and len(t.fields) == 1:  # a one-column key written bare
+        expr, t = ir.Get(expr, t.fields[0].name), t.fields[0].type
     if fmt == "raw":
         return expr if t is not None and t.is_binary else ir.Cast(expr, "BINARY")
     if isinstance(t, StructType):
@@ -79,6 +84,11 @@ def _topic(sink: Sink, shape: Shape) -> ir.Expr:
     return ir.If(ir.BinOp("!=", ir.Col("topic"), ir.Col(SOURCE_TOPIC)), ir.Col("topic"), fixed)
 
 
+def record_name(sink: Sink, shape: Shape) -> str:
+    """SetSchemaMetadata's schema name where the chain set one, else the pipeline's name."""
+    return getattr(shape, "value_schema_name", None) or sink.record_name
+
+
 def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
     key_expr, key_type = _key(sink, shape)
     key_format = sink.key_format or "json"
@@ -89,8 +99,9 @@ def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
     else:
         value, value_type = ir.Col("value"), shape.value
     columns = [
-        ("key", encode_payload(key_expr, key_type, key_format) if key_type is not None else ir.Null("BINARY")),
-        ("value", encode_payload(value, value_type, sink.format)),
+        ("key", encode_payload(key_expr, key_type, key_format, f"{record_name(sink, shape)}_key", sink.key_schema_id)
+         if key_type is not None else ir.Null("BINARY")),
+        ("value", encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)),
         ("topic", _topic(sink, shape)),
         ("headers", ir.Cast(_headers(sink, shape), HEADERS.ddl())),
     ]
@@ -133,6 +144,14 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
         payload = payload_fields(sink, shape, sink.key_fields)
         if len(payload) != 1 or not (payload[0].type.is_string or payload[0].type.is_binary):
             error("E527", "a raw value format writes exactly one STRING or BYTES field", "drop the others with ReplaceField")
+    if sink.format in avro.FORMATS and not isinstance(value, StructType):
+        error("E529", "an avro value must be a struct; the value here is a primitive", "use json or raw for a primitive value")
+    if "avro-confluent" in (sink.format, sink.key_format):
+        wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
+        wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
+        for side, sid in wanted:
+            if sid is None:
+                error("E530", f"avro-confluent needs {side}.schema-id (the id written in Confluent's header)")
     if sink.format == "csv" and isinstance(value, StructType):
         nested = [f.name for f in payload_fields(sink, shape, sink.key_fields) if isinstance(f.type, StructType)]
         if nested:
@@ -143,5 +162,5 @@ KAFKA_SINK = SinkConnector(
     name="kafka",
     check=check_kafka_sink,
     encode=encode_kafka,
-    packages=lambda sink: (KAFKA_PACKAGE,),
+    packages=lambda sink: (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ()),
 )

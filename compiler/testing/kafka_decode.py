@@ -11,7 +11,8 @@ from decimal import Decimal
 from typing import Any
 
 from ..build import Compiled
-from ..connectors.kafka_sink import payload_fields
+from ..connectors import avro
+from ..connectors.kafka_sink import record_name, payload_fields
 from ..shape import Shape
 from ..types import ArrayType, MapType, SqlType, StructField, StructType
 
@@ -58,17 +59,44 @@ def decode_payload(data: bytes | None, fmt: str, t: SqlType | None) -> Any:
     return typed(row[0] if row else None, t)
 
 
-def kafka_sink_records(compiled: Compiled, rows: list) -> tuple[list[dict], set[str]]:
+def avro_decoder(spark, fmt: str, t: StructType, name: str):
+    """Decode Avro payloads with Spark's own from_avro (what a consumer with the schema would read)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.avro.functions import from_avro
+
+    def decode(payloads: list) -> list:
+        df = spark.createDataFrame([(p,) for p in payloads], "p BINARY")
+        body = F.expr("substring(p, 6)") if fmt == "avro-confluent" else F.col("p")
+        out = df.select(from_avro(body, avro.record_schema(t, name)).alias("v")).collect()
+        return [None if r.v is None else _plain(r.v) for r in out]
+
+    return decode
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "asDict"):
+        return {k: _plain(v) for k, v in value.asDict(recursive=False).items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def kafka_sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict], set[str]]:
     """Records as the Kafka sink would write them, and the fields known before the broker assigns the rest."""
     sink, shape = compiled.pipeline.sink, compiled.final
     key_type = _key_type(compiled, shape)
     value_type = StructType(tuple(payload_fields(sink, shape, sink.key_fields))) if isinstance(shape.value, StructType) else shape.value
+    decoded = {}
+    for side, fmt, t, name in (("key", sink.key_format, key_type, f"{record_name(sink, shape)}_key"),
+                               ("value", sink.format, value_type, record_name(sink, shape))):
+        if fmt in avro.FORMATS:
+            decoded[side] = avro_decoder(spark, fmt, t, name)([r[side] for r in rows])
     records = []
-    for row in rows:
+    for i, row in enumerate(rows):
         data = row.asDict(recursive=False)
         rec = {
-            "key": decode_payload(data["key"], sink.key_format or "json", key_type),
-            "value": decode_payload(data["value"], sink.format, value_type),
+            "key": decoded["key"][i] if "key" in decoded else decode_payload(data["key"], sink.key_format or "json", key_type),
+            "value": decoded["value"][i] if "value" in decoded else decode_payload(data["value"], sink.format, value_type),
             "topic": data["topic"],
             "headers": [(h["key"], h["value"]) for h in data["headers"] or []],
         }

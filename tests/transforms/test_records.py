@@ -16,7 +16,7 @@ from compiler.testing.runner import batch_frame, load_job, python_operators, run
 
 pytestmark = pytest.mark.spark
 HERE = Path(__file__).resolve().parent
-FILES = sorted((HERE / "pipelines").rglob("*.yaml"))
+FILES = sorted(HERE.parent.glob("*/pipelines/**/*.yaml"))  # tests/transforms/pipelines, tests/connectors/pipelines
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

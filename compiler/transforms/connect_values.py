@@ -1,0 +1,576 @@
+"""Kafka Connect's `Values`, at compile time: read a literal as `Values.parseString` types it and write
+it back as `SimpleHeaderConverter` does (`Values.convertToString`, UTF-8), for InsertHeader's constant.
+
+A value is None (Java null) or a tagged pair `(java class, payload)`: ("Byte"|"Short"|"Integer"|"Long", int),
+("Float"|"Double", float), ("BigDecimal", (unscaled, scale)), ("Boolean", bool), ("String", str),
+("Date", epoch millis), ("List", tuple), ("Map", tuple of (key, value)). A schema is (type, logical name).
+The worker's JVM time zone is taken to be UTC.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+import unicodedata
+from fractions import Fraction
+from typing import Any
+
+DAY = 86_400_000
+_TRIM = "".join(chr(c) for c in range(33))  # Java's String.trim() strips every char <= U+0020
+_DELIMITERS = frozenset(':,{}[]"')
+
+
+class Unsupported(Exception):
+    """A literal whose Kafka reading pipec cannot reproduce exactly (the message says why)."""
+
+
+class _DataError(Exception):
+    """Kafka's DataException inside the parser: the whole literal falls back to a string."""
+
+
+def _trim(text: str) -> str:
+    return text.strip(_TRIM)
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _digit(ch: str) -> int | None:
+    """Java's Character.digit(ch, 10) for a BMP char (what BigDecimal and DecimalFormat accept)."""
+    return unicodedata.decimal(ch, None) if ord(ch) < 0x10000 else None
+
+
+# ---------------------------------------------------------------- Java number text
+
+
+def _round_f32(x: float) -> float:
+    """Java's (float) of a double: round half even, overflow to infinity."""
+    try:
+        return struct.unpack(">f", struct.pack(">f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _f32_of(value: Fraction) -> float:
+    """The float nearest to an exact decimal (BigDecimal.floatValue), ties to even."""
+    if value == 0:
+        return 0.0
+    limit = Fraction(2**128 - 2**103)  # halfway between Float.MAX_VALUE and the next power of two
+    if abs(value) >= limit:
+        return -math.inf if value < 0 else math.inf
+    guess = _round_f32(float(value))
+    bits = struct.unpack(">i", struct.pack(">f", guess))[0]
+    around = [struct.unpack(">f", struct.pack(">i", b))[0] for b in (bits - 1, bits, bits + 1) if -(2**31) <= b < 2**31]
+    finite = [f for f in around if math.isfinite(f) and (f > 0) == (value > 0) or f == 0]
+    best = min(finite, key=lambda f: (abs(Fraction(f) - value), struct.unpack(">i", struct.pack(">f", f))[0] & 1))
+    return best
+
+
+def _shortest_digits(x: float, single: bool) -> tuple[str, int]:
+    """(digits, exponent) of the shortest decimal that reads back as `x` (JDK 19+ Double/Float.toString):
+    value = 0.d1d2... * 10**exponent; a one-digit result yields to the closest two-digit one."""
+    back = (lambda text: _f32_of(Fraction(text))) if single else float
+    for n in range(1, 18):
+        text = f"{x:.{n - 1}e}"
+        if back(text) == x:
+            if n == 1:
+                two = f"{x:.1e}"
+                if back(two) == x:
+                    text = two
+            mantissa, exp = text.split("e")
+            digits = mantissa.replace(".", "").lstrip("-").rstrip("0") or "0"
+            return digits, int(exp) + 1
+    raise AssertionError(x)
+
+
+def java_float_text(x: float, single: bool) -> str:
+    """Java's Float.toString (single) or Double.toString, as JDK 19+ writes them."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    if x == 0:
+        return sign + "0.0"
+    digits, exp = _shortest_digits(abs(x), single)
+    if 1e-3 <= abs(x) < 1e7:
+        if exp <= 0:
+            return f"{sign}0.{'0' * -exp}{digits}"
+        whole, frac = digits[:exp].ljust(exp, "0"), digits[exp:]
+        return f"{sign}{whole}.{frac or '0'}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exp - 1}"
+
+
+def big_decimal_text(unscaled: int, scale: int) -> str:
+    """Java's BigDecimal.toString: plain unless the scale is negative or the exponent below -6."""
+    coeff = str(abs(unscaled))
+    sign = "-" if unscaled < 0 else ""
+    adjusted = -scale + len(coeff) - 1
+    if scale >= 0 and adjusted >= -6:
+        if scale == 0:
+            return sign + coeff
+        padded = coeff.rjust(scale + 1, "0")
+        return f"{sign}{padded[:-scale]}.{padded[-scale:]}"
+    body = coeff[0] + ("." + coeff[1:] if len(coeff) > 1 else "")
+    return f"{sign}{body}E{'+' if adjusted > 0 else ''}{adjusted}" if adjusted else sign + body
+
+
+# ---------------------------------------------------------------- dates
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def _civil_from_days(z: int) -> tuple[int, int, int]:
+    z += 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (m <= 2), m, d
+
+
+def date_text(millis: int) -> str:
+    """Values.dateFormatFor: before 1970-01-02 only the time of day; at midnight only the date."""
+    days, tod = divmod(millis, DAY)
+    time = f"{tod // 3_600_000:02d}:{tod // 60_000 % 60:02d}:{tod // 1000 % 60:02d}.{tod % 1000:03d}Z"
+    if millis < DAY:
+        return time
+    y, m, d = _civil_from_days(days)
+    date = f"{y:04d}-{m:02d}-{d:02d}"
+    return date if tod == 0 else f"{date}T{time}"
+
+
+_DATE = (("y", 1970), "-", ("M", 1), "-", ("d", 1))
+_TIME = (("H", 0), ":", ("m", 0), ":", ("s", 0), ".", ("S", 0), "Z")
+_TEMPORAL = {10: ("Date", _DATE), 13: ("Time", _TIME), 24: ("Timestamp", _DATE + ("T",) + _TIME)}
+
+
+def _sdf_parse(text: str, pattern: tuple) -> int | None:
+    """Lenient SimpleDateFormat.parse(text, pos) in UTC for Connect's three ISO patterns: epoch millis,
+    or None when it fails (trailing text is ignored, as Kafka only checks that something was read)."""
+    fields = {"y": 1970, "M": 1, "d": 1, "H": 0, "m": 0, "s": 0, "S": 0}
+    pos, odd = 0, []
+    for element in pattern:
+        if isinstance(element, str):
+            if text[pos:pos + 1] != element:
+                return None
+            pos += 1
+            continue
+        while pos < len(text) and text[pos] in " \t":
+            pos += 1
+        if text[pos:pos + 1] == "-":  # DecimalFormat reads a negative number
+            odd.append("a negative date or time field")
+            pos += 1
+        start = pos
+        while pos < len(text) and _digit(text[pos]) is not None:
+            pos += 1
+        if pos == start:
+            return None
+        if pos - start > 9:
+            odd.append("a date or time field of more than 9 digits")
+        exponent = re.match(r"E-?\d+", text[pos:])  # DecimalFormat reads an exponent too
+        if exponent:
+            odd.append("an exponent in a date or time field")
+            pos += exponent.end()
+        fields[element[0]] = int("".join(str(_digit(c)) for c in text[start:pos]))
+    if odd or fields["y"] < 1583:
+        raise Unsupported(odd[0] if odd else "a year before 1583 (Kafka reads it on the Julian calendar)")
+    year, month = divmod(fields["y"] * 12 + fields["M"] - 1, 12)
+    days = _days_from_civil(year, month + 1, 1) + fields["d"] - 1
+    return days * DAY + ((fields["H"] * 60 + fields["m"]) * 60 + fields["s"]) * 1000 + fields["S"]
+
+
+def _temporal(token: str) -> tuple | None:
+    token = token.replace("\\:", ":")
+    known = _TEMPORAL.get(_utf16_len(token))
+    if known is None:
+        return None
+    millis = _sdf_parse(token, known[1])
+    return None if millis is None else (("INT64" if known[0] == "Timestamp" else "INT32", known[0]), ("Date", millis))
+
+
+# ---------------------------------------------------------------- numbers
+
+_NUMBER = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\Z")
+_INT_KINDS = (("Byte", "INT8", 8), ("Short", "INT16", 16), ("Integer", "INT32", 32), ("Long", "INT64", 64))
+
+
+def _number(token: str) -> tuple | None:
+    """Values.parseAsNumber: the smallest integer type, else FLOAT32, FLOAT64, Decimal; None if no number."""
+    match = _NUMBER.match(token)
+    if not match or not (match.group(2) or match.group(3)) or any(_digit(c) is None for c in token if c.isdigit()):
+        return None
+    sign, whole, frac, exp = match.groups()
+    frac = frac or ""
+    digits = "".join(str(_digit(c)) for c in whole + frac)
+    exponent = int("".join(str(_digit(c)) if c.isdigit() else c for c in exp)) if exp else 0
+    scale = len(frac) - exponent
+    if not -(2**31) <= exponent < 2**31 or not -(2**31) <= scale < 2**31:
+        return None  # BigDecimal: exponent overflow
+    unscaled = int(digits) * (-1 if sign == "-" else 1)
+    adjusted = len(str(abs(unscaled))) - 1 - scale
+    if unscaled != 0 and abs(adjusted) > 400:  # beyond every double: infinite or zero
+        if adjusted > 0:
+            return ("BYTES", "Decimal"), ("BigDecimal", (unscaled, scale))
+        return ("FLOAT32", None), ("Float", -0.0 if unscaled < 0 else 0.0)
+    exact = _exact(unscaled, scale)
+    if exact is not None:
+        return exact
+    value = Fraction(unscaled) * Fraction(10) ** -scale
+    single = _f32_of(value)
+    if math.isfinite(single) and scale != 0:
+        return ("FLOAT32", None), ("Float", single)
+    double = _double_of(value)
+    if math.isfinite(double) and scale != 0:
+        return ("FLOAT64", None), ("Double", double)
+    return ("BYTES", "Decimal"), ("BigDecimal", (unscaled, scale))
+
+
+def _double_of(value: Fraction) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return -math.inf if value < 0 else math.inf
+
+
+def _exact(unscaled: int, scale: int) -> tuple | None:
+    """Values.parseAsExactDecimal: an integral value in long range as INT8..INT64."""
+    if unscaled == 0:
+        return ("INT8", None), ("Byte", 0)
+    if scale > 0:
+        trailing = len(str(abs(unscaled))) - len(str(abs(unscaled)).rstrip("0"))
+        if trailing < scale:
+            return None
+        integer = unscaled // 10**scale
+    elif -scale > 40:
+        return None
+    else:
+        integer = unscaled * 10**-scale
+    if not -(2**63) <= integer < 2**63:
+        return None
+    for cls, type_, bits in _INT_KINDS:
+        if -(2 ** (bits - 1)) <= integer < 2 ** (bits - 1):
+            return (type_, None), (cls, integer)
+    raise AssertionError(integer)
+
+
+# ---------------------------------------------------------------- schemas: merge and align
+
+_WIDER = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64")
+
+
+def _merge(previous: tuple, new: tuple) -> tuple | None:
+    """Values.mergeSchemas for non-optional schemas: the same type takes the new one; numbers widen."""
+    if previous[0] == new[0]:
+        return new
+    if previous[0] in _WIDER and new[0] in _WIDER:
+        return new if _WIDER.index(new[0]) > _WIDER.index(previous[0]) else previous
+    return None
+
+
+class _Merger:
+    def __init__(self) -> None:
+        self.common: tuple | None = None
+        self.compatible = True
+
+    def merge(self, parsed: tuple | None) -> None:
+        if parsed is not None and self.compatible:
+            self.common = parsed[0] if self.common is None else _merge(self.common, parsed[0])
+            self.compatible = self.common is not None
+
+
+def _as_double(value: tuple) -> float:
+    cls, payload = value
+    if cls in ("Byte", "Short", "Integer", "Long"):
+        return float(payload)
+    if cls in ("Float", "Double"):
+        return payload
+    raise _DataError(cls)
+
+
+def _convert(schema: tuple, value: tuple | None) -> tuple:
+    """Values.convertTo(schema, null, value) for a schema the merger chose (never optional)."""
+    if value is None:
+        raise _DataError("null for a schema that requires a value")
+    type_, name = schema
+    cls, payload = value
+    if name in ("Date", "Time", "Timestamp"):
+        if cls == "Date":
+            return value
+        if cls not in ("Byte", "Short", "Integer", "Long"):
+            raise _DataError(cls)
+        if name == "Date":
+            return "Date", _java_int(payload, 32) * DAY
+        if name == "Time":
+            millis = _java_int(payload, 32)
+            if not 0 <= millis <= DAY:
+                raise _DataError("Time values must be within a day")
+            return "Date", millis
+        return "Date", payload
+    if type_ in ("INT16", "INT32", "INT64"):
+        if cls not in ("Byte", "Short", "Integer", "Long"):
+            raise _DataError(cls)
+        bits = {"INT16": 16, "INT32": 32, "INT64": 64}[type_]
+        return {16: "Short", 32: "Integer", 64: "Long"}[bits], _java_int(payload, bits)
+    if type_ == "FLOAT32":
+        return value if cls == "Float" else ("Float", _round_f32(_as_double(value)))
+    if type_ == "FLOAT64":
+        return value if cls == "Double" else ("Double", _as_double(value))
+    return value  # same class: INT8, BOOLEAN, STRING, Decimal, ARRAY, MAP
+
+
+def _java_int(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _key(value: tuple | None) -> Any:
+    """A hashable stand-in with Java's equals, for map keys."""
+    if value is None:
+        return None
+    cls, payload = value
+    if cls in ("Float", "Double"):
+        return cls, struct.pack(">d", payload)
+    if cls == "List":
+        return cls, tuple(_key(v) for v in payload)
+    if cls == "Map":
+        return cls, frozenset((_key(k), _key(v)) for k, v in payload)
+    return value
+
+
+# ---------------------------------------------------------------- the tokenizer and parser
+
+
+class _Tokens:
+    """Values.Parser: tokens split at unescaped delimiters, with mark/rewind and whitespace-skipping peeks."""
+
+    def __init__(self, text: str):
+        self.text, self.pos = text, 0
+        self.peeked: str | None = None
+        self.previous: str | None = None
+
+    def mark(self) -> int:
+        return self.pos - (len(self.peeked) if self.peeked is not None else 0)
+
+    def rewind(self, pos: int) -> None:
+        self.pos, self.peeked, self.previous = pos, None, None
+
+    def _more(self) -> bool:
+        return self.pos < len(self.text)
+
+    def has_next(self) -> bool:
+        return self.peeked is not None or self._more()
+
+    def _consume(self) -> str:
+        escaped, start = False, self.pos
+        while self._more():
+            c = self.text[self.pos]
+            if c == "\\":
+                escaped = not escaped
+            elif c in _DELIMITERS and not escaped:
+                if start < self.pos:
+                    return self.text[start:self.pos]
+                self.pos += 1
+                return c
+            else:
+                escaped = False
+            self.pos += 1
+        return self.text[start:self.pos]
+
+    def next(self) -> str:
+        if self.peeked is not None:
+            self.previous, self.peeked = self.peeked, None
+        else:
+            self.previous = self._consume()
+        return self.previous
+
+    def next_n(self, n: int) -> str | None:
+        start = self.mark()
+        for _ in range(n):
+            if not self.has_next():
+                self.rewind(start)
+                return None
+            self.next()
+        return self.text[start:self.pos]
+
+    def can_consume(self, expected: str) -> bool:
+        if self.peeked is None:
+            if not self.has_next():
+                return False
+            self.peeked = self._consume()
+        while _trim(self.peeked) == "" and self._more():
+            self.peeked = self._consume()
+        if _trim(self.peeked) == expected:
+            self.peeked = None
+            return True
+        return False
+
+
+class _Parser:
+    """Values.ValueParser: (schema, value) pairs, None for null."""
+
+    def __init__(self, text: str):
+        self.original = text
+        self.tokens = _Tokens(text)
+
+    def _single(self, embedded: bool, literal: str) -> bool:
+        t = self.tokens
+        start = t.mark()
+        if t.can_consume(literal) and (embedded or not t.has_next()):
+            return True
+        t.rewind(start)
+        return False
+
+    def parse(self, embedded: bool) -> tuple | None:
+        t = self.tokens
+        if not t.has_next():
+            return None
+        if embedded and t.can_consume('"'):
+            return self._quoted()
+        if self._single(embedded, "null"):
+            return None
+        for literal, flag in (("true", True), ("false", False)):
+            if self._single(embedded, literal):
+                return ("BOOLEAN", None), ("Boolean", flag)
+        start = t.mark()
+        try:
+            if t.can_consume("["):
+                return self._array()
+            if t.can_consume("{"):
+                return self._map()
+        except _DataError:
+            t.rewind(start)
+        token = t.next()
+        if _trim(token) == "":
+            return ("STRING", None), ("String", token)
+        return self._token(embedded, _trim(token))
+
+    def _token(self, embedded: bool, token: str) -> tuple:
+        first = token[0]
+        is_digit = ord(first) < 0x10000 and unicodedata.category(first) == "Nd"
+        if is_digit:
+            t = self.tokens
+            start = t.mark()
+            rest = t.next_n(4)
+            found = _temporal(token + rest) if rest is not None else None
+            if found:
+                return found
+            t.rewind(start)
+            found = _temporal(token)
+            if found:
+                return found
+        if is_digit or first in "+-":
+            number = _number(token)
+            if number is not None:
+                return number
+        if embedded:
+            raise _DataError("Failed to parse embedded value")
+        return ("STRING", None), ("String", self.original)
+
+    def _quoted(self) -> tuple:
+        t, parts = self.tokens, []
+        while t.has_next():
+            if t.can_consume('"'):
+                break
+            parts.append(t.next())
+        content = "".join(parts)
+        return _temporal(content) or (("STRING", None), ("String", content))
+
+    def _array(self) -> tuple:
+        t, items, merger = self.tokens, [], _Merger()
+        while t.has_next():
+            if t.can_consume("]"):
+                if merger.common is not None:
+                    items = [_convert(merger.common, v) for v in items]
+                return ("ARRAY", None), ("List", tuple(items))
+            if t.can_consume(","):
+                raise _DataError("empty array element")
+            element = self.parse(True)
+            merger.merge(element)
+            items.append(element[1] if element else None)
+            here = t.mark()
+            if t.can_consume("]"):
+                t.rewind(here)
+            elif not t.can_consume(","):
+                raise _DataError("array elements missing ','")
+        raise _DataError("unterminated array")
+
+    def _map(self) -> tuple:
+        t, entries, keys, values = self.tokens, {}, _Merger(), _Merger()
+        while t.has_next():
+            if t.can_consume("}"):
+                pairs = list(entries.values())
+                if keys.common is not None:
+                    converted: dict = {}
+                    for k, v in pairs:
+                        k = _convert(keys.common, k)
+                        v = _convert(values.common, v) if values.common is not None else v
+                        converted.setdefault(_key(k), [k, v])[1] = v
+                    pairs = [tuple(p) for p in converted.values()]
+                return ("MAP", None), ("Map", tuple(pairs))
+            if t.can_consume(","):
+                raise _DataError("map entry with no key or value")
+            key = self.parse(True)
+            if key is None or not t.can_consume(":"):
+                raise _DataError("map entry without key or ':'")
+            value = self.parse(True)
+            entries.setdefault(_key(key[1]), [key[1], None])[1] = value[1] if value else None
+            t.can_consume(",")
+            keys.merge(key)
+            values.merge(value)
+        raise _DataError("unterminated map")
+
+
+def parse_literal(text: str) -> tuple | None:
+    """Values.parseString(text) as (schema, value), or None for null. Raises Unsupported."""
+    if text == "":
+        return ("STRING", None), ("String", "")
+    return _Parser(text).parse(False)
+
+
+# ---------------------------------------------------------------- writing (Values.convertToString)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def connect_text(value: tuple | None, embedded: bool = False) -> str:
+    """Values.append: Connect's string form of a value (nested strings quoted, dates bare)."""
+    if value is None:
+        return "null"
+    cls, payload = value
+    if cls in ("Byte", "Short", "Integer", "Long"):
+        return str(payload)
+    if cls in ("Float", "Double"):
+        return java_float_text(payload, cls == "Float")
+    if cls == "BigDecimal":
+        return big_decimal_text(*payload)
+    if cls == "Boolean":
+        return "true" if payload else "false"
+    if cls == "String":
+        return f'"{_escape(payload)}"' if embedded else payload
+    if cls == "Date":
+        return date_text(payload)
+    if cls == "List":
+        return "[" + ",".join(connect_text(v, True) for v in payload) + "]"
+    if cls == "Map":
+        return "{" + ",".join(f"{connect_text(k, True)}:{connect_text(v, True)}" for k, v in payload) + "}"
+    raise AssertionError(cls)
+
+
+def literal_header_bytes(literal: str) -> bytes | None:
+    """The header bytes Kafka writes for InsertHeader's `value.literal` (None: a null header value)."""
+    parsed = parse_literal(_trim(literal))
+    return None if parsed is None else connect_text(parsed[1]).encode("utf-8")

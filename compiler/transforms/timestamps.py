@@ -1,0 +1,350 @@
+"""TimestampConverter, and the translation of java.text.SimpleDateFormat patterns into Spark datetime patterns.
+
+Every conversion pivots through epoch milliseconds (a BIGINT), as Kafka pivots through java.util.Date: sub-
+millisecond parts are lost, unix values scale with Java's TimeUnit rules (truncating division, saturating
+multiplication), Date truncates to UTC midnight, Time keeps the UTC time of day on 1970-01-01.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from ..paths import FieldPath
+from ..shape import Shape
+from ..types import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
+
+# ---------------------------------------------------------------- SimpleDateFormat -> Spark patterns
+
+
+class PatternError(ValueError):
+    """A pattern Java rejects (`invalid`), or one Spark cannot reproduce exactly."""
+
+    def __init__(self, message: str, hint: str | None = None, invalid: bool = False):
+        super().__init__(message)
+        self.message, self.hint, self.invalid = message, hint, invalid
+
+
+@dataclass(frozen=True)
+class Letter:
+    """How a run of one SimpleDateFormat letter translates.
+
+    Runs up to `same` letters translate to themselves; longer runs become `above` letters (same meaning in Spark),
+    or are refused with `beyond`. `only` is the single length that translates; `refuse` refuses every length;
+    `no_parse` refuses the letter when parsing.
+    """
+
+    same: int = 64
+    above: int | None = None
+    beyond: str = ""
+    only: int | None = None
+    refuse: str = ""
+    hint: str = ""
+    no_parse: str = ""
+
+
+PADDED = "'{run}' pads to {n} digits, which Spark patterns cannot"
+LETTERS: dict[str, Letter] = {
+    "G": Letter(same=3, above=1),  # GGGG is "AD" in Java, "Anno Domini" in Spark
+    "y": Letter(),
+    "M": Letter(same=4, above=4),  # MMMMM is the full name in Java, refused by Spark
+    "L": Letter(same=4, above=4),
+    "d": Letter(same=2, beyond=PADDED, hint="use 'dd'"),
+    "D": Letter(same=3, beyond=PADDED, hint="use 'DDD'"),
+    "E": Letter(same=4, above=4, no_parse="Spark cannot parse day names (E)", hint="drop the day name from the pattern"),
+    "a": Letter(same=1, above=1),
+    "H": Letter(same=2, beyond=PADDED, hint="use 'HH'"),
+    "k": Letter(same=2, beyond=PADDED, hint="use 'kk'"),
+    "K": Letter(same=2, beyond=PADDED, hint="use 'KK'"),
+    "h": Letter(same=2, beyond=PADDED, hint="use 'hh'"),
+    "m": Letter(same=2, beyond=PADDED, hint="use 'mm'"),
+    "s": Letter(same=2, beyond=PADDED, hint="use 'ss'"),
+    "S": Letter(only=3, beyond="'{run}' is the millisecond as a number in Java but a fraction of the second in Spark", hint="use 'SSS' (milliseconds, always 3 digits)"),
+    "z": Letter(same=4, above=4),
+    "Z": Letter(same=3, above=1),  # ZZZZ is "+0000" in Java, "GMT" in Spark
+    "X": Letter(same=3, beyond="invalid ISO 8601 format '{run}': Java allows X, XX or XXX"),
+    "Y": Letter(refuse="'Y' is the week year", hint="use 'yyyy' (the calendar year; it differs from the week year around New Year)"),
+    "u": Letter(refuse="'u' (day number of the week) has no Spark equivalent", hint="use 'E' for the day name"),
+    "w": Letter(refuse="'w' (week of the year) has no Spark equivalent"),
+    "W": Letter(refuse="'W' (week of the month) has no Spark equivalent"),
+    "F": Letter(refuse="'F' (day of the week in the month) counts differently in Spark"),
+}
+RESERVED = set("'[]{}#")  # literal characters Spark patterns must quote
+
+
+def _letter(run: str, parsing: bool) -> str:
+    """The Spark spelling of a run of one pattern letter; PatternError when there is none."""
+    letter, n = run[0], len(run)
+    rule = LETTERS.get(letter)
+    if rule is None:
+        raise PatternError(f"illegal pattern character '{letter}'", "quote literal text: 'T'", invalid=True)
+    if rule.refuse:
+        raise PatternError(rule.refuse, rule.hint or None)
+    if parsing and rule.no_parse:
+        raise PatternError(rule.no_parse, rule.hint or None)
+    if parsing and letter == "y" and n == 2:
+        raise PatternError("'yy' parses in a sliding century in Java but as 2000-2099 in Spark", "use 'yyyy' for input")
+    if rule.only is not None:
+        if n == rule.only:
+            return run
+        raise PatternError(rule.beyond.format(run=run, n=n), rule.hint or None)
+    if n <= rule.same:
+        return run
+    if rule.above is not None:
+        return letter * rule.above
+    raise PatternError(rule.beyond.format(run=run, n=n), rule.hint or None, invalid=letter == "X")
+
+
+def _literal(text: str) -> str:
+    """Literal text as Spark reads it: bare when safe, else quoted (a quote doubled)."""
+    if not text or not any(c in RESERVED or (c.isascii() and c.isalpha()) for c in text):
+        return text
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _quoted(pattern: str, start: int) -> tuple[str, int]:
+    """The text of a quoted section starting at `start` (a quote), and the index after its closing quote."""
+    out, j = [], start + 1
+    while j < len(pattern):
+        if pattern[j] == "'":
+            if pattern[j + 1: j + 2] == "'":
+                out.append("'")
+                j += 2
+                continue
+            return "".join(out), j + 1
+        out.append(pattern[j])
+        j += 1
+    raise PatternError("unterminated quote", "close the quoted text with ', and write '' for a quote", invalid=True)
+
+
+def spark_pattern(java: str, parsing: bool = False) -> str:
+    """The Spark datetime pattern meaning what the SimpleDateFormat pattern `java` means (UTC), for formatting
+    or, with `parsing`, for parsing; PatternError where Java rejects it or Spark cannot match it."""
+    out, literal, i = [], [], 0
+    while i < len(java):
+        c = java[i]
+        if c == "'":
+            if java[i + 1: i + 2] == "'":
+                literal.append("'")
+                i += 2
+                continue
+            text, i = _quoted(java, i)
+            literal.append(text)
+        elif c.isascii() and c.isalpha():
+            j = i
+            while j < len(java) and java[j] == c:
+                j += 1
+            out.append(_literal("".join(literal)))
+            literal = []
+            out.append(_letter(java[i:j], parsing))
+            i = j
+        else:
+            literal.append(c)
+            i += 1
+    out.append(_literal("".join(literal)))
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- config
+
+TARGETS = ("string", "unix", "Date", "Time", "Timestamp")
+PRECISIONS = ("seconds", "milliseconds", "microseconds", "nanoseconds")
+UNIT = {"seconds": 1000, "milliseconds": 1, "microseconds": 1000, "nanoseconds": 1_000_000}  # per millisecond, or millis per unit
+OUTPUT: dict[str, SqlType] = {"string": STRING, "unix": BIGINT, "Date": DATE, "Time": TIMESTAMP_LTZ_3, "Timestamp": TIMESTAMP_LTZ_3}
+INPUTS = {"STRING": "string", "BIGINT": "unix", "DATE": "Date", "TIMESTAMP": "Timestamp", "TIMESTAMP_LTZ": "Timestamp"}
+MILLIS_PER_DAY = 86_400_000
+LONG_MAX, LONG_MIN = 2**63 - 1, -(2**63)
+FORMAT_EXAMPLE = "e.g. format: \"yyyy-MM-dd'T'HH:mm:ss.SSSXXX\""
+
+
+@dataclass(frozen=True)
+class TimestampConfig:
+    path: FieldPath | None  # None: the whole key or value
+    target: str
+    format: str  # the SimpleDateFormat pattern, or ""
+    precision: str
+
+
+def _check_pattern(report, java: str, parsing: bool) -> str | None:
+    """The Spark pattern, or None after reporting why there is none (`report(message, hint, code)`)."""
+    try:
+        return spark_pattern(java, parsing)
+    except PatternError as exc:
+        if exc.invalid:
+            report(f"'format' is not a valid SimpleDateFormat pattern: {exc.message}", exc.hint, "E723")
+        else:
+            use = "parse" if parsing else "format"
+            report(f"cannot {use} with '{java}' exactly: {exc.message}", exc.hint, "E724")
+        return None
+
+
+def parse_timestamp(reader: ConfigReader) -> TimestampConfig:
+    reader.boolean("replace.null.with.default", True)
+    version = read_syntax(reader)
+    field = reader.string("field", "")
+    path = read_path(reader, "field", field, version) if field else None
+    if not reader.has("target.type"):
+        reader.error(None, "'target.type' is required", f"one of {', '.join(TARGETS)}", "E301")
+    target = reader.enum("target.type", TARGETS, "Timestamp")
+    fmt = reader.string("format", "") or ""
+    precision = reader.enum("unix.precision", PRECISIONS, "milliseconds")
+
+    def report(message: str, hint: str | None, code: str) -> None:
+        reader.error("format", message, hint, code)
+
+    if target == "string" and not fmt:
+        reader.error(None, "'format' is required when target.type is string", FORMAT_EXAMPLE, "E721")
+    elif fmt and target == "string":
+        _check_pattern(report, fmt, parsing=False)
+    elif fmt:
+        _syntax_only(report, fmt)
+    return TimestampConfig(path if path and path.steps else None, target, fmt, precision)
+
+
+def _syntax_only(report, java: str) -> None:
+    """Kafka rejects a pattern SimpleDateFormat rejects even when it is not used."""
+    try:
+        spark_pattern(java)
+    except PatternError as exc:
+        if exc.invalid:
+            report(f"'format' is not a valid SimpleDateFormat pattern: {exc.message}", exc.hint, "E723")
+
+
+def infer_timestamp(cfg: TimestampConfig, shape: Shape, ctx: Context) -> Shape:
+    side = ctx.side
+    t = shape.side(side)
+    if cfg.path is None:
+        if t is None:
+            ctx.error(None, f"the {side} here is always null, so there is no timestamp to convert", "set field, or declare a key at the source", "E726")
+            return shape
+        source = t
+    else:
+        struct = require_struct(t, ctx, side)
+        source = require_field(struct, cfg.path.steps, ctx, "field", side) if struct else None
+        if source is None:
+            return shape
+    kind = INPUTS.get(source.name) if isinstance(source, Primitive) else None
+    what = f"field '{cfg.path}'" if cfg.path else f"the {side}"
+    key = "field" if cfg.path else None
+    if kind is None:
+        ctx.error(key, f"{what} is {source.sql()}, which is not a timestamp type: TimestampConverter reads STRING (with format), "
+                  "BIGINT (unix.precision), DATE or TIMESTAMP", "cast an integer epoch to int64 first (Cast)", "E725")
+        return shape
+    if kind == "string":
+        if not cfg.format:
+            ctx.error(None, f"{what} is a STRING, so 'format' is required to parse it", FORMAT_EXAMPLE, "E722")
+            return shape
+        if _check_pattern(lambda m, h, c: ctx.error("format", m, h, c), cfg.format, parsing=True) is None:
+            return shape
+    out = OUTPUT[cfg.target]
+    if cfg.path is None:
+        return shape.with_side(side, out)
+    return shape.with_side(side, struct_with(struct, cfg.path.steps, out))
+
+
+# ---------------------------------------------------------------- lowering
+
+
+def _long(value: int) -> ir.Expr:
+    return ir.Cast(ir.Lit(value), "BIGINT")
+
+
+def truncating_divide(x: ir.Expr, n: int) -> ir.Expr:
+    """Java's `x / n` on longs (toward zero), exactly: through DECIMAL, as Spark's `/` gives a double."""
+    return ir.Cast(ir.Func("try_divide", (ir.Cast(x, "DECIMAL(20,0)"), ir.Lit(n))), "BIGINT")
+
+
+def saturating_multiply(x: ir.Expr, n: int) -> ir.Expr:
+    """TimeUnit's `x * n`, clamped to Long.MIN_VALUE/MAX_VALUE on overflow."""
+    bound = LONG_MAX // n
+    return ir.If(
+        ir.BinOp(">", x, _long(bound)), _long(LONG_MAX),
+        ir.If(ir.BinOp("<", x, _long(-bound)), _long(LONG_MIN), ir.BinOp("*", x, _long(n))),
+    )
+
+
+def to_millis(cfg: TimestampConfig, x: ir.Expr, t: Primitive, low: Lowering, what: str) -> ir.Expr:
+    """Epoch milliseconds of the input, as Kafka's java.util.Date pivot holds them."""
+    kind = INPUTS[t.name]
+    if kind == "string":
+        parsed = ir.Func("try_to_timestamp", (x, ir.Lit(spark_pattern(cfg.format, parsing=True))))
+        error = low.record_error(f"{what} does not match the pattern ({cfg.format})")
+        return ir.Func("unix_millis", (ir.Func("coalesce", (parsed, ir.If(ir.IsNull(x), ir.Null("TIMESTAMP"), error))),))
+    if kind == "unix":
+        return {"seconds": saturating_multiply, "milliseconds": lambda v, n: v}.get(cfg.precision, truncating_divide)(x, UNIT[cfg.precision])
+    if kind == "Date":
+        return ir.BinOp("*", ir.Cast(ir.Func("unix_date", (x,)), "BIGINT"), ir.Lit(MILLIS_PER_DAY))
+    return ir.Func("unix_millis", (x if t.name == "TIMESTAMP_LTZ" else ir.Cast(x, "TIMESTAMP"),))
+
+
+def from_millis(cfg: TimestampConfig, ms: ir.Expr) -> ir.Expr:
+    """The target type's value of epoch milliseconds."""
+    if cfg.target == "unix":
+        return {"seconds": truncating_divide, "milliseconds": lambda v, n: v}.get(cfg.precision, saturating_multiply)(ms, UNIT[cfg.precision])
+    if cfg.target == "Time":
+        ms = ir.Func("pmod", (ms, ir.Lit(MILLIS_PER_DAY)))
+    ts = ir.Func("timestamp_millis", (ms,))
+    if cfg.target == "Date":
+        return ir.Cast(ts, "DATE")
+    if cfg.target == "string":
+        return ir.Func("date_format", (ts, ir.Arg(spark_pattern(cfg.format))))
+    return ts
+
+
+def _convert(cfg: TimestampConfig, x: ir.Expr, t: Primitive, low: Lowering, what: str) -> ir.Expr:
+    if (t, cfg.target) in ((DATE, "Date"), (TIMESTAMP_LTZ_3, "Timestamp")):
+        return x  # already what the pivot would give back
+    return from_millis(cfg, to_millis(cfg, x, t, low, what))
+
+
+def lower_timestamp(cfg: TimestampConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
+    side, col = low.side, low.col
+    t = shape.side(side)
+    if cfg.path is None:
+        assert isinstance(t, Primitive)
+        return (ir.SetColumns(((side, _convert(cfg, col, t, low, f"the {side}")),)),)
+    steps = cfg.path.steps
+    ft = type_at(t, steps)
+    assert isinstance(ft, Primitive)
+    value = _convert(cfg, get_expr(col, steps), ft, low, f"field '{cfg.path}'")
+    return (ir.SetColumns(((side, ir.Method(col, "withField", (ir.Arg(spark_field_path(steps)), value))),)),)
+
+
+TIMESTAMP_CONVERTER = TransformSpec(
+    name="TimestampConverter",
+    purpose="converting timestamp formats",
+    doc=(
+        "Convert a timestamp field (or the whole key or value) between a formatted string, a unix epoch number "
+        "(BIGINT in unix.precision), DATE, Time (a TIMESTAMP_LTZ(3) on 1970-01-01 UTC) and Timestamp "
+        "(TIMESTAMP_LTZ(3)). Conversions go through epoch milliseconds as Kafka's do; strings format and parse in "
+        "UTC with the SimpleDateFormat pattern in `format`, translated to Spark's patterns at compile time."
+    ),
+    keys=(
+        ConfigKey("field", "STRING", "", "The field to convert; empty converts the whole key/value."),
+        ConfigKey("target.type", "STRING", None, "Required: string, unix, Date, Time or Timestamp (case-sensitive).", TARGETS),
+        ConfigKey("format", "STRING", "", "SimpleDateFormat pattern (UTC); required for string output or input."),
+        ConfigKey("unix.precision", "STRING", "milliseconds", "Unit of unix epoch numbers read or written.", PRECISIONS),
+        SYNTAX_KEY,
+        NULL_DEFAULT_KEY,
+    ),
+    parse=parse_timestamp,
+    infer=infer_timestamp,
+    lower=lower_timestamp,
+    example="- name: day\n  type: TimestampConverter$Value\n  field: created\n  target.type: string\n  format: yyyy-MM-dd",
+    differences=(
+        "String input is parsed strictly: input the pattern does not fully match (trailing text, 2024-13-45, a "
+        "missing leading zero under MM) is a record error, where Java's lenient SimpleDateFormat rolls over or "
+        "ignores the rest.",
+        "Patterns are translated to Spark's; those Spark cannot reproduce exactly are compile errors with a "
+        "suggestion: Y, u, w, W, F, S other than SSS, padded numbers (ddd, HHH), and, for parsing, yy and E.",
+        "Dates before 1582-10-15 use the proleptic Gregorian calendar (Java switches to the Julian calendar), and "
+        "'yyyy' prints years above 9999 with a '+'.",
+        "A field the tracked schema lacks, an input that is not STRING/BIGINT/DATE/TIMESTAMP, and a string input "
+        "without format are compile errors (Kafka passes the record through, or fails every record).",
+        "Nested fields under field.syntax.version: V2 follow KIP-821's examples (Kafka reads root fields only).",
+    ),
+)
+SPECS = (TIMESTAMP_CONVERTER,)
