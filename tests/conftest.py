@@ -18,7 +18,6 @@ def spark():
     version = spark_version()
     packages = [f"org.apache.spark:spark-avro_2.13:{version}", f"org.apache.spark:spark-sql-kafka-0-10_2.13:{version}"]
     session = local_session("pipec-tests", packages)
-    session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
 
