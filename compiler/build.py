@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from . import ir
 from .connectors import SINKS, SOURCES
 from .connectors.kafka import KAFKA_SOURCE
 from .diagnostics import Collector, Location, did_you_mean
@@ -17,6 +18,7 @@ from .loader import Document
 from .model import Column, ErrorPolicy, Pipeline, Predicate, Sink, Source, Step, TestCase, TestRecord
 from .shape import Shape
 from .transforms import REGISTRY, ConfigReader, Context
+from .transforms.structs import conform
 from .types import HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type
 
 # Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
@@ -325,7 +327,12 @@ class Builder:
             config = spec.parse(reader)
             step = Step(alias, spec.name, side, type_name, config, self.at(*path), pred, bool(raw.get("negate", False)))
             if len(self.diags.errors) == errors_before:
+                before = shape
                 shape = spec.infer(config, shape, Context(owner, side, reader, self.diags))
+                if pred is not None and any(conform(ir.Col(s), before.side(s), shape.side(s)) is None for s in ("key", "value")):
+                    self.diags.error("E324", f"step '{alias}' changes the {side or 'record'} from a struct to another type, so it cannot "
+                                     "take a predicate: a column has one type, and skipped records would keep the old one",
+                                     self.at(*path, "predicate"), "split the records with Filter steps in two pipelines, or drop the predicate")
             steps.append(step)
             shapes.append(shape)
         return tuple(steps), tuple(shapes)

@@ -10,7 +10,9 @@ from .connectors import SINKS, SOURCES
 from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
+from .shape import Shape
 from .transforms.base import Lowering
+from .transforms.structs import conform
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,9 @@ def predicate_condition(step: Step, predicates: dict[str, Predicate]) -> ir.Expr
     return ir.Not(cond) if step.negate else cond
 
 
-def guard(op: ir.Op, cond: ir.Expr | None) -> ir.Op:
-    """Narrow an operation to the records where `cond` holds; the others pass through unchanged."""
+def guard(op: ir.Op, cond: ir.Expr | None, before: Shape, after: Shape) -> ir.Op:
+    """Narrow an operation to the records where `cond` holds; the others pass through unchanged (in the step's
+    output type when the step changes the key or value type: see `conform`)."""
     if cond is None:
         return op
     if isinstance(op, ir.Where):  # drop only matching records: keep where not (cond and not keep)
@@ -41,7 +44,14 @@ def guard(op: ir.Op, cond: ir.Expr | None) -> ir.Op:
             return ir.Where(ir.Not(cond))
         return ir.Where(ir.BinOp("|", ir.Not(cond), op.cond))
     if isinstance(op, ir.SetColumns):
-        return replace(op, columns=tuple((n, ir.If(cond, e, ir.Col(n))) for n, e in op.columns))
+        def unchanged(name: str) -> ir.Expr:
+            if name in ("key", "value"):
+                kept = conform(ir.Col(name), before.side(name), after.side(name))
+                assert kept is not None, "build.py refuses predicates on steps that cannot conform"
+                return kept
+            return ir.Col(name)
+
+        return replace(op, columns=tuple((n, ir.If(cond, e, unchanged(n))) for n, e in op.columns))
     raise TypeError(f"cannot guard {type(op).__name__}")
 
 
@@ -63,7 +73,8 @@ def lower(compiled: Compiled) -> Lowered:
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
         cond = predicate_condition(step, p.predicates)
-        blocks.append(ir.Block(step_comment(step, p.file), tuple(guard(op, cond) for op in ops)))
+        before, after = compiled.shapes[i], compiled.shapes[i + 1]
+        blocks.append(ir.Block(step_comment(step, p.file), tuple(guard(op, cond, before, after) for op in ops)))
     encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", (sink.encode(p.sink, compiled.final),))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
     return Lowered(decode, tuple(blocks), encode, packages)

@@ -73,3 +73,30 @@ def struct_with(t: StructType, steps: tuple[str, ...], new: SqlType | None) -> S
     if new is None:
         return t.without(head)
     return t.replace(head, new) if existing else t.append(StructField(head, new))
+
+
+def conform(expr: ir.Expr, old: SqlType | None, new: SqlType | None) -> ir.Expr | None:
+    """`expr` (of type `old`) reshaped to type `new`: struct fields matched by name, fields `old` lacks null,
+    fields `new` lacks dropped. None when no such reshaping exists (e.g. a struct that became a primitive).
+
+    A step with a predicate leaves the records it skips as they were, but a column has one type: those records
+    are carried in the step's output type this way."""
+    if old == new:
+        return expr
+    if new is None:
+        return ir.Null("BINARY")
+    if old is None:
+        return ir.Null(new.ddl())
+    if not (isinstance(old, StructType) and isinstance(new, StructType)):
+        return None
+    fields = []
+    for f in new.fields:
+        before = old.field(f.name)
+        if before is None:
+            fields.append((f.name, ir.Null(f.type.ddl())))
+            continue
+        inner = conform(ir.Get(expr, f.name), before.type, f.type)
+        if inner is None:
+            return None
+        fields.append((f.name, inner))
+    return ir.NullSafe(expr, ir.Struct(tuple(fields)))
