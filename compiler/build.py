@@ -19,7 +19,7 @@ from .model import Column, ErrorPolicy, Pipeline, Predicate, Sink, Source, Step,
 from .shape import Shape
 from .transforms import REGISTRY, ConfigReader, Context
 from .transforms.structs import conform
-from .types import HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type
+from .types import HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type, same_name
 
 # Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
 ENV_PATHS = (
@@ -120,8 +120,10 @@ class Builder:
         for i, raw in enumerate(src.get("columns", [])):
             path = ("source", "columns", i)
             name = raw["name"]
-            if name in seen:
-                self.diags.error("E201", f"duplicate column '{name}' (first at line {seen[name].line})", self.at(*path, "name"))
+            twin = next((n for n in seen if same_name(n, name)), None)
+            if twin is not None:
+                self.diags.error("E201", f"duplicate column '{name}' (same as '{twin}' at line {seen[twin].line}; Spark ignores case)",
+                                 self.at(*path, "name"))
                 continue
             seen[name] = self.at(*path, "name")
             meta = raw.get("metadata")
@@ -210,6 +212,9 @@ class Builder:
             if k not in names:
                 self.diags.error("E221", f"key field '{k}' is not a physical column; columns: {', '.join(sorted(names))}",
                                  self.at("source", "key", "fields", i), did_you_mean(k, names))
+        if src["connector"] == "files" and "_metadata" in names:
+            self.diags.error("E223", "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
+                             self.at("source", "columns"), "rename the column")
         if not any(c.physical for c in columns):
             self.diags.error("E222", "the source declares no physical column", self.at("source"), "add at least one column with a name and a type")
         topics = src.get("topics", [])
@@ -223,7 +228,7 @@ class Builder:
             key_fields_prefix=key.get("fields-prefix", ""),
             fields_include=value.get("fields-include", "ALL"),
             path=_text(src.get("path")),
-            topic=src.get("topic"),
+            topic=_text(src.get("topic")),
             topics=tuple(Text(t) for t in ([topics] if isinstance(topics, str) else topics)),
             topic_pattern=_text(src.get("topic-pattern")),
             properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),

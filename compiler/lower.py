@@ -41,7 +41,7 @@ def guard(op: ir.Op, cond: ir.Expr | None, before: Shape, after: Shape) -> ir.Op
         return op
     if isinstance(op, ir.Where):  # drop only matching records: keep where not (cond and not keep)
         if op.cond == ir.Lit(False):
-            return ir.Where(ir.Not(cond))
+            return ir.Where(cond.expr if isinstance(cond, ir.Not) else ir.Not(cond))
         return ir.Where(ir.BinOp("|", ir.Not(cond), op.cond))
     if isinstance(op, ir.SetColumns):
         def unchanged(name: str) -> ir.Expr:

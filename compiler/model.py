@@ -40,7 +40,7 @@ class Source:
     key_fields_prefix: str = ""
     fields_include: str = "ALL"
     path: Text | None = None
-    topic: str | None = None  # files: the topic records carry
+    topic: Text | None = None  # files: the topic records carry
     topics: tuple[Text, ...] = ()
     topic_pattern: Text | None = None
     properties: tuple[tuple[str, Text], ...] = ()

@@ -91,6 +91,7 @@ def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
+            os.chmod(tmp, 0o644)  # mkstemp's 0600 would make generated jobs private
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -22,6 +22,7 @@ class Shape:
     routed: bool = False
     changelog: bool = False
     persisted: tuple[tuple[str, str], ...] = ()  # (metadata key, value field) written back by a Kafka sink
+    schema_names: tuple[tuple[str, str | None, int | None], ...] = ()  # (side, schema name, version) from SetSchemaMetadata
 
     def side(self, side: str) -> SqlType | None:
         return self.key if side == "key" else self.value

@@ -291,14 +291,33 @@ class StructField:
             )
 
 
+def _char_equal_ignoring_case(a: str, b: str) -> bool:
+    """Java's Character comparison in String.equalsIgnoreCase (one-to-one case mappings only: 'ß' stays 'ß')."""
+    if a == b:
+        return True
+    up_a, up_b = a.upper(), b.upper()
+    if len(up_a) == 1 and len(up_b) == 1 and up_a == up_b:
+        return True
+    low_a, low_b = up_a.lower() if len(up_a) == 1 else a.lower(), up_b.lower() if len(up_b) == 1 else b.lower()
+    return len(low_a) == 1 and low_a == low_b
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether Spark takes two field names for the same (Java's equalsIgnoreCase, per UTF-16 unit)."""
+    ua, ub = a.encode("utf-16-le", "surrogatepass"), b.encode("utf-16-le", "surrogatepass")
+    if len(ua) != len(ub):
+        return False
+    units_a = [ua[i:i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(ua), 2)]
+    units_b = [ub[i:i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(ub), 2)]
+    return all(_char_equal_ignoring_case(x, y) for x, y in zip(units_a, units_b))
+
+
 def _duplicate(names: list[str]) -> tuple[str, str] | None:
-    """The first (earlier, later) names equal ignoring case (as Spark does), or None."""
-    seen: dict[str, str] = {}
-    for name in names:
-        folded = name.casefold()
-        if folded in seen:
-            return seen[folded], name
-        seen[folded] = name
+    """The first (earlier, later) names Spark takes for the same field (case ignored as Java does), or None."""
+    for i, later in enumerate(names):
+        for earlier in names[:i]:
+            if same_name(earlier, later):
+                return earlier, later
     return None
 
 

@@ -115,7 +115,7 @@ def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
     # pipelines/clicks_traced.yaml:21 step 'drop_untraced' (Filter) when not traced
     records = records.where(
-        ~~F.exists(F.col("headers"), lambda h: (h.getField("key") == F.lit("trace-id")))
+        F.exists(F.col("headers"), lambda h: (h.getField("key") == F.lit("trace-id")))
     )
     # pipelines/clicks_traced.yaml:25 step 'add_partition' (InsertField$Value)
     records = records.withColumns(
@@ -232,7 +232,7 @@ def start_trigger(writer, trigger: str | None):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
-        description=__doc__.split("\n")[0],
+        description=__doc__.split("\n")[0].replace("%", "%%"),
         epilog="Spark packages: " + (", ".join(SPARK_PACKAGES) or "none"),
     )
     parser.add_argument(

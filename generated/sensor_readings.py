@@ -207,7 +207,7 @@ def start_trigger(writer, trigger: str | None):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
-        description=__doc__.split("\n")[0],
+        description=__doc__.split("\n")[0].replace("%", "%%"),
         epilog="Spark packages: " + (", ".join(SPARK_PACKAGES) or "none"),
     )
     parser.add_argument(

@@ -26,8 +26,11 @@ def _offset(source: Source) -> ir.Expr:
     return ir.Get(FILE, "row_index") if source.format == "parquet" else ir.Null("BIGINT")
 
 
-def _topic(source: Source, pipeline: str) -> str:
-    return source.topic or pipeline
+def _topic(source: Source, pipeline: str) -> ir.Expr:
+    """The topic records carry: the configured one (resolved at run time when it holds ${env:...}), or the pipeline's name."""
+    if source.topic is None:
+        return ir.Lit(pipeline)
+    return ir.EnvText(source.topic.raw) if source.topic.has_env else ir.Lit(source.topic.literal)
 
 
 FILES_METADATA = {
@@ -49,7 +52,7 @@ FILES_METADATA = {
 def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """File rows (plus Spark's hidden `_metadata`) -> the record model; each row is a record value."""
     envelope = {
-        "topic": ir.Lit(_topic(source, pipeline)),
+        "topic": _topic(source, pipeline),
         "partition": ir.Cast(ir.Lit(0), "INT"),
     }
     fields = []

@@ -26,6 +26,14 @@ class ConfigKey:
     choices: tuple[str, ...] = ()
 
 
+_JAVA_WHITESPACE = "".join(chr(i) for i in range(0x21))
+
+
+def java_trim(text: str) -> str:
+    """Java's String.trim(), which ConfigDef applies: strips code points up to U+0020, nothing else."""
+    return text.strip(_JAVA_WHITESPACE)
+
+
 class ConfigReader:
     """Reads one step's config the way Kafka's ConfigDef does, reporting errors at each key's location."""
 
@@ -61,7 +69,7 @@ class ConfigReader:
             self.error(key, f"'{key}' must be a single value")
             return None
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        return text.strip()
+        return java_trim(text)
 
     def string(self, key: str, default: str | None = None, required: bool = False) -> str | None:
         value = self._scalar(key)
@@ -89,9 +97,9 @@ class ConfigReader:
                 if isinstance(item, (dict, list)) or item is None:
                     self.diags.error("E300", f"{self.owner}: '{key}' items must be strings", self.smap.at(self.path + (key, i)))
                     continue
-                out.append(str(item).strip())
+                out.append(java_trim(str(item)))
             return out
-        text = str(value).strip()
+        text = java_trim(str(value))
         return [] if text == "" else re.split(r"\s*,\s*", text)
 
     def boolean(self, key: str, default: bool) -> bool:

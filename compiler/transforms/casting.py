@@ -57,9 +57,15 @@ class CastConfig:
     utf8: bool
 
 
+class _ItemReader(ConfigReader):
+    """A reader whose keys are the indexes of `spec` items: errors point at the item (at `spec` for a string)."""
+
+    def loc(self, key: object = None):
+        return self.smap.at(self.path + (() if key is None else (key,)))
+
+
 def _item_reader(reader: ConfigReader) -> ConfigReader:
-    """A reader whose keys are the indexes of `spec` items (errors point at the item where the list has lines)."""
-    return ConfigReader(reader.owner, reader.raw, reader.smap, reader.path + ("spec",), reader.diags)
+    return _ItemReader(reader.owner, reader.raw, reader.smap, reader.path + ("spec",), reader.diags)
 
 
 def _item_ctx(ctx: Context) -> Context:
@@ -267,8 +273,8 @@ class Converter:
                 return ir.Func("regexp_replace", (ir.Func("base64", (b,)), ir.Arg("\r\n"), ir.Arg("")))
             return ir.If(ir.Not(ir.Func("is_valid_utf8", (b,))), self.low.record_error(f"{self.what}: the bytes are not valid UTF-8"), ir.Cast(b, "STRING"))
         width = BYTES_TARGETS[target]
-        data = ir.Func("reverse", (b,)) if self.cfg.little_endian else b
-        value = BYTES_DECODERS[target](ir.Func("hex", (data,)))
+        digits = _little_endian(b, width) if self.cfg.little_endian else ir.Func("hex", (b,))
+        value = BYTES_DECODERS[target](digits)
         wrong = ir.BinOp("!=", ir.Func("length", (b,)), ir.Lit(width))
         return self.low.fail_if(wrong, f"{self.what}: {target} needs exactly {width} bytes", value)
 
@@ -276,22 +282,36 @@ class Converter:
 # ---------------------------------------------------------------- bytes (spark-facts 2(c))
 
 
+def _bits(h: ir.Expr) -> ir.Expr:
+    """The signed 64-bit integer of 16 big-endian hex digits (conv to a negative base gives two's complement)."""
+    return ir.Cast(ir.Func("conv", (h, ir.Arg(16), ir.Arg(-10))), "BIGINT")
+
+
 def _f64_from_hex(h: ir.Expr) -> ir.Expr:
-    """IEEE 754 binary64 from 16 hex digits, exactly (subnormals, signed zero, infinities, NaN)."""
-    top = ir.Cast(ir.Func("conv", (ir.Func("substring", (h, ir.Arg(1), ir.Arg(3))), ir.Arg(16), ir.Arg(10))), "INT")  # sign + exponent
-    mantissa = ir.Cast(ir.Func("conv", (ir.Func("substring", (h, ir.Arg(4), ir.Arg(13))), ir.Arg(16), ir.Arg(10))), "BIGINT")
-    exponent = ir.Func("pmod", (top, ir.Lit(2048)))
+    """IEEE 754 binary64 from 16 hex digits, exactly (subnormals, signed zero, infinities, NaN).
+
+    Every part derives from one `bits` expression, so Spark evaluates the hex decoding once per row."""
+    bits = _bits(h)
+    exponent = ir.Func("pmod", (ir.Func("shiftright", (bits, ir.Arg(52))), ir.Lit(2048)))
+    mantissa = ir.Func("pmod", (bits, _lit(2**52, "BIGINT")))
     implicit = ir.If(ir.BinOp("==", exponent, ir.Lit(0)), ir.Lit(0.0), ir.Lit(float(2**52)))
     scale = ir.Func("pow", (ir.Lit(2.0), ir.BinOp("-", ir.Func("greatest", (exponent, ir.Lit(1))), ir.Lit(1075))))
     magnitude = ir.BinOp("*", ir.BinOp("+", ir.Cast(mantissa, "DOUBLE"), implicit), scale)
     special = ir.If(ir.BinOp("==", mantissa, ir.Lit(0)), ir.Lit(float("inf")), ir.Lit(float("nan")))
     unsigned = ir.If(ir.BinOp("==", exponent, ir.Lit(2047)), special, magnitude)
-    return ir.If(ir.BinOp(">=", top, ir.Lit(2048)), ir.BinOp("*", ir.Lit(-1.0), unsigned), unsigned)
+    return ir.If(ir.BinOp("<", bits, ir.Lit(0)), ir.BinOp("*", ir.Lit(-1.0), unsigned), unsigned)
+
+
+def _little_endian(b: ir.Expr, width: int) -> ir.Expr:
+    """The big-endian hex digits of little-endian bytes: the byte pairs of hex(b) in reverse order.
+    (Spark 4.3's reverse() of BINARY corrupts memory, so the bytes are never reversed themselves.)"""
+    h = ir.Func("hex", (b,))
+    return ir.Func("concat", tuple(ir.Func("substring", (h, ir.Arg(2 * i + 1), ir.Arg(2))) for i in reversed(range(width))))
 
 
 BYTES_DECODERS: dict[str, Callable[[ir.Expr], ir.Expr]] = {
     "int32": lambda h: _wrap(ir.Func("conv", (h, ir.Arg(16), ir.Arg(10))), 32, "INT"),
-    "int64": lambda h: ir.Cast(ir.Func("conv", (h, ir.Arg(16), ir.Arg(-10))), "BIGINT"),
+    "int64": _bits,
     "float64": _f64_from_hex,
 }
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
 from ..shape import Shape
-from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, parse_type
+from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, parse_type, same_name
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
@@ -122,6 +122,13 @@ def infer_insert(cfg: InsertFieldConfig, shape: Shape, ctx: Context) -> Shape:
             parent = type_at(t, ins.path.steps[:i])
             if parent is not None and not isinstance(parent, StructType):
                 ctx.error(ins.key, f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct", code="E402")
+                return shape
+        parent = type_at(t, ins.path.parent) if ins.path.parent else t
+        if isinstance(parent, StructType) and parent.field(ins.path.name) is None:
+            clash = next((f.name for f in parent.fields if same_name(f.name, ins.path.name)), None)
+            if clash is not None:
+                ctx.error(ins.key, f"'{ins.path.name}' differs from the existing field '{clash}' only in case, which Spark takes for the same name",
+                          "use the existing name to overwrite it, or another name", code="E406")
                 return shape
         if _applies(cfg, t, ins):
             t = struct_with(t, ins.path.steps, ins.type)
@@ -283,12 +290,12 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
 
 def _check_names(plan, ctx: Context, where: str = "") -> bool:
     """No two output fields of one struct share a name (Spark compares names case-insensitively)."""
-    ok, seen = True, set()
+    ok, seen = True, []
     for _, name, nested in plan:
-        if name.lower() in seen:
+        if any(same_name(name, other) for other in seen):
             ctx.error("renames", f"the rename gives two fields named '{where}{name}'", "rename onto a name no other field has", code="E404")
             ok = False
-        seen.add(name.lower())
+        seen.append(name)
         if nested is not None:
             ok = _check_names(nested, ctx, f"{where}{name}.") and ok
     return ok

@@ -8,6 +8,7 @@ multiplication), Date truncates to UTC midnight, Time keeps the UTC time of day 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 
 from .. import ir
 from ..paths import FieldPath
@@ -98,11 +99,22 @@ def _letter(run: str, parsing: bool) -> str:
     raise PatternError(rule.beyond.format(run=run, n=n), rule.hint or None, invalid=letter == "X")
 
 
+def _unsafe(c: str) -> bool:
+    return c in RESERVED or (c.isascii() and c.isalpha())
+
+
 def _literal(text: str) -> str:
-    """Literal text as Spark reads it: bare when safe, else quoted (a quote doubled)."""
-    if not text or not any(c in RESERVED or (c.isascii() and c.isalpha()) for c in text):
-        return text
-    return "'" + text.replace("'", "''") + "'"
+    """Literal text as Spark reads it: letters and reserved characters quoted (a quote doubled), the rest bare."""
+    out = []
+    for unsafe, chars in groupby(text, key=_unsafe):
+        run = "".join(chars)
+        if not unsafe:
+            out.append(run)
+        elif set(run) == {"'"}:
+            out.append("''" * len(run))
+        else:
+            out.append("'" + run.replace("'", "''") + "'")
+    return "".join(out)
 
 
 def _quoted(pattern: str, start: int) -> tuple[str, int]:
@@ -230,8 +242,10 @@ def infer_timestamp(cfg: TimestampConfig, shape: Shape, ctx: Context) -> Shape:
     what = f"field '{cfg.path}'" if cfg.path else f"the {side}"
     key = "field" if cfg.path else None
     if kind is None:
-        ctx.error(key, f"{what} is {source.sql()}, which is not a timestamp type: TimestampConverter reads STRING (with format), "
-                  "BIGINT (unix.precision), DATE or TIMESTAMP", "cast an integer epoch to int64 first (Cast)", "E725")
+        shown = source.sql() if isinstance(source, Primitive) else source.sql().split("<")[0]
+        hint = "cast an epoch number to int64 first (Cast)" if source.is_numeric else None
+        ctx.error(key, f"{what} is {shown}, which is not a timestamp type: TimestampConverter reads STRING (with format), "
+                  "BIGINT (unix.precision), DATE or TIMESTAMP", hint, "E725")
         return shape
     if kind == "string":
         if not cfg.format:

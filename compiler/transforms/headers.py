@@ -1,0 +1,338 @@
+"""InsertHeader, DropHeaders and HeaderFrom: edit the record's headers (KIP-145).
+
+Header values are the bytes Kafka Connect's SimpleHeaderConverter writes: `Values.convertToString` as UTF-8
+(an int as its decimal text, a string as itself, bytes as base64, a struct, map or array as Connect's
+JSON-like text, dates in UTC; a null value gives a null header value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from ..paths import FieldPath
+from ..shape import Shape
+from ..types import ArrayType, MapType, Primitive, SqlType, StructType
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .connect_values import Unsupported, literal_header_bytes
+from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
+
+DAY_MS = 86_400_000
+TIME_FORMAT = "HH:mm:ss.SSS'Z'"
+DATE_FORMAT = "yyyy-MM-dd"
+TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+
+
+def header_entry(key: str, value: ir.Expr) -> ir.Expr:
+    """One element of the headers array."""
+    return ir.Struct((("key", ir.Lit(key)), ("value", value)))
+
+
+def append_headers(entries: list[ir.Expr]) -> ir.Expr:
+    """The record's headers with `entries` appended (existing keys are kept: duplicates are allowed)."""
+    return ir.Func("concat", (ir.Col("headers"), ir.Func("array", tuple(entries))))
+
+
+# ---------------------------------------------------------------- Connect's text of a typed column
+
+
+def _lit(text: str) -> ir.Expr:
+    return ir.Lit(text)
+
+
+def _concat(*parts: ir.Expr) -> ir.Expr:
+    return ir.Func("concat", parts)
+
+
+def _quoted(text: ir.Expr) -> ir.Expr:
+    """Values.escape inside double quotes: only backslashes and double quotes are escaped."""
+    escaped = ir.Func("replace", (ir.Func("replace", (text, _lit("\\"), _lit("\\\\"))), _lit('"'), _lit('\\"')))
+    return _concat(_lit('"'), escaped, _lit('"'))
+
+
+def _or_null(text: ir.Expr) -> ir.Expr:
+    return ir.Func("coalesce", (text, _lit("null")))
+
+
+def _base64(value: ir.Expr) -> ir.Expr:
+    """java.util.Base64 (no line breaks, whatever Spark's chunking setting)."""
+    return ir.Func("regexp_replace", (ir.Func("base64", (value,)), ir.Arg("[\r\n]"), ir.Arg("")))
+
+
+def _date_text(value: ir.Expr, t: Primitive) -> ir.Expr:
+    """Values.dateFormatFor by epoch millis: before 1970-01-02 the time of day, at midnight the date."""
+    fmt = lambda pattern: ir.Func("date_format", (value, ir.Arg(pattern)))  # noqa: E731
+    if t.name == "DATE":
+        text = ir.If(ir.BinOp(">", value, ir.Cast(ir.Lit("1970-01-01"), "DATE")), fmt(DATE_FORMAT), _lit("00:00:00.000Z"))
+    else:
+        millis = ir.Func("unix_millis", (value if t.name == "TIMESTAMP_LTZ" else ir.Cast(value, "TIMESTAMP"),))
+        midnight = ir.BinOp("==", ir.Func("pmod", (millis, ir.Lit(DAY_MS))), ir.Lit(0))
+        text = ir.If(ir.BinOp("<", millis, ir.Lit(DAY_MS)), fmt(TIME_FORMAT), ir.If(midnight, fmt(DATE_FORMAT), fmt(TIMESTAMP_FORMAT)))
+    return ir.NullSafe(value, text)
+
+
+def _decimal_text(value: ir.Expr, t: Primitive) -> ir.Expr:
+    """BigDecimal.toString: plain, but scientific when the exponent is below -6 (only possible at scale > 6)."""
+    plain = ir.Cast(value, "STRING")
+    if t.scale <= 6:
+        return plain
+    digits = ir.Func("regexp_replace", (ir.Func("regexp_replace", (plain, ir.Arg("[-.]"), ir.Arg(""))), ir.Arg("^0+(?=.)"), ir.Arg("")))
+    count = ir.Func("length", (digits,))
+    exponent = ir.BinOp("-", count, ir.Lit(1 + t.scale))
+    scientific = _concat(
+        ir.If(ir.BinOp("<", value, ir.Lit(0)), _lit("-"), _lit("")),
+        ir.Func("substring", (digits, ir.Arg(1), ir.Arg(1))),
+        ir.If(ir.BinOp(">", count, ir.Lit(1)), _concat(_lit("."), ir.Func("substring", (digits, ir.Arg(2), ir.Arg(64)))), _lit("")),
+        _lit("E"),
+        ir.Cast(exponent, "STRING"),
+    )
+    return ir.If(ir.BinOp("<", exponent, ir.Lit(-6)), scientific, plain)
+
+
+def _struct_text(value: ir.Expr, t: StructType, depth: int) -> ir.Expr:
+    parts: list[ir.Expr] = [_lit("{")]
+    for i, f in enumerate(t.fields):
+        name = f.name.replace("\\", "\\\\").replace('"', '\\"')
+        parts += [_lit(f'{"," if i else ""}"{name}":'), _or_null(connect_text(ir.Get(value, f.name), f.type, True, depth + 1))]
+    return ir.NullSafe(value, _concat(*parts, _lit("}")))
+
+
+def _joined(items: ir.Expr, var: str, body: ir.Expr, open_: str, close: str) -> ir.Expr:
+    listed = ir.Func("array_join", (ir.Func("transform", (items, ir.Lambda(var, body))), ir.Arg(",")))
+    return _concat(_lit(open_), listed, _lit(close))
+
+
+def connect_text(value: ir.Expr, t: SqlType, embedded: bool = False, depth: int = 0) -> ir.Expr:
+    """Values.convertToString of a column as a STRING expression, null exactly where `value` is null."""
+    if isinstance(t, StructType):
+        return _struct_text(value, t, depth)
+    if isinstance(t, ArrayType):
+        var = f"e{depth}"
+        return _joined(value, var, _or_null(connect_text(ir.Var(var), t.element, True, depth + 1)), "[", "]")
+    if isinstance(t, MapType):
+        var = f"e{depth}"
+        entry = _concat(
+            _or_null(connect_text(ir.Get(ir.Var(var), "key"), t.key, True, depth + 1)),
+            _lit(":"),
+            _or_null(connect_text(ir.Get(ir.Var(var), "value"), t.value, True, depth + 1)),
+        )
+        return _joined(ir.Func("map_entries", (value,)), var, entry, "{", "}")
+    assert isinstance(t, Primitive), t
+    if t.is_string:
+        return _quoted(value) if embedded else value
+    if t.is_binary:
+        return _quoted(_base64(value)) if embedded else _base64(value)
+    if t.name in ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ"):
+        return _date_text(value, t)
+    if t.name == "DECIMAL":
+        return _decimal_text(value, t)
+    return ir.Cast(value, "STRING")  # booleans, integers; floats as Java's Float/Double.toString
+
+
+def header_bytes(value: ir.Expr, t: SqlType) -> ir.Expr:
+    """SimpleHeaderConverter.fromConnectHeader: the UTF-8 bytes of Connect's text, null for null."""
+    return ir.Cast(connect_text(value, t), "BINARY")
+
+
+# ---------------------------------------------------------------- InsertHeader
+
+
+@dataclass(frozen=True)
+class InsertHeaderConfig:
+    header: str
+    value: bytes | None  # the bytes Kafka writes for value.literal; None: a null header value
+
+
+def parse_insert_header(reader: ConfigReader) -> InsertHeaderConfig | None:
+    header = reader.string("header", required=True)
+    literal = reader.string("value.literal", required=True)
+    if header is None or literal is None:
+        return None
+    raw = reader.raw.get("value.literal")
+    text = raw if isinstance(raw, str) else literal  # Java's trim, not Python's strip
+    try:
+        value = literal_header_bytes(text)
+    except Unsupported as exc:
+        reader.error(
+            "value.literal",
+            f"Kafka reads value.literal '{literal}' as {exc}; pipec cannot reproduce the header bytes",
+            "write the value you want in the header some other way (for example without a fraction or exponent)",
+            code="E800",
+        )
+        return None
+    return InsertHeaderConfig(header, value)
+
+
+def lower_insert_header(cfg: InsertHeaderConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
+    value = ir.Lit(cfg.value) if cfg.value is not None else ir.Null("BINARY")
+    return (ir.SetColumns((("headers", append_headers([header_entry(cfg.header, value)])),)),)
+
+
+INSERT_HEADER = TransformSpec(
+    name="InsertHeader",
+    purpose="header insertion",
+    doc="Append a header with a literal value, typed as Kafka's `Values.parseString` types it and written as "
+    "SimpleHeaderConverter writes it (`1.50` becomes `1.5`, `null` a null value). Existing headers with the key are kept.",
+    keys=(
+        ConfigKey("header", "STRING", None, "The header key."),
+        ConfigKey("value.literal", "STRING", None, "The literal value (a number, boolean, date, array, map or string, as Kafka parses it)."),
+    ),
+    parse=parse_insert_header,
+    infer=lambda cfg, shape, ctx: shape,
+    lower=lower_insert_header,
+    sides=False,
+    example="- name: mark_source\n  type: InsertHeader\n  header: source\n  value.literal: web",
+    differences=(
+        "The header value is the bytes Kafka's SimpleHeaderConverter would write, computed at compile time; "
+        "a literal whose text depends on the Java version (a float with no fraction of 10^7 or more, which Java 17 "
+        "writes differently from Java 19+), a date before 1583 or a date field Java's number parser reads oddly "
+        "is a compile error.",
+        "Dates in the literal are read in UTC (Kafka uses the worker's time zone).",
+    ),
+)
+
+
+# ---------------------------------------------------------------- DropHeaders
+
+
+@dataclass(frozen=True)
+class DropHeadersConfig:
+    keys: tuple[str, ...]
+
+
+def parse_drop_headers(reader: ConfigReader) -> DropHeadersConfig | None:
+    keys = reader.items("headers")
+    if not keys:
+        reader.error("headers" if reader.has("headers") else None, "'headers' must list at least one header key", code="E801")
+        return None
+    return DropHeadersConfig(tuple(dict.fromkeys(keys)))
+
+
+def lower_drop_headers(cfg: DropHeadersConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
+    listed = ir.Method(ir.Get(ir.Var("h"), "key"), "isin", tuple(ir.Lit(k) for k in cfg.keys))
+    return (ir.SetColumns((("headers", ir.Func("filter", (ir.Col("headers"), ir.Lambda("h", ir.Not(listed))))),)),)
+
+
+DROP_HEADERS = TransformSpec(
+    name="DropHeaders",
+    purpose="header removal",
+    doc="Remove every header whose key is listed, keeping the order of the others; keys not present are ignored.",
+    keys=(ConfigKey("headers", "LIST", None, "The header keys to remove (non-empty)."),),
+    parse=parse_drop_headers,
+    infer=lambda cfg, shape, ctx: shape,
+    lower=lower_drop_headers,
+    sides=False,
+    example="- name: no_debug\n  type: DropHeaders\n  headers: [debug, trace-id]",
+)
+
+
+# ---------------------------------------------------------------- HeaderFrom
+
+
+@dataclass(frozen=True)
+class HeaderFromConfig:
+    pairs: tuple[tuple[FieldPath, str], ...]  # (field, header), in configured order
+    operation: str  # copy | move
+
+
+def parse_header_from(reader: ConfigReader) -> HeaderFromConfig | None:
+    reader.boolean("replace.null.with.default", True)
+    version = read_syntax(reader)
+    fields, headers = reader.items("fields"), reader.items("headers")
+    for key, items in (("fields", fields), ("headers", headers)):
+        if not items:
+            reader.error(key if reader.has(key) else None, f"'{key}' must list at least one entry", code="E801")
+    if fields and headers and len(fields) != len(headers):
+        reader.error(
+            "headers",
+            f"'fields' config must have the same number of elements as 'headers' config ({len(fields)} fields, {len(headers)} headers)",
+            "list one header key for each field, in the same order",
+            code="E802",
+        )
+        return None
+    if not reader.has("operation"):
+        reader.error(None, "'operation' is required (move or copy)", code="E301")
+    operation = reader.enum("operation", ("move", "copy"), "copy")
+    paths = [read_path(reader, "fields", text, version) for text in fields]
+    if not fields or not headers or None in paths:
+        return None
+    return HeaderFromConfig(tuple(zip(paths, headers)), operation)
+
+
+def _moved(cfg: HeaderFromConfig) -> list[tuple[str, ...]]:
+    """The distinct paths a move removes, leaving out any path inside another moved one."""
+    steps = list(dict.fromkeys(p.steps for p, _ in cfg.pairs))
+    return [s for s in steps if not any(len(o) < len(s) and s[: len(o)] == o for o in steps)]
+
+
+def infer_header_from(cfg: HeaderFromConfig, shape: Shape, ctx: Context) -> Shape:
+    t = require_struct(shape.side(ctx.side), ctx, ctx.side)
+    if t is None:
+        return shape
+    before = len(ctx.diags.errors)
+    for path, _ in cfg.pairs:
+        require_field(t, path.steps, ctx, "fields", ctx.side)
+    if len(ctx.diags.errors) > before or cfg.operation == "copy":
+        return shape
+    out = t
+    for steps in _moved(cfg):
+        out = struct_with(out, steps, None)
+        parent = type_at(out, steps[:-1])
+        if isinstance(parent, StructType) and not parent.fields:
+            where = f"'{'.'.join(steps[:-1])}'" if steps[:-1] else f"the {ctx.side}"
+            ctx.error("fields", f"moving the fields would leave {where} with no fields", "copy instead, or keep at least one field (Spark has no empty struct)", code="E803")
+            return shape
+    return shape.with_side(ctx.side, out)
+
+
+def lower_header_from(cfg: HeaderFromConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
+    t = shape.side(low.side)
+    assert isinstance(t, StructType)
+    col = low.col
+    entries = []
+    for path, header in cfg.pairs:
+        field_type = t
+        for step in path.steps:
+            field_type = field_type.field(step).type
+        entries.append(header_entry(header, header_bytes(get_expr(col, path.steps), field_type)))
+    reason = f"Only Struct objects supported for [header {cfg.operation}], found: null"
+    edited = col
+    if cfg.operation == "move":
+        edited = ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(s)) for s in _moved(cfg)))
+    return (
+        ir.SetColumns(
+            (
+                ("headers", low.fail_if(ir.IsNull(col), reason, append_headers(entries))),
+                (low.side, low.fail_if(ir.IsNull(col), reason, edited)),
+            )
+        ),
+    )
+
+
+HEADER_FROM = TransformSpec(
+    name="HeaderFrom",
+    purpose="header copy",
+    doc="Copy or move fields of the key or value into headers: `fields[i]` goes to header `headers[i]`, appended "
+    "after the existing headers, written as SimpleHeaderConverter writes the field's value. A null key or value "
+    "is a record error, as in Kafka.",
+    keys=(
+        ConfigKey("fields", "LIST", None, "The fields to read (non-empty), one per entry of `headers`."),
+        ConfigKey("headers", "LIST", None, "The header keys, as many as `fields`."),
+        ConfigKey("operation", "STRING", None, "`copy` keeps the fields, `move` removes them.", ("move", "copy")),
+        SYNTAX_KEY,
+        NULL_DEFAULT_KEY,
+    ),
+    parse=parse_header_from,
+    infer=infer_header_from,
+    lower=lower_header_from,
+    example="- name: trace_to_header\n  type: HeaderFrom$Value\n  fields: [trace_id]\n  headers: [trace-id]\n  operation: move",
+    differences=(
+        "A field the tracked schema lacks is a compile error (Kafka throws a NullPointerException per record).",
+        "Nested paths (field.syntax.version: V2) are supported, as KIP-821 describes for HeaderFrom.",
+        "A move that would leave the key, the value or a nested struct with no fields is a compile error (Spark has no empty struct).",
+        "Map entries are written in Spark's map order; dates and timestamps in UTC (Kafka uses the worker's time zone); "
+        "floats as the Spark JVM's Float/Double.toString.",
+    ),
+)
+SPECS = (INSERT_HEADER, DROP_HEADERS, HEADER_FROM)
