@@ -17,7 +17,7 @@ SPARK_FUNCTIONS = frozenset(
         "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
         "when",
         "array_join", "replace",
-        "shiftleft", "shiftright", "isnan", "ceil", "floor", "pmod", "unix_date", "lower", "is_valid_utf8", "reverse", "hex", "conv", "substring", "pow", "greatest", "abs", "try_to_timestamp", "try_divide",
+        "shiftleft", "shiftright", "isnan", "ceil", "floor", "pmod", "unix_date", "lower", "is_valid_utf8", "hex", "conv", "substring", "pow", "greatest", "abs", "try_to_timestamp", "try_divide",
     }
 )
 COLUMN_METHODS = frozenset(

@@ -7,9 +7,11 @@ import csv
 import datetime as dt
 import io
 import json
+import os
 from typing import Any
 
 from ..connectors.kafka import value_columns, wire_name
+from ..envrefs import resolve
 from ..model import Source, TestRecord
 from .compare import headers_list
 
@@ -54,7 +56,7 @@ def _timestamp(value: Any) -> dt.datetime:
 
 def kafka_rows(source: Source, given: list[TestRecord]) -> list[tuple[int, tuple]]:
     """(batch, row) for each given record, with topic, partition, offset and timestamp defaults filled in."""
-    default_topic = source.topics[0].literal if source.topics else None
+    default_topic = resolve(source.topics[0].raw, dict(os.environ)) if source.topics else None
     key_wire = [wire_name(source, k) for k in source.key_fields]
     value_names = [c.name for c in value_columns(source)]
     next_offset: dict[tuple, int] = {}

@@ -72,41 +72,53 @@ def _item_ctx(ctx: Context) -> Context:
     return Context(ctx.owner, ctx.side, _item_reader(ctx.reader), ctx.diags)
 
 
+def _parse_item(at: ConfigReader, i: int, item: str, version: str) -> tuple[FieldPath | None, str] | None:
+    """(path or None for the whole value, target type) of one spec item, as Kafka's parseFieldTypes reads it."""
+    parts = item.split(":")
+    if len(parts) > 2:
+        at.error(i, f"invalid cast mapping '{item}'", "write field:type, or a single type to cast the whole value", "E700")
+        return None
+    written = parts[-1].strip()
+    target = written.lower()  # Kafka: Schema.Type.valueOf(upper case)
+    if target not in SCHEMA_TYPES:
+        at.error(i, f"invalid type '{written}' in spec", f"supported types: {', '.join(TARGETS)}", "E701")
+        return None
+    if target not in TARGETS:
+        at.error(i, f"Cast does not support casting to {target.upper()}", f"supported types: {', '.join(TARGETS)}", "E702")
+        return None
+    if len(parts) == 1:
+        return None, target
+    path = read_path(at, i, parts[0].strip(), version)
+    if path is not None and not path.steps:
+        at.error(i, f"cast mapping '{item}' names no field", "write field:type", "E700")
+        return None
+    return (path, target) if path is not None else None
+
+
 def parse_cast(reader: ConfigReader) -> CastConfig:
     reader.boolean("replace.null.with.default", True)
     version = read_syntax(reader)
     items = reader.items("spec")
-    at = _item_reader(reader)
     if not items:
-        reader.error(None if not reader.has("spec") else "spec", "'spec' is required and must be non-empty", "e.g. spec: [price:float64] or spec: int64", "E301")
+        reader.error("spec" if reader.has("spec") else None, "'spec' is required and must be non-empty",
+                     "e.g. spec: [price:float64] or spec: int64", "E301")
+    at = _item_reader(reader)
     whole, fields, seen = None, [], set()
     for i, item in enumerate(items):
-        parts = item.split(":")
-        if len(parts) > 2:
-            at.error(i, f"invalid cast mapping '{item}'", "write field:type, or a single type to cast the whole value", "E700")
+        parsed = _parse_item(at, i, item, version)
+        if parsed is None:
             continue
-        target = parts[-1].strip().lower()
-        if target not in SCHEMA_TYPES:
-            at.error(i, f"invalid type '{parts[-1].strip()}' in spec", f"supported types: {', '.join(TARGETS)}", "E701")
-            continue
-        if target not in TARGETS:
-            at.error(i, f"Cast does not support casting to {target.upper()}", f"supported types: {', '.join(TARGETS)}", "E702")
-            continue
-        if len(parts) == 1:
-            whole = target
-            continue
-        path = read_path(at, i, parts[0].strip(), version)
+        path, target = parsed
         if path is None:
-            continue
-        if not path.steps or not parts[0].strip():
-            at.error(i, f"cast mapping '{item}' names no field", "write field:type", "E700")
+            whole = target
         elif path.steps in seen:
             at.error(i, f"field '{path}' is cast twice", "keep one cast per field", "E705")
         else:
             seen.add(path.steps)
             fields.append(FieldCast(i, path, target))
     if whole is not None and len(items) > 1:
-        reader.error("spec", "a whole-value cast must be the only item of spec", "cast the whole value in its own Cast step, or name fields as field:type", "E703")
+        reader.error("spec", "a whole-value cast must be the only item of spec",
+                     "cast the whole value in its own Cast step, or name fields as field:type", "E703")
     order = reader.enum("bytes.order", ORDERS, "BIG_ENDIAN", ignore_case=True)
     encoding = reader.enum("bytes.string.encoding", ENCODINGS, "base64")
     return CastConfig(whole, tuple(fields), order == "LITTLE_ENDIAN", encoding == "utf8")
@@ -142,7 +154,8 @@ def infer_cast(cfg: CastConfig, shape: Shape, ctx: Context) -> Shape:
     t = shape.side(side)
     if cfg.whole is not None:
         if t is None:
-            ctx.error("spec", f"the {side} here is always null, so there is nothing to cast", "declare a key format and fields at the source", "E709")
+            ctx.error("spec", f"the {side} here is always null, so there is nothing to cast",
+                      "declare a key format and fields at the source", "E709")
             return shape
         if check_cast(t, cfg.whole, ctx, "spec", f"the whole {side}"):
             return shape.with_side(side, CONNECT_TYPES[cfg.whole])
@@ -196,7 +209,8 @@ def _decimal_long(x: ir.Expr, t: Primitive) -> ir.Expr:
         return ir.Cast(x, "BIGINT")  # Spark truncates toward zero and the integer part fits
     whole = ir.If(ir.BinOp("<", x, ir.Lit(0)), ir.Func("ceil", (x,)), ir.Func("floor", (x,)))
     low = ir.Func("pmod", (whole, _lit(2**64, "DECIMAL(20,0)")))
-    return ir.Cast(ir.If(ir.BinOp(">", low, _lit(LONG_MAX, "DECIMAL(20,0)")), ir.BinOp("-", low, _lit(2**64, "DECIMAL(20,0)")), low), "BIGINT")
+    signed = ir.If(ir.BinOp(">", low, _lit(LONG_MAX, "DECIMAL(20,0)")), ir.BinOp("-", low, _lit(2**64, "DECIMAL(20,0)")), low)
+    return ir.Cast(signed, "BIGINT")
 
 
 def _millis(x: ir.Expr, t: Primitive) -> ir.Expr:
@@ -271,27 +285,21 @@ class Converter:
         if target == "string":
             if not self.cfg.utf8:  # java.util.Base64: no line breaks (Spark's base64 breaks lines at 76)
                 return ir.Func("regexp_replace", (ir.Func("base64", (b,)), ir.Arg("\r\n"), ir.Arg("")))
-            return ir.If(ir.Not(ir.Func("is_valid_utf8", (b,))), self.low.record_error(f"{self.what}: the bytes are not valid UTF-8"), ir.Cast(b, "STRING"))
+            invalid = ir.Not(ir.Func("is_valid_utf8", (b,)))
+            return self.low.fail_if(invalid, f"{self.what}: the bytes are not valid UTF-8", ir.Cast(b, "STRING"))
         width = BYTES_TARGETS[target]
-        digits = _little_endian(b, width) if self.cfg.little_endian else ir.Func("hex", (b,))
-        value = BYTES_DECODERS[target](digits)
+        # The length check wraps the input, not the result: the decoding then sits in no conditional branch, so
+        # Spark's common subexpression elimination decodes the bytes once per row.
         wrong = ir.BinOp("!=", ir.Func("length", (b,)), ir.Lit(width))
-        return self.low.fail_if(wrong, f"{self.what}: {target} needs exactly {width} bytes", value)
+        checked = self.low.fail_if(wrong, f"{self.what}: {target} needs exactly {width} bytes", b)
+        return _from_bytes(checked, target, self.cfg.little_endian)
 
 
 # ---------------------------------------------------------------- bytes (spark-facts 2(c))
 
 
-def _bits(h: ir.Expr) -> ir.Expr:
-    """The signed 64-bit integer of 16 big-endian hex digits (conv to a negative base gives two's complement)."""
-    return ir.Cast(ir.Func("conv", (h, ir.Arg(16), ir.Arg(-10))), "BIGINT")
-
-
-def _f64_from_hex(h: ir.Expr) -> ir.Expr:
-    """IEEE 754 binary64 from 16 hex digits, exactly (subnormals, signed zero, infinities, NaN).
-
-    Every part derives from one `bits` expression, so Spark evaluates the hex decoding once per row."""
-    bits = _bits(h)
+def _f64_from_bits(bits: ir.Expr) -> ir.Expr:
+    """IEEE 754 binary64 from its 64 bits as a signed BIGINT, exactly (subnormals, signed zero, infinities, NaN)."""
     exponent = ir.Func("pmod", (ir.Func("shiftright", (bits, ir.Arg(52))), ir.Lit(2048)))
     mantissa = ir.Func("pmod", (bits, _lit(2**52, "BIGINT")))
     implicit = ir.If(ir.BinOp("==", exponent, ir.Lit(0)), ir.Lit(0.0), ir.Lit(float(2**52)))
@@ -302,17 +310,36 @@ def _f64_from_hex(h: ir.Expr) -> ir.Expr:
     return ir.If(ir.BinOp("<", bits, ir.Lit(0)), ir.BinOp("*", ir.Lit(-1.0), unsigned), unsigned)
 
 
-def _little_endian(b: ir.Expr, width: int) -> ir.Expr:
-    """The big-endian hex digits of little-endian bytes: the byte pairs of hex(b) in reverse order.
-    (Spark 4.3's reverse() of BINARY corrupts memory, so the bytes are never reversed themselves.)"""
-    h = ir.Func("hex", (b,))
-    return ir.Func("concat", tuple(ir.Func("substring", (h, ir.Arg(2 * i + 1), ir.Arg(2))) for i in reversed(range(width))))
+def _byte(n: ir.Expr, k: int) -> ir.Expr:
+    """Byte `k` (0 = least significant) of `n`, as 0..255."""
+    return ir.Func("pmod", (ir.Func("shiftright", (n, ir.Arg(8 * k))), ir.Lit(256)))
 
 
-BYTES_DECODERS: dict[str, Callable[[ir.Expr], ir.Expr]] = {
-    "int32": lambda h: _wrap(ir.Func("conv", (h, ir.Arg(16), ir.Arg(10))), 32, "INT"),
-    "int64": _bits,
-    "float64": _f64_from_hex,
+def _swap_bytes(n: ir.Expr, width: int) -> ir.Expr:
+    """`n` with the order of its low `width` bytes reversed, by shifts (Spark 4.3's reverse() of BINARY corrupts
+    memory, and arithmetic is cheaper than string work); the terms use distinct bits, so the sum cannot overflow."""
+    terms = [
+        ir.Func("shiftleft", (_byte(n, k), ir.Arg(8 * (width - 1 - k)))) for k in range(width)
+    ]
+    out = terms[0]
+    for term in terms[1:]:
+        out = ir.BinOp("+", out, term)
+    return out
+
+
+def _from_bytes(b: ir.Expr, target: str, little_endian: bool) -> ir.Expr:
+    """int32, int64 or float64 from bytes of the right length (spark-facts 2(c): hex, conv, shifts)."""
+    width = BYTES_TARGETS[target]
+    digits = ir.Func("hex", (b,))
+    base = ir.Arg(10 if width == 4 else -10)  # a negative base gives the signed (two's complement) value
+    number = ir.Cast(ir.Func("conv", (digits, ir.Arg(16), base)), "BIGINT")
+    return FROM_BITS[target](_swap_bytes(number, width) if little_endian else number)
+
+
+FROM_BITS: dict[str, Callable[[ir.Expr], ir.Expr]] = {
+    "int32": lambda n: _wrap(n, 32, "INT"),
+    "int64": lambda n: n,
+    "float64": _f64_from_bits,
 }
 
 
@@ -326,7 +353,8 @@ def _decimal_string(x: ir.Expr, t: Primitive) -> ir.Expr:
         return plain
     digits = ir.Func("regexp_replace", (ir.Cast(ir.Func("abs", (x,)), "STRING"), ir.Arg(r"^0\.0*"), ir.Arg("")))
     count = ir.Func("length", (digits,))
-    rest = ir.If(ir.BinOp(">", count, ir.Lit(1)), ir.Func("concat", (ir.Lit("."), ir.Func("substring", (digits, ir.Arg(2), ir.Arg(64))))), ir.Lit(""))
+    tail = ir.Func("concat", (ir.Lit("."), ir.Func("substring", (digits, ir.Arg(2), ir.Arg(64)))))
+    rest = ir.If(ir.BinOp(">", count, ir.Lit(1)), tail, ir.Lit(""))
     exponent = ir.Cast(ir.BinOp("-", count, ir.Lit(1 + t.scale)), "STRING")
     sign = ir.If(ir.BinOp("<", x, ir.Lit(0)), ir.Lit("-"), ir.Lit(""))
     scientific = ir.Func("concat", (sign, ir.Func("substring", (digits, ir.Arg(1), ir.Arg(1))), rest, ir.Lit("E"), exponent))
@@ -340,7 +368,8 @@ def _timestamp_string(x: ir.Expr, t: Primitive) -> ir.Expr:
     millis = _millis(x, t)
     return _when(
         (ir.BinOp("<", millis, ir.Lit(MILLIS_PER_DAY)), ir.Func("date_format", (ts, ir.Arg("HH:mm:ss.SSS'Z'")))),
-        (ir.BinOp("==", ir.Func("pmod", (millis, ir.Lit(MILLIS_PER_DAY))), ir.Lit(0)), ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd")))),
+        (ir.BinOp("==", ir.Func("pmod", (millis, ir.Lit(MILLIS_PER_DAY))), ir.Lit(0)),
+         ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd")))),
         otherwise=ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"))),
     )
 
@@ -400,14 +429,16 @@ CAST = TransformSpec(
     example="- name: typed\n  type: Cast$Value\n  field.syntax.version: V2\n  spec: [\"amount:float64\", \"parent.child.k2:int64\"]",
     differences=(
         "Nested fields under field.syntax.version: V2 follow KIP-821's examples (Kafka's Cast reads root fields only).",
-        "A spec field the tracked schema lacks, a cast from STRUCT/ARRAY/MAP and a field cast twice are compile errors "
-        "(Kafka ignores missing fields, fails per record, and keeps the last cast).",
+        "A spec field the tracked schema lacks, a cast from STRUCT/ARRAY/MAP, a BYTES cast to int8, int16, float32 "
+        "or boolean, and a field cast twice are compile errors (Kafka ignores missing fields, fails every such "
+        "record, and keeps the last cast).",
         "BYTES cast to int32, int64 or float64 decodes them (bytes.order); a wrong length is a record error. Kafka "
         "fails every such record. BYTES to string with bytes.string.encoding: utf8 gives the text (invalid UTF-8 is a "
         "record error).",
         "Integer strings must use ASCII digits: Java also accepts other Unicode digits; here they are a record error.",
         "Dates and timestamps cast to string are formatted in UTC (Kafka uses the JVM's time zone but prints 'Z'), "
-        "with the proleptic Gregorian calendar (Java switches to the Julian calendar before 1582-10-15).",
+        "with the proleptic Gregorian calendar (Java switches to the Julian calendar before 1582-10-15); years "
+        "above 9999 print with a leading '+'.",
     ),
 )
 SPECS = (CAST,)

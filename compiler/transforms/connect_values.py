@@ -107,6 +107,8 @@ def _number(token: str) -> tuple | None:
     sign, whole, frac, exp = match.groups()
     frac = frac or ""
     digits = "".join(str(_digit(c)) for c in whole + frac)
+    if len(digits) > 4000:
+        raise Unsupported("a number of more than 4000 digits")
     exponent = int("".join(str(_digit(c)) if c.isdigit() else c for c in exp)) if exp else 0
     scale = len(frac) - exponent
     if not -(2**31) <= exponent < 2**31 or not -(2**31) <= scale < 2**31:
@@ -448,7 +450,7 @@ def connect_text(value: tuple | None, embedded: bool = False) -> str:
         return str(payload)
     if cls in ("Float", "Double"):
         if math.isfinite(payload) and payload == int(payload) and abs(payload) >= 1e7:
-            raise Unsupported(f"the number {java_float_text(payload, cls == 'Float')}, which Java 17 writes differently")
+            raise Unsupported(f"the number {java_float_text(payload, cls == 'Float')}, which Java 17 and Java 19+ write differently")
         return java_float_text(payload, cls == "Float")
     if cls == "BigDecimal":
         return big_decimal_text(*payload)

@@ -62,7 +62,10 @@ def _base64(value: ir.Expr) -> ir.Expr:
 
 def _date_text(value: ir.Expr, t: Primitive) -> ir.Expr:
     """Values.dateFormatFor by epoch millis: before 1970-01-02 the time of day, at midnight the date."""
-    fmt = lambda pattern: ir.Func("date_format", (value, ir.Arg(pattern)))  # noqa: E731
+
+    def fmt(pattern: str) -> ir.Expr:
+        return ir.Func("date_format", (value, ir.Arg(pattern)))
+
     if t.name == "DATE":
         text = ir.If(ir.BinOp(">", value, ir.Cast(ir.Lit("1970-01-01"), "DATE")), fmt(DATE_FORMAT), _lit("00:00:00.000Z"))
     else:
@@ -156,7 +159,7 @@ def parse_insert_header(reader: ConfigReader) -> InsertHeaderConfig | None:
     except Unsupported as exc:
         reader.error(
             "value.literal",
-            f"Kafka reads value.literal '{literal}' as {exc}; pipec cannot reproduce the header bytes",
+            f"value.literal '{literal}' holds {exc}: pipec cannot reproduce the header bytes Kafka writes for it",
             "write the value you want in the header some other way (for example without a fraction or exponent)",
             code="E800",
         )

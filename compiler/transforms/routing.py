@@ -175,13 +175,15 @@ SIMPLE_DATE_LETTERS: dict[str, dict[int, str | None]] = {
     "a": {1: "a"},
     "z": {1: "z", 4: "zzzz"},
     "Z": {1: "Z"},
-    "X": {1: "X", 2: "XX", 3: "XXX", 4: None},
+    "X": {1: "X", 2: "XX", 3: "XXX"},
     "F": {1: None}, "w": {1: None}, "W": {1: None}, "Y": {1: None}, "u": {1: None},
 }
 _ILLEGAL_COUNTS = {"X": 4}  # SimpleDateFormat itself rejects XXXX and longer
 
 
 class PatternError(ValueError):
+    """A timestamp.format SimpleDateFormat rejects, or one Spark would format differently (`refused`)."""
+
     def __init__(self, message: str, refused: bool):
         super().__init__(message)
         self.refused = refused  # True: valid for Java, but Spark would format it differently
@@ -193,7 +195,7 @@ def _spark_letters(letter: str, count: int) -> str:
     if count >= _ILLEGAL_COUNTS.get(letter, 99):
         raise PatternError(f"invalid ISO 8601 format: length={count}", refused=False)
     table = SIMPLE_DATE_LETTERS[letter]
-    spark = table[max(n for n in table if n <= count)] if count not in table else table[count]
+    spark = table[max(n for n in table if n <= count)]
     if spark is None:
         raise PatternError(f"'{letter * count}' is formatted differently by Spark", refused=True)
     return spark

@@ -8,6 +8,7 @@ multiplication), Date truncates to UTC midnight, Time keeps the UTC time of day 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from itertools import groupby
 
 from .. import ir
@@ -63,11 +64,13 @@ LETTERS: dict[str, Letter] = {
     "h": Letter(same=2, beyond=PADDED, hint="use 'hh'"),
     "m": Letter(same=2, beyond=PADDED, hint="use 'mm'"),
     "s": Letter(same=2, beyond=PADDED, hint="use 'ss'"),
-    "S": Letter(only=3, beyond="'{run}' is the millisecond as a number in Java but a fraction of the second in Spark", hint="use 'SSS' (milliseconds, always 3 digits)"),
+    "S": Letter(only=3, beyond="'{run}' is the millisecond as a number in Java but a fraction of the second in Spark",
+                hint="use 'SSS' (milliseconds, always 3 digits)"),
     "z": Letter(same=4, above=4),
     "Z": Letter(same=3, above=1),  # ZZZZ is "+0000" in Java, "GMT" in Spark
     "X": Letter(same=3, beyond="invalid ISO 8601 format '{run}': Java allows X, XX or XXX"),
-    "Y": Letter(refuse="'Y' is the week year", hint="use 'yyyy' (the calendar year; it differs from the week year around New Year)"),
+    "Y": Letter(refuse="'Y' is the week year",
+                hint="use 'yyyy' (the calendar year; it differs from the week year around New Year)"),
     "u": Letter(refuse="'u' (day number of the week) has no Spark equivalent", hint="use 'E' for the day name"),
     "w": Letter(refuse="'w' (week of the year) has no Spark equivalent"),
     "W": Letter(refuse="'W' (week of the month) has no Spark equivalent"),
@@ -164,8 +167,9 @@ def spark_pattern(java: str, parsing: bool = False) -> str:
 
 TARGETS = ("string", "unix", "Date", "Time", "Timestamp")
 PRECISIONS = ("seconds", "milliseconds", "microseconds", "nanoseconds")
-UNIT = {"seconds": 1000, "milliseconds": 1, "microseconds": 1000, "nanoseconds": 1_000_000}  # per millisecond, or millis per unit
-OUTPUT: dict[str, SqlType] = {"string": STRING, "unix": BIGINT, "Date": DATE, "Time": TIMESTAMP_LTZ_3, "Timestamp": TIMESTAMP_LTZ_3}
+OUTPUT: dict[str, SqlType] = {
+    "string": STRING, "unix": BIGINT, "Date": DATE, "Time": TIMESTAMP_LTZ_3, "Timestamp": TIMESTAMP_LTZ_3,
+}
 INPUTS = {"STRING": "string", "BIGINT": "unix", "DATE": "Date", "TIMESTAMP": "Timestamp", "TIMESTAMP_LTZ": "Timestamp"}
 MILLIS_PER_DAY = 86_400_000
 LONG_MAX, LONG_MIN = 2**63 - 1, -(2**63)
@@ -180,16 +184,19 @@ class TimestampConfig:
     precision: str
 
 
-def _check_pattern(report, java: str, parsing: bool) -> str | None:
-    """The Spark pattern, or None after reporting why there is none (`report(message, hint, code)`)."""
+Report = Callable[[str, "str | None", str], None]  # (message, hint, code)
+
+
+def _check_pattern(report: Report, java: str, parsing: bool, used: bool = True) -> str | None:
+    """The Spark pattern, or None after reporting why there is none (`report(message, hint, code)`); an unused
+    pattern is only checked as Kafka checks it, by SimpleDateFormat's own rules."""
     try:
         return spark_pattern(java, parsing)
     except PatternError as exc:
         if exc.invalid:
             report(f"'format' is not a valid SimpleDateFormat pattern: {exc.message}", exc.hint, "E723")
-        else:
-            use = "parse" if parsing else "format"
-            report(f"cannot {use} with '{java}' exactly: {exc.message}", exc.hint, "E724")
+        elif used:
+            report(f"cannot {'parse' if parsing else 'format'} with '{java}' exactly: {exc.message}", exc.hint, "E724")
         return None
 
 
@@ -209,20 +216,9 @@ def parse_timestamp(reader: ConfigReader) -> TimestampConfig:
 
     if target == "string" and not fmt:
         reader.error(None, "'format' is required when target.type is string", FORMAT_EXAMPLE, "E721")
-    elif fmt and target == "string":
-        _check_pattern(report, fmt, parsing=False)
     elif fmt:
-        _syntax_only(report, fmt)
+        _check_pattern(report, fmt, parsing=False, used=target == "string")
     return TimestampConfig(path if path and path.steps else None, target, fmt, precision)
-
-
-def _syntax_only(report, java: str) -> None:
-    """Kafka rejects a pattern SimpleDateFormat rejects even when it is not used."""
-    try:
-        spark_pattern(java)
-    except PatternError as exc:
-        if exc.invalid:
-            report(f"'format' is not a valid SimpleDateFormat pattern: {exc.message}", exc.hint, "E723")
 
 
 def infer_timestamp(cfg: TimestampConfig, shape: Shape, ctx: Context) -> Shape:
@@ -230,7 +226,8 @@ def infer_timestamp(cfg: TimestampConfig, shape: Shape, ctx: Context) -> Shape:
     t = shape.side(side)
     if cfg.path is None:
         if t is None:
-            ctx.error(None, f"the {side} here is always null, so there is no timestamp to convert", "set field, or declare a key at the source", "E726")
+            ctx.error(None, f"the {side} here is always null, so there is no timestamp to convert",
+                      "set field, or declare a key at the source", "E726")
             return shape
         source = t
     else:
@@ -280,6 +277,21 @@ def saturating_multiply(x: ir.Expr, n: int) -> ir.Expr:
     )
 
 
+# Java's TimeUnit conversions between unix.precision and milliseconds, each way.
+UNIT_TO_MILLIS = {
+    "seconds": lambda x: saturating_multiply(x, 1000),
+    "milliseconds": lambda x: x,
+    "microseconds": lambda x: truncating_divide(x, 1000),
+    "nanoseconds": lambda x: truncating_divide(x, 1_000_000),
+}
+MILLIS_TO_UNIT = {
+    "seconds": lambda ms: truncating_divide(ms, 1000),
+    "milliseconds": lambda ms: ms,
+    "microseconds": lambda ms: saturating_multiply(ms, 1000),
+    "nanoseconds": lambda ms: saturating_multiply(ms, 1_000_000),
+}
+
+
 def to_millis(cfg: TimestampConfig, x: ir.Expr, t: Primitive, low: Lowering, what: str) -> ir.Expr:
     """Epoch milliseconds of the input, as Kafka's java.util.Date pivot holds them."""
     kind = INPUTS[t.name]
@@ -288,7 +300,7 @@ def to_millis(cfg: TimestampConfig, x: ir.Expr, t: Primitive, low: Lowering, wha
         error = low.record_error(f"{what} does not match the pattern ({cfg.format})")
         return ir.Func("unix_millis", (ir.Func("coalesce", (parsed, ir.If(ir.IsNull(x), ir.Null("TIMESTAMP"), error))),))
     if kind == "unix":
-        return {"seconds": saturating_multiply, "milliseconds": lambda v, n: v}.get(cfg.precision, truncating_divide)(x, UNIT[cfg.precision])
+        return UNIT_TO_MILLIS[cfg.precision](x)
     if kind == "Date":
         return ir.BinOp("*", ir.Cast(ir.Func("unix_date", (x,)), "BIGINT"), ir.Lit(MILLIS_PER_DAY))
     return ir.Func("unix_millis", (x if t.name == "TIMESTAMP_LTZ" else ir.Cast(x, "TIMESTAMP"),))
@@ -297,7 +309,7 @@ def to_millis(cfg: TimestampConfig, x: ir.Expr, t: Primitive, low: Lowering, wha
 def from_millis(cfg: TimestampConfig, ms: ir.Expr) -> ir.Expr:
     """The target type's value of epoch milliseconds."""
     if cfg.target == "unix":
-        return {"seconds": truncating_divide, "milliseconds": lambda v, n: v}.get(cfg.precision, saturating_multiply)(ms, UNIT[cfg.precision])
+        return MILLIS_TO_UNIT[cfg.precision](ms)
     if cfg.target == "Time":
         ms = ir.Func("pmod", (ms, ir.Lit(MILLIS_PER_DAY)))
     ts = ir.Func("timestamp_millis", (ms,))
@@ -309,8 +321,8 @@ def from_millis(cfg: TimestampConfig, ms: ir.Expr) -> ir.Expr:
 
 
 def _convert(cfg: TimestampConfig, x: ir.Expr, t: Primitive, low: Lowering, what: str) -> ir.Expr:
-    if (t, cfg.target) in ((DATE, "Date"), (TIMESTAMP_LTZ_3, "Timestamp")):
-        return x  # already what the pivot would give back
+    if t == DATE and cfg.target == "Date":
+        return x  # what the pivot would give back
     return from_millis(cfg, to_millis(cfg, x, t, low, what))
 
 
