@@ -19,7 +19,7 @@ from .model import Column, ErrorPolicy, Pipeline, Predicate, Sink, Source, Step,
 from .shape import Shape
 from .transforms import REGISTRY, ConfigReader, Context
 from .transforms.structs import conform
-from .types import HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type, same_name
+from .types import BYTES, HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type, same_name
 
 # Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
 ENV_PATHS = (
@@ -474,6 +474,8 @@ def initial_shape(source: Source) -> Shape:
     by_name = {c.name: c for c in source.columns}
     key_fields = [by_name[k] for k in source.key_fields if k in by_name]  # a missing one is reported already
     key = StructType(tuple(StructField(c.name, c.type) for c in key_fields)) if key_fields else None
+    if key is None and source.key_format == "raw":
+        key = BYTES  # a raw key without key fields is the key's bytes as they are
     virtual = frozenset(c.name for c in source.columns if c.virtual)
     persisted = tuple((c.metadata, c.name) for c in source.columns if c.metadata and not c.virtual)
     return Shape(key=key, value=value, virtual=virtual, persisted=persisted)

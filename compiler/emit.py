@@ -152,6 +152,10 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
     p = compiled.pipeline
     packages = [pkg.replace(SPARK_VERSION_PLACEHOLDER, spark_version()) for pkg in lowered.packages]
     conf = {"spark.sql.session.timeZone": "UTC", "spark.sql.ansi.enabled": "true", "spark.sql.mapKeyDedupPolicy": "LAST_WIN"}
+    if p.sink.connector == "kafka" and not p.streaming:
+        # Kafka's batch write through the V2 path, where Spark's observed metrics (the job's counts) reach the
+        # Observation; through the V1 path they never do and the counts would wait forever.
+        conf["spark.sql.sources.useV1SourceList"] = "avro,csv,json,orc,parquet,text"
     conf = {**dict(p.spark_conf), **conf}
     job_path = f"generated/{p.name}.py"
     return {

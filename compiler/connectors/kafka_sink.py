@@ -84,9 +84,12 @@ def _topic(sink: Sink, shape: Shape) -> ir.Expr:
     return ir.If(ir.BinOp("!=", ir.Col("topic"), ir.Col(SOURCE_TOPIC)), ir.Col("topic"), fixed)
 
 
-def record_name(sink: Sink, shape: Shape) -> str:
-    """SetSchemaMetadata's schema name where the chain set one, else the pipeline's name."""
-    return getattr(shape, "value_schema_name", None) or sink.record_name
+def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
+    """SetSchemaMetadata's schema name where the chain set one (last dotted part: Avro's name), else the pipeline's."""
+    named = {s: name for s, name, _ in shape.schema_names if name}
+    if side in named:
+        return named[side].rsplit(".", 1)[-1]
+    return sink.record_name if side == "value" else f"{sink.record_name}_key"
 
 
 def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
@@ -99,7 +102,7 @@ def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
     else:
         value, value_type = ir.Col("value"), shape.value
     columns = [
-        ("key", encode_payload(key_expr, key_type, key_format, f"{record_name(sink, shape)}_key", sink.key_schema_id)
+        ("key", encode_payload(key_expr, key_type, key_format, record_name(sink, shape, "key"), sink.key_schema_id)
          if key_type is not None else ir.Null("BINARY")),
         ("value", encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)),
         ("topic", _topic(sink, shape)),

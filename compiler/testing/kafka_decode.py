@@ -87,7 +87,7 @@ def kafka_sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list
     key_type = _key_type(compiled, shape)
     value_type = StructType(tuple(payload_fields(sink, shape, sink.key_fields))) if isinstance(shape.value, StructType) else shape.value
     decoded = {}
-    for side, fmt, t, name in (("key", sink.key_format, key_type, f"{record_name(sink, shape)}_key"),
+    for side, fmt, t, name in (("key", sink.key_format, key_type, record_name(sink, shape, "key")),
                                ("value", sink.format, value_type, record_name(sink, shape))):
         if fmt in avro.FORMATS:
             decoded[side] = avro_decoder(spark, fmt, t, name)([r[side] for r in rows])
