@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 
 from . import ir
 from .build import Compiled
@@ -55,6 +55,37 @@ def guard(op: ir.Op, cond: ir.Expr | None, before: Shape, after: Shape) -> ir.Op
     raise TypeError(f"cannot guard {type(op).__name__}")
 
 
+# Spark pushes a filter below the projections under it, copying the expressions of the columns it reads into its
+# condition. After steps that rebuilt those columns the copies nest (each step's struct rebuild inlined into every
+# field the next one reads, the source's from_json included): the plan grows exponentially with the chain and the
+# filter repeats the chain's work. Such a filter reads its condition from KEEP, set in a projection Spark does not
+# push filters through (spark_partition_id() counts as nondeterministic), so it runs where the chain puts it.
+KEEP = "__keep"
+
+
+def columns_read(node: object) -> set[str]:
+    """Names of the top-level columns an IR expression reads."""
+    if isinstance(node, ir.Col):
+        return {node.name}
+    if isinstance(node, tuple):
+        return set().union(*(columns_read(n) for n in node))
+    if is_dataclass(node):
+        return set().union(*(columns_read(getattr(node, f.name)) for f in fields(node)))
+    return set()
+
+
+def columns_set(op: ir.Op) -> set[str]:
+    return {n for n, _ in op.columns} if isinstance(op, (ir.SetColumns, ir.Select)) else set()
+
+
+def pin(op: ir.Op, rebuilt: set[str]) -> tuple[ir.Op, ...]:
+    """A filter that reads columns earlier steps rebuilt, kept where it stands (see KEEP); other ops as they are."""
+    if not isinstance(op, ir.Where) or not columns_read(op.cond) & rebuilt:
+        return (op,)
+    barrier = ir.BinOp(">=", ir.Func("spark_partition_id", ()), ir.Lit(0))
+    return (ir.SetColumns(((KEEP, ir.BinOp("&", op.cond, barrier)),)), ir.Where(ir.Col(KEEP)))
+
+
 def step_comment(step: Step, file: str) -> str:
     where = f" when {'not ' if step.negate else ''}{step.predicate}" if step.predicate else ""
     return f"{file}:{step.loc.line} step '{step.alias}' ({step.type_name}){where}"
@@ -65,16 +96,24 @@ def lower(compiled: Compiled) -> Lowered:
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
     blocks = []
+    rebuilt: set[str] = set()  # columns set by the chain so far
     keep_topic = p.sink.topic is not None and compiled.final.routed
     for i, step in enumerate(p.steps):
         if keep_topic and compiled.shapes[i + 1].routed and not compiled.shapes[i].routed:
             blocks.append(ir.Block("the source topic, so the sink's topic applies to records no router renamed",
                                    (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),)))
+            rebuilt.add(SOURCE_TOPIC)
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
         cond = predicate_condition(step, p.predicates)
         before, after = compiled.shapes[i], compiled.shapes[i + 1]
-        blocks.append(ir.Block(step_comment(step, p.file), tuple(guard(op, cond, before, after) for op in ops)))
+        guarded = [guard(op, cond, before, after) for op in ops]
+        pinned = tuple(out for op in guarded for out in pin(op, rebuilt))
+        rebuilt.update(*(columns_set(op) for op in pinned))
+        comment = step_comment(step, p.file)
+        if len(pinned) > len(guarded):
+            comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
+        blocks.append(ir.Block(comment, pinned))
     encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", (sink.encode(p.sink, compiled.final),))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
     return Lowered(decode, tuple(blocks), encode, packages)

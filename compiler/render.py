@@ -16,7 +16,7 @@ SPARK_FUNCTIONS = frozenset(
         "array_contains", "transform", "size", "length", "timestamp_millis", "current_timestamp",
         "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
         "when",
-        "array_join", "replace",
+        "array_join", "replace", "spark_partition_id",
         "shiftleft", "shiftright", "isnan", "ceil", "floor", "pmod", "unix_date", "lower", "is_valid_utf8", "hex", "conv", "substring", "pow", "greatest", "abs", "try_to_timestamp", "try_divide",
     }
 )

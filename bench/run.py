@@ -1,0 +1,277 @@
+"""pipec's benchmark (`scripts/bench [--quick]`).
+
+1. Compiler speed: validate and compile many 20-step pipelines in one process; cold `pipec validate` latency.
+2. Throughput of bench/chain.yaml in ONE local[2] SparkSession over cached raw Kafka rows (bench/generate.py),
+   written to Spark's `noop` sink: the compiled job's `transform` (the generated file, imported as written),
+   the hand-written native version (bench/handwritten.py) and a per-record Python UDF (bench/udf.py, over a
+   prefix of the records). Outputs are compared before anything is timed; the variants then alternate, in a
+   rotating order, over several repetitions.
+3. Spark analysis and optimisation time of a 50-step chain, and plan size against chain length.
+
+Writes a JSON result (bench/results.json, or bench/results-quick.json with --quick) and, for a full run,
+docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAIN = ROOT / "bench" / "chain.yaml"
+VARIANTS = ("generated", "handwritten", "udf")
+
+
+def log(text: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of a process and all its live descendants (the JVM and its Python workers)."""
+    parents: dict[int, int] = {}
+    times: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = sum(int(f) for f in fields[11:15])  # utime, stime, and those of reaped children
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0)
+        todo += [c for c, p in parents.items() if p == pid]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def session(driver_memory: str):
+    os.environ["TZ"] = "UTC"  # the UDF variant's Python workers read timestamps as local (= UTC) datetimes
+    time.tzset()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("pipec-bench")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def fingerprint(df) -> tuple:
+    """Row count and two order-independent sums of row hashes (a multiset fingerprint of the whole output)."""
+    from pyspark.sql import functions as F
+
+    cols = [F.col(c) for c in df.columns]
+    row = df.agg(
+        F.count(F.lit(1)),
+        F.sum(F.xxhash64(*cols).cast("decimal(38,0)")),
+        F.sum(F.hash(*cols).cast("decimal(38,0)")),
+    ).first()
+    return tuple(row)
+
+
+def check_equal(frames: dict, full: dict) -> dict:
+    """Every variant's output on the prefix equals the generated job's exactly (both ways, with duplicates);
+    on all records, the hand-written output has the generated output's fingerprint."""
+    base = frames["generated"]
+    rows = base.count()
+    out = {"prefix_rows_out": rows}
+    for name, df in frames.items():
+        if name == "generated":
+            continue
+        missing, extra = base.exceptAll(df).count(), df.exceptAll(base).count()
+        if missing or extra or df.count() != rows:
+            sample = base.exceptAll(df).limit(2).collect() + df.exceptAll(base).limit(2).collect()
+            raise SystemExit(f"bench: {name} output differs from the generated job's: {sample}")
+        out[f"{name}_exact"] = True
+    if full:
+        fps = {name: fingerprint(df) for name, df in full.items()}
+        if len(set(fps.values())) != 1:
+            raise SystemExit(f"bench: outputs differ over all records: {fps}")
+        out["full_rows_out"] = int(fps["generated"][0])
+        out["full_fingerprint"] = [str(v) for v in fps["generated"]]
+    return out
+
+
+def noop(df) -> None:
+    df.write.format("noop").mode("overwrite").save()
+
+
+def throughput(spark, jvm_pid: int, frames: dict, records: dict, reps: int, warmups: int) -> dict:
+    """Alternate the variants (rotating which goes first) and time each write to the noop sink."""
+    for _ in range(warmups):
+        for name in VARIANTS:
+            noop(frames[name])
+    runs = {name: [] for name in VARIANTS}
+    for rep in range(reps):
+        order = VARIANTS[rep % 3 :] + VARIANTS[: rep % 3]
+        for name in order:
+            cpu0, t0 = tree_cpu_seconds(jvm_pid), time.perf_counter()
+            noop(frames[name])
+            wall, cpu = time.perf_counter() - t0, tree_cpu_seconds(jvm_pid) - cpu0
+            runs[name].append({"wall_s": wall, "cpu_s": cpu, "records_per_s": records[name] / wall})
+            log(f"rep {rep + 1}/{reps} {name}: {wall:.2f} s, {records[name] / wall:,.0f} records/s, {cpu:.1f} CPU s")
+    return runs
+
+
+def ratios(runs: dict, records: dict, a: str, b: str) -> dict:
+    """a ÷ b throughput per repetition (wall clock), and per CPU second."""
+    from .compiler_speed import summary
+
+    wall = [x["records_per_s"] / y["records_per_s"] for x, y in zip(runs[a], runs[b])]
+    cpu = [(records[a] / x["cpu_s"]) / (records[b] / y["cpu_s"]) for x, y in zip(runs[a], runs[b]) if x["cpu_s"] and y["cpu_s"]]
+    return {"wall": summary(wall), "cpu": summary(cpu) if cpu else None}
+
+
+def spark_part(args, result: dict) -> None:
+    from pyspark.sql import functions as F  # noqa: F401
+
+    from . import handwritten, udf
+    from .compiler_speed import summary
+    from .generate import kafka_records
+    from .plans import analysis_times, compile_job, growth, plan_stats
+
+    t0 = time.perf_counter()
+    spark = session(args.driver_memory)
+    jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    result["spark_start_s"] = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="pipec-bench-") as tmp:
+        job = compile_job(CHAIN, Path(tmp))
+        for key, value in job.SESSION_CONF.items():  # the job's own session settings (UTC, ANSI) for every variant
+            spark.conf.set(key, value)
+        log(f"generating {args.records:,} records (and {args.udf_records:,} for the UDF variant), cached")
+        raw = kafka_records(spark, args.records).cache()
+        raw.count()
+        prefix = raw if args.udf_records == args.records else kafka_records(spark, args.udf_records).cache()
+        prefix.count()
+        frames = {"generated": job.transform(raw), "handwritten": handwritten.transform(raw), "udf": udf.transform(prefix)}
+        records = {"generated": args.records, "handwritten": args.records, "udf": args.udf_records}
+        result["plans"] = {name: plan_stats(frames[name]) for name in ("generated", "handwritten")}
+        log(f"plans: {result['plans']}")
+        log("comparing outputs")
+        on_prefix = {"generated": job.transform(prefix), "handwritten": handwritten.transform(prefix), "udf": frames["udf"]}
+        full = {k: frames[k] for k in ("generated", "handwritten")} if args.udf_records != args.records else {}
+        result["equality"] = check_equal(on_prefix, full)
+        log(f"outputs equal: {result['equality']}")
+        runs = throughput(spark, jvm_pid, frames, records, args.reps, args.warmups)
+        result["throughput"] = {
+            "records": records,
+            "runs": runs,
+            "records_per_s": {k: summary([r["records_per_s"] for r in v]) for k, v in runs.items()},
+            "generated_vs_handwritten": ratios(runs, records, "generated", "handwritten"),
+            "generated_vs_udf": ratios(runs, records, "generated", "udf"),
+        }
+        raw.unpersist()
+        small = kafka_records(spark, 1000).cache()
+        small.count()
+        log(f"analysing a {args.chain_steps}-step chain {args.analysis_reps} times")
+        result["analysis"] = analysis_times(spark, small, args.chain_steps, args.analysis_reps, Path(tmp))
+        if args.growth:
+            result["growth"] = growth(spark, small, args.growth)
+    spark.stop()
+
+
+def machine() -> dict:
+    import platform
+    import subprocess
+
+    import black
+    import pyspark
+
+    def cpuinfo(key: str) -> str:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(key):
+                return line.split(":", 1)[1].strip()
+        return "?"
+
+    mem = next(l for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal"))
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+    return {
+        "cpu": cpuinfo("model name"),
+        "cpus": os.cpu_count(),
+        "memory_gib": round(int(mem.split()[1]) / 1024 / 1024, 1),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "java": java[0] if java else "?",
+        "pyspark": pyspark.__version__,
+        "black": black.__version__,
+        "load_average_start": os.getloadavg(),
+    }
+
+
+PRESETS = {  # full run; --quick overrides
+    "full": dict(records=2_000_000, udf_records=200_000, reps=5, warmups=1, pipelines=1000, validate_runs=10,
+                 analysis_reps=5, growth=[10, 20, 30, 40, 50]),
+    "quick": dict(records=200_000, udf_records=50_000, reps=3, warmups=0, pipelines=20, validate_runs=3,
+                  analysis_reps=3, growth=[]),
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="~200k records, fewer repetitions (under 2 minutes)")
+    parser.add_argument("--records", type=int, help="records for the generated and hand-written variants")
+    parser.add_argument("--udf-records", type=int, help="records for the UDF variant (a prefix of the others')")
+    parser.add_argument("--reps", type=int, help="timed repetitions of each variant")
+    parser.add_argument("--pipelines", type=int, help="pipelines validated and compiled for the compile rate")
+    parser.add_argument("--skip-compile", action="store_true", help="skip the compile-rate measurement")
+    parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--json", type=Path, help="where to write the JSON result")
+    parser.add_argument("--markdown", type=Path, help="where to write the markdown report (default for a full run: docs/benchmarks.md)")
+    args = parser.parse_args(argv)
+    preset = PRESETS["quick" if args.quick else "full"]
+    for key, value in preset.items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, value)
+    args.chain_steps, args.steps = 50, 20
+    args.udf_records = min(args.udf_records, args.records)
+    args.json = args.json or ROOT / "bench" / ("results-quick.json" if args.quick else "results.json")
+    if args.markdown is None and not args.quick:
+        args.markdown = ROOT / "docs" / "benchmarks.md"
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .compiler_speed import cold_validate, compile_rate
+    from .report import markdown, summary_lines
+
+    args = parse_args(argv)
+    started = time.perf_counter()
+    result: dict = {"mode": "quick" if args.quick else "full", "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    result["settings"] = {k: getattr(args, k) for k in ("records", "udf_records", "reps", "warmups", "pipelines", "steps", "chain_steps", "analysis_reps", "driver_memory")}
+    if not args.skip_compile:
+        log(f"validating and compiling {args.pipelines} pipelines of {args.steps} steps")
+        result["compile"] = compile_rate(args.pipelines, args.steps)
+    log(f"cold `pipec validate` x{args.validate_runs}")
+    result["cold_validate"] = cold_validate(args.validate_runs, CHAIN)
+    spark_part(args, result)
+    result["machine"]["load_average_end"] = os.getloadavg()
+    result["wall_s"] = time.perf_counter() - started
+    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote {args.json.relative_to(ROOT) if args.json.is_relative_to(ROOT) else args.json}")
+    if args.markdown:
+        args.markdown.write_text(markdown(result), encoding="utf-8")
+        log(f"wrote {args.markdown}")
+    print("\n".join(summary_lines(result)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
