@@ -58,27 +58,29 @@ def _generate(result: Result, fmt: str) -> dict[str, str] | None:
         return None
 
 
-def cmd_compile(args) -> int:
+def _jobs_for(args) -> tuple[Path | None, dict[str, str] | None, int]:
+    """(out folder, file name -> job source, exit code) for compile and check."""
     result, code = _build(args)
     if code != OK:
-        return code
+        return None, None, code
     out = _out_folder(args)
     files = _generate(result, args.format) if out else None
-    if files is None:
-        return INVALID
+    return out, files, OK if files is not None else INVALID
+
+
+def cmd_compile(args) -> int:
+    out, files, code = _jobs_for(args)
+    if code != OK:
+        return code
     for path in write_atomically(out, files):
         _say(args, f"wrote {path}")
     return OK
 
 
 def cmd_check(args) -> int:
-    result, code = _build(args)
+    out, files, code = _jobs_for(args)
     if code != OK:
         return code
-    out = _out_folder(args)
-    files = _generate(result, args.format) if out else None
-    if files is None:
-        return INVALID
     problems = stale(out, files)
     for p in problems:
         print(p, file=sys.stderr)
