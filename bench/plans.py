@@ -42,6 +42,18 @@ def plan_stats(df) -> dict:
     return stats
 
 
+def codegen_stats(spark, df) -> list[dict]:
+    """Per whole-stage-codegen stage: its largest generated method in bytecode bytes. HotSpot does not JIT-compile
+    a method over 8,000 bytes (-XX:-DontCompileHugeMethods), so a stage over that runs interpreted."""
+    plan = df._jdf.queryExecution().executedPlan()
+    stages = spark._jvm.org.apache.spark.sql.execution.debug.package.codegenStringSeq(plan)
+    out, it = [], stages.iterator()
+    while it.hasNext():
+        stage = it.next()
+        out.append({"stage": stage._1().split("\n")[0][:60], "max_method_bytes": stage._3().maxMethodCodeSize()})
+    return out
+
+
 def analysis_times(spark, raw, steps: int, reps: int, folder: Path) -> dict:
     """Build the job's DataFrame over `raw` (PySpark analyses each operation as it is added), then optimise and
     plan it physically; `reps` times, each from scratch."""

@@ -13,29 +13,56 @@ TARGETS = (  # (label, how to read the figure from the result, comparison, targe
 NOTES = """\
 ## What the profiling found, and what changed
 
-- **Filters copied the whole chain into themselves.** Spark pushes a filter below the projections under it and
-  replaces each column the condition reads by that column's expression. A `Filter` step placed after steps that
-  rebuild the columns its predicate reads (here `HasHeaderKey` after `HeaderFrom`, which reads the value) got every
-  earlier step's struct rebuild inlined into every field access of the next: the plan grew exponentially with the
-  chain. Measured before the fix: this benchmark's chain (filter last) had a **77 MB optimized plan with `from_json`
-  130,422 times**; the synthetic chain went from 28 KB (12 steps) to 328 MB (14 steps), and at 25 steps printing the
-  plan ran out of a 1 GiB heap (the 50-step figure could not be measured). Fix (`compiler/lower.py`, `pin`): a filter
-  whose condition reads a column an earlier step rebuilt takes its condition from a `__keep` column set together with
-  `spark_partition_id()`, which Spark treats as nondeterministic and so never pushes a filter through; the filter
-  runs where the chain puts it. Filters that read only what the source produced (the common case: a filter first)
-  are still pushed down below the JSON parsing. After the fix the plan grows linearly (see the table above).
-- **Compile rate is black's.** `pipec compile` formats every job with black twice (format, then a stability check).
-  Black takes over 80% of compile CPU time (the row "black's share" above); without it the compiler is within reach
-  of the target. The fix belongs in `compiler/format.py`/`compiler/render.py`: emit black-stable text directly
-  (render already knows the structure: one call per line with the arguments indented once black would split them),
-  run black only in the test suite to prove the output is already formatted, or at least drop the second (stability)
-  pass from `compile` and keep it in the tests. Validation itself (load, JSON Schema, build) costs about 20 ms CPU per
-  20-step pipeline: half JSON Schema, a third YAML parsing (`compiler/validate.py`, `compiler/loader.py`).
-- **Per-record work the compiled job does that the hand-written one skips** (the gap between them): Kafka's exact
-  semantics cost a Java-number regex before each string→double cast (`Cast`, `compiler/transforms/casting.py`), a
-  UTF-8 check on the header cast to text, `raise_error` guards for null values (`MaskField`, `HeaderFrom`), one struct
-  rebuild per step instead of one at the end, and the filter after the chain (the hand-written job drops test
-  records before parsing them).
+Tools: `df.explain("formatted")` and the optimized plan's text (counting `from_json`, projections, filters),
+`debug.codegenStringSeq` for generated method sizes, Java Flight Recorder CPU samples of the noop writes, and
+variants of the generated job edited by hand to measure one change at a time (1M records, CPU seconds).
+
+1. **Fixed: a filter after the chain copied the whole chain into itself** (`compiler/lower.py`, `pin`). Spark pushes a
+   filter below the projections under it and replaces every column its condition reads by that column's expression.
+   Here the `Filter` (`HasHeaderKey`) comes after `HeaderFrom`, which rebuilds the headers from the value: each step's
+   struct rebuild was inlined into every field the next step reads, so the plan grew exponentially with the chain.
+   Before the fix this chain's optimized plan was **77 MB with `from_json` 130,422 times** (it would never have run);
+   the synthetic chain went from 28 KB at 12 steps to 328 MB at 14, and at 25 steps printing the plan exhausted a 1 GiB
+   heap, so the 50-step figure could not be taken at all. Now a filter whose condition reads a column that an
+   earlier step rebuilt takes its condition from a `__keep` column computed with `spark_partition_id()`, which
+   Spark counts as nondeterministic and never pushes a filter through; the filter runs where the chain puts it
+   (the generated step comment says so). A filter that reads only what the source produced (the usual filter
+   first) is still pushed below the JSON parsing. Plans now grow linearly (the growth table above).
+2. **Open: generated code size falls off a cliff at about ten steps.** Spark fuses consecutive projections into
+   one generated Java method and does not split expressions inside it; each step adds its struct rebuild, and each
+   `raise_error` guard inlines a `format_string` (a `java.util.Formatter`, boxing, a map). HotSpot does not compile
+   a method over 8,000 bytes of bytecode, so the stage then runs interpreted. This chain's stage is 7,945 bytes,
+   just under, because the filter's `exists(headers, lambda)` (no codegen) cuts the chain from the encoder; with
+   the filter first the stage is 8,984 bytes and the job runs at about 0.35 of the hand-written one (the
+   filter-first row). Measured fixes: `spark.sql.codegen.hugeMethodLimit=8000` in the job's session settings
+   (`compiler/emit.py`'s `conf`) makes Spark fall back to per-operator code for such stages (15.2 → 7.9 CPU s per
+   500k records for the filter-first chain); `-XX:-DontCompileHugeMethods` (a JVM flag: only for a `spark-submit`
+   command line, not settable by the job) brings it to 6.0. Smaller guards help too: `HeaderFrom` emits its null
+   guard twice (`compiler/transforms/headers.py`), and a guard could call a shared message builder instead of
+   inlining `format_string` in every step.
+3. **Open: the compiled job uses about 1.3x the hand-written job's CPU.** Both spend about half their CPU in Spark's
+   JSON code (Jackson; `from_json` builds a fresh `InputStreamReader` with an 8 KiB buffer per record, 14-21% of all
+   samples). The difference: one struct rebuild per step (a `GenericInternalRow` with boxed fields each time, where
+   the hand-written job builds one struct), whole-record copies where codegen stages break (the source's header
+   column `filter(headers, lambda)` in `compiler/connectors/kafka.py` and `HasHeaderKey`'s `exists(lambda)` in
+   `compiler/transforms/filtering.py` are not code-generated), and Kafka's exact semantics, which the hand-written
+   job skips: a Java-number regex before each string→double cast (about 4%, `compiler/transforms/casting.py`), a
+   UTF-8 check on the header read as text (about 3%), and the filter running after the chain rather than before the
+   parse (1% of records). Moving the header lookup into the parse projection and using
+   `array_contains(headers.key, k)` gave 9% together, but only once point 2 is fixed: today they merge stages past
+   8,000 bytes and make this chain 2.5x slower, so they were not applied. The lasting fix is one projection per run
+   of struct edits: lower consecutive value edits into a single struct build (a `compiler/lower.py` pass that
+   substitutes `value.f` by the previous step's field expression when the step rebuilt `value` as a plain struct),
+   or carry the value's fields as top-level columns through the chain and build the struct once in `encode`.
+4. **The UDF ratio is bounded by JSON.** The UDF is lean (one Python call per record, the C `json` module) and the
+   native jobs are JSON-bound on two cores: even the hand-written job is well under 10x the UDF here.
+5. **Open: the compile rate is black's.** `pipec compile` formats every job with black twice (format, then a
+   stability check): 90% of compile CPU time (the compiler table). Without black the compiler does roughly 35
+   pipelines per CPU second, validation alone roughly 40 (half JSON Schema, a third YAML parsing:
+   `compiler/validate.py`, `compiler/loader.py`; `types.StructType` also checks duplicate names pairwise on every
+   struct built). The fix belongs in `compiler/format.py`/`compiler/render.py`: render black-stable text directly
+   and run black only in the tests (which would then prove the output is already formatted), or at least keep the
+   stability pass out of `compile`.
 """
 
 
@@ -66,6 +93,7 @@ def _target_rows(r: dict) -> list[str]:
 def markdown(r: dict) -> str:
     m, s, t = r["machine"], r["settings"], r["throughput"]
     rps, gh, gu = t["records_per_s"], t["generated_vs_handwritten"], t["generated_vs_udf"]
+    gf = t["generated_filter_first_vs_handwritten"]
     n = t["records"]
     out = [
         "# Benchmarks",
@@ -103,6 +131,7 @@ def markdown(r: dict) -> str:
         "generated": "compiled job (`transform` of the generated file)",
         "handwritten": "hand-written native PySpark (`bench/handwritten.py`)",
         "udf": "per-record Python UDF (`bench/udf.py`)",
+        "generated_filter_first": "compiled job, the same chain with the filter moved first",
     }
     for name, label in labels.items():
         cpu = sorted(run["cpu_s"] for run in t["runs"][name])[len(t["runs"][name]) // 2]
@@ -114,23 +143,34 @@ def markdown(r: dict) -> str:
         "|---|---|---|---|---|",
         "| generated ÷ hand-written | " + " | ".join(_mmm(gh["wall"], lambda v: _f(v, 3))) + f" | {_f(gh['cpu']['median'], 3)} |",
         "| generated ÷ UDF (records/s; the UDF ran over fewer records) | " + " | ".join(_mmm(gu["wall"], lambda v: _f(v, 1))) + f" | {_f(gu['cpu']['median'], 1)} |",
+        "| generated with the filter first ÷ hand-written | " + " | ".join(_mmm(gf["wall"], lambda v: _f(v, 3))) + f" | {_f(gf['cpu']['median'], 3)} |",
         "",
     ]
     eq = r["equality"]
     out += [
-        f"Before timing, outputs were compared: over the first {n['udf']:,} records all three are equal row for row "
-        f"(`exceptAll` both ways: {eq['prefix_rows_out']:,} rows out); over all {n['generated']:,} records the "
-        f"compiled and hand-written outputs have the same row count ({eq.get('full_rows_out', eq['prefix_rows_out']):,}) "
-        "and the same order-independent sums of two row hashes (`xxhash64`, `hash`).",
+        f"Before timing, outputs were compared: over the first {n['udf']:,} records every variant's output equals the "
+        f"compiled job's row for row (`exceptAll` both ways: {eq['prefix_rows_out']:,} rows out); over all "
+        f"{n['generated']:,} records the native variants' outputs have the same row count "
+        f"({eq.get('full_rows_out', eq['prefix_rows_out']):,}) and the same order-independent sums of two row hashes "
+        "(`xxhash64`, `hash`).",
         "",
         "Optimized plans (above the cached input):",
         "",
         "| plan | projections | filters | `from_json` | `to_json` | regex | `raise_error` | characters |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name in ("generated", "handwritten"):
-        p = r["plans"][name]
+    for name, p in r["plans"].items():
         out.append(f"| {name} | {p['projects']} | {p['filters']} | {p['from_json']} | {p['to_json']} | {p['regex']} | {p['raise_error']} | {p['chars']:,} |")
+    out += [
+        "",
+        "Whole-stage codegen: the largest generated method of each stage, in bytecode bytes. HotSpot leaves a method "
+        "over 8,000 bytes to the interpreter (`-XX:-DontCompileHugeMethods`), so such a stage runs several times slower.",
+        "",
+        "| plan | stages: largest method (bytes) |",
+        "|---|---|",
+        *(f"| {name} | {', '.join(str(st['max_method_bytes']) for st in stages) or 'none: every projection holds a lambda (no codegen)'} |"
+          for name, stages in r["codegen"].items()),
+    ]
     out += ["", "## Compiler", ""]
     if "compile" in r:
         c = r["compile"]
@@ -182,8 +222,9 @@ def summary_lines(r: dict) -> list[str]:
     t = r["throughput"]
     lines = [f"== pipec benchmark ({r['mode']}, {r['wall_s']:.0f} s) =="]
     for name, s in t["records_per_s"].items():
-        lines.append(f"{name:>12}: {s['median']:>12,.0f} records/s (min {s['min']:,.0f}, max {s['max']:,.0f}; {t['records'][name]:,} records)")
-    for key, label in (("generated_vs_handwritten", "generated ÷ hand-written"), ("generated_vs_udf", "generated ÷ UDF")):
+        lines.append(f"{name:>22}: {s['median']:>12,.0f} records/s (min {s['min']:,.0f}, max {s['max']:,.0f}; {t['records'][name]:,} records)")
+    for key, label in (("generated_vs_handwritten", "generated ÷ hand-written"), ("generated_vs_udf", "generated ÷ UDF"),
+                       ("generated_filter_first_vs_handwritten", "generated (filter first) ÷ hand-written")):
         w, c = t[key]["wall"], t[key]["cpu"]
         lines.append(f"{label}: median {w['median']:.3f} (min {w['min']:.3f}, max {w['max']:.3f}); by CPU time {c['median']:.3f}")
     if "compile" in r:
