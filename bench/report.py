@@ -44,7 +44,7 @@ variants of the generated job edited by hand to measure one change at a time (1M
    JSON code (Jackson; `from_json` builds a fresh `InputStreamReader` with an 8 KiB buffer per record, 14-21% of all
    samples). The difference: one struct rebuild per step (a `GenericInternalRow` with boxed fields each time, where
    the hand-written job builds one struct), whole-record copies where codegen stages break (the source's header
-   column `filter(headers, lambda)` in `compiler/connectors/kafka.py` and `HasHeaderKey`'s `exists(lambda)` in
+   column `filter(headers, lambda)` (`header_columns`, `compiler/connectors/base.py`) and `HasHeaderKey`'s `exists(lambda)` in
    `compiler/transforms/filtering.py` are not code-generated), and Kafka's exact semantics, which the hand-written
    job skips: a Java-number regex before each string→double cast (about 4%, `compiler/transforms/casting.py`), a
    UTF-8 check on the header read as text (about 3%), and the filter running after the chain rather than before the
@@ -57,12 +57,12 @@ variants of the generated job edited by hand to measure one change at a time (1M
 4. **The UDF ratio is bounded by JSON.** The UDF is lean (one Python call per record, the C `json` module) and the
    native jobs are JSON-bound on two cores: even the hand-written job is well under 10x the UDF here.
 5. **Open: the compile rate is black's.** `pipec compile` formats every job with black twice (format, then a
-   stability check): 90% of compile CPU time (the compiler table). Without black the compiler does roughly 35
-   pipelines per CPU second, validation alone roughly 40 (half JSON Schema, a third YAML parsing:
-   `compiler/validate.py`, `compiler/loader.py`; `types.StructType` also checks duplicate names pairwise on every
-   struct built). The fix belongs in `compiler/format.py`/`compiler/render.py`: render black-stable text directly
-   and run black only in the tests (which would then prove the output is already formatted), or at least keep the
-   stability pass out of `compile`.
+   stability check): over 90% of compile CPU time (the compiler table). Without black the compiler would do about
+   40 pipelines per CPU second, still short of 50; validation alone does about 48 (half of it JSON Schema, a third
+   YAML parsing: `compiler/validate.py`, `compiler/loader.py`; `types.StructType` also compares field names pairwise
+   on every struct it builds). The fix belongs in `compiler/format.py`/`compiler/render.py`: render black-stable
+   text directly and run black only in the tests (which then prove the output is already formatted), or at least
+   keep the stability pass out of `compile`; then trim validation.
 """
 
 
@@ -110,7 +110,7 @@ def markdown(r: dict) -> str:
         "the job's own settings (UTC, ANSI) for every variant",
         f"- Load average (1/5/15 min) at start {', '.join(_f(x) for x in m['load_average_start'])}, at end "
         f"{', '.join(_f(x) for x in m['load_average_end'])}: the host ran other work too, so wall-clock figures carry "
-        "noise; the CPU-time columns (CPU seconds of the Spark JVM and its Python workers) are steadier.",
+        "noise; the CPU-time columns (CPU seconds of the Spark JVM, and of its Python workers for the UDF) are steadier.",
         "",
         "## Targets",
         "",
@@ -164,7 +164,8 @@ def markdown(r: dict) -> str:
     out += [
         "",
         "Whole-stage codegen: the largest generated method of each stage, in bytecode bytes. HotSpot leaves a method "
-        "over 8,000 bytes to the interpreter (`-XX:-DontCompileHugeMethods`), so such a stage runs several times slower.",
+        "over 8,000 bytes to the interpreter (unless the JVM runs with `-XX:-DontCompileHugeMethods`), so such a stage "
+        "runs several times slower.",
         "",
         "| plan | stages: largest method (bytes) |",
         "|---|---|",

@@ -8,8 +8,8 @@
    rotating order, over several repetitions.
 3. Spark analysis and optimisation time of a 50-step chain, and plan size against chain length.
 
-Writes a JSON result (bench/results.json, or bench/results-quick.json with --quick) and, for a full run,
-docs/benchmarks.md.
+Writes a JSON result (bench/results.json; with --quick, out/bench-quick.json, which git ignores) and, for a full
+run, docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ def log(text: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {text}", flush=True)
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of a process and all its live descendants (the JVM and its Python workers)."""
+def tree_cpu_seconds(root: int, descendants: bool = True) -> float:
+    """User + system CPU seconds of a process (the JVM; its dead threads included) and, with `descendants`, of its
+    live descendants (the UDF variant's Python workers)."""
     parents: dict[int, int] = {}
     times: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -47,12 +48,13 @@ def tree_cpu_seconds(root: int) -> float:
             continue
         fields = stat[stat.rindex(")") + 2 :].split()
         parents[int(entry)] = int(fields[1])
-        times[int(entry)] = sum(int(f) for f in fields[11:15])  # utime, stime, and those of reaped children
+        times[int(entry)] = int(fields[11]) + int(fields[12])  # utime, stime
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
         total += times.get(pid, 0)
-        todo += [c for c, p in parents.items() if p == pid]
+        if descendants:
+            todo += [c for c, p in parents.items() if p == pid]
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -124,9 +126,10 @@ def throughput(spark, jvm_pid: int, frames: dict, records: dict, reps: int, warm
     for rep in range(reps):
         order = VARIANTS[rep % len(VARIANTS) :] + VARIANTS[: rep % len(VARIANTS)]
         for name in order:
-            cpu0, t0 = tree_cpu_seconds(jvm_pid), time.perf_counter()
+            python = name == "udf"  # only the UDF variant runs Python workers
+            cpu0, t0 = tree_cpu_seconds(jvm_pid, python), time.perf_counter()
             noop(frames[name])
-            wall, cpu = time.perf_counter() - t0, tree_cpu_seconds(jvm_pid) - cpu0
+            wall, cpu = time.perf_counter() - t0, tree_cpu_seconds(jvm_pid, python) - cpu0
             runs[name].append({"wall_s": wall, "cpu_s": cpu, "records_per_s": records[name] / wall})
             log(f"rep {rep + 1}/{reps} {name}: {wall:.2f} s, {records[name] / wall:,.0f} records/s, {cpu:.1f} CPU s")
     return runs
@@ -272,7 +275,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             setattr(args, key, value)
     args.chain_steps, args.steps = 50, 20
     args.udf_records = min(args.udf_records, args.records)
-    args.json = args.json or ROOT / "bench" / ("results-quick.json" if args.quick else "results.json")
+    args.json = args.json or (ROOT / "out" / "bench-quick.json" if args.quick else ROOT / "bench" / "results.json")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
     if args.markdown is None and not args.quick:
         args.markdown = ROOT / "docs" / "benchmarks.md"
     return args
