@@ -5,7 +5,7 @@ from __future__ import annotations
 TARGETS = (  # (label, how to read the figure from the result, comparison, target)
     ("generated ÷ hand-written throughput (median)", lambda r: r["throughput"]["generated_vs_handwritten"]["wall"]["median"], ">=", 0.95),
     ("generated ÷ UDF throughput (median)", lambda r: r["throughput"]["generated_vs_udf"]["wall"]["median"], ">=", 10.0),
-    ("compile rate, pipelines/s", lambda r: r["compile"]["pipelines_per_s"], ">=", 50.0),
+    ("compile rate, pipelines/s (as `pipec compile` runs)", lambda r: r["compile"]["as_run_pipelines_per_s"], ">=", 50.0),
     ("cold `pipec validate`, s (median)", lambda r: r["cold_validate"]["wall_s"]["median"], "<=", 0.3),
     ("50-step chain analysed and optimised, s (median)", lambda r: r["analysis"]["analyse_optimise_s"]["median"], "<", 2.0),
 )
@@ -176,12 +176,14 @@ def markdown(r: dict) -> str:
     if "compile" in r:
         c = r["compile"]
         out += [
-            f"Validate and compile {c['pipelines']:,} different pipelines of {c['steps']} steps in one process "
-            "(`bench/synthetic.py`; `build_all` then `generate_all`, as `pipec compile` runs them, without writing files).",
+            f"Validate and compile {c['as_run_pipelines']:,} different pipelines of {c['steps']} steps (`bench/synthetic.py`; "
+            "`build_all` then `generate_all`, as `pipec compile` runs them, without writing files); the first "
+            f"{c['pipelines']:,} again in one process, to see where the CPU time goes.",
             "",
             "| measure | value |",
             "|---|---|",
-            f"| compile (validate + lower + render + black), pipelines/s | {_f(c['pipelines_per_s'], 1)} ({_f(c['pipelines_per_cpu_s'], 1)} per CPU second) |",
+            f"| compile of all {c['as_run_pipelines']:,} as `pipec compile` runs it (a worker process per core), pipelines/s | {_f(c['as_run_pipelines_per_s'], 1)} |",
+            f"| compile of {c['pipelines']:,} in one process (validate + lower + render + black), pipelines/s | {_f(c['pipelines_per_s'], 1)} ({_f(c['pipelines_per_cpu_s'], 1)} per CPU second) |",
             f"| validate only (load, JSON Schema, build), pipelines/s | {_f(c['validate_pipelines_per_s'], 1)} ({_f(c['validate_pipelines_per_cpu_s'], 1)} per CPU second) |",
             f"| black's share of compile CPU time | {_f(100 * c['black_share'], 0)}% |",
             f"| compile without black, pipelines per CPU second | {_f(c['without_black_pipelines_per_cpu_s'], 1)} |",
@@ -230,7 +232,7 @@ def summary_lines(r: dict) -> list[str]:
         lines.append(f"{label}: median {w['median']:.3f} (min {w['min']:.3f}, max {w['max']:.3f}); by CPU time {c['median']:.3f}")
     if "compile" in r:
         c = r["compile"]
-        lines.append(f"compile: {c['pipelines_per_s']:.1f} pipelines/s ({c['pipelines']} x {c['steps']} steps; black {100 * c['black_share']:.0f}% of CPU)")
+        lines.append(f"compile: {c['as_run_pipelines_per_s']:.1f} pipelines/s as run, {c['pipelines_per_s']:.1f} in one process ({c['pipelines']} x {c['steps']} steps; black {100 * c['black_share']:.0f}% of CPU)")
     cv = r["cold_validate"]
     lines.append(f"cold validate: median {cv['wall_s']['median']:.3f} s wall, {cv['cpu_s']['median']:.3f} s CPU")
     a = r["analysis"]

@@ -58,7 +58,7 @@ def tree_cpu_seconds(root: int, descendants: bool = True) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def session(driver_memory: str):
+def session(driver_memory: str, java_options: str = ""):
     os.environ["TZ"] = "UTC"  # the UDF variant's Python workers read timestamps as local (= UTC) datetimes
     time.tzset()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -68,6 +68,7 @@ def session(driver_memory: str):
         SparkSession.builder.master("local[2]")
         .appName("pipec-bench")
         .config("spark.driver.memory", driver_memory)
+        .config("spark.driver.extraJavaOptions", java_options)
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -168,7 +169,11 @@ def spark_part(args, result: dict) -> None:
     from .plans import analysis_times, codegen_stats, compile_job, growth, plan_stats
 
     t0 = time.perf_counter()
-    spark = session(args.driver_memory)
+    if args.java_options is None:
+        from compiler.emit import JVM_OPTIONS
+
+        args.java_options = JVM_OPTIONS
+    spark = session(args.driver_memory, args.java_options)
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
     result["spark_start_s"] = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="pipec-bench-") as tmp:
@@ -265,6 +270,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pipelines", type=int, help="pipelines validated and compiled for the compile rate")
     parser.add_argument("--skip-compile", action="store_true", help="skip the compile-rate measurement")
     parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--java-options", help="JVM options for the Spark driver (default: the ones a generated job sets)")
     parser.add_argument("--report-only", type=Path, metavar="JSON", help="only rewrite the markdown from a result file")
     parser.add_argument("--json", type=Path, help="where to write the JSON result")
     parser.add_argument("--markdown", type=Path, help="where to write the markdown report (default for a full run: docs/benchmarks.md)")
@@ -294,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     started = time.perf_counter()
     result: dict = {"mode": "quick" if args.quick else "full", "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    result["settings"] = {k: getattr(args, k) for k in ("records", "udf_records", "reps", "warmups", "pipelines", "steps", "chain_steps", "analysis_reps", "driver_memory")}
+    result["settings"] = {k: getattr(args, k) for k in ("records", "udf_records", "reps", "warmups", "pipelines", "steps", "chain_steps", "analysis_reps", "driver_memory", "java_options")}
     if not args.skip_compile:
         log(f"validating and compiling {args.pipelines} pipelines of {args.steps} steps")
         result["compile"] = compile_rate(args.pipelines, args.steps)

@@ -73,6 +73,10 @@ def _dict_expr(items: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{render.py_literal(k)}: {v}" for k, v in items) + "}"
 
 
+# JVM options for a job that starts Spark's JVM itself (`python job.py`): HotSpot otherwise leaves generated
+# methods over 8,000 bytes of bytecode to the interpreter, and a long chain's whole-stage code passes that.
+JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
+
 STARTING_OFFSETS = {"earliest-offset": "earliest", "latest-offset": "latest"}
 
 
@@ -172,6 +176,8 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "packages_flag": f"--packages {','.join(packages)} " if packages else "",
         "job_path": job_path,
         "session_conf": render.py_literal(conf),
+        "jvm_options": render.py_literal(JVM_OPTIONS),
+        "jvm_options_text": JVM_OPTIONS,
         "trigger": render.py_literal(p.sink.trigger),
         "source_template": f"sources/{p.source.connector}.py.j2",
         "sink_template": f"sinks/{p.sink.connector}.py.j2",

@@ -55,10 +55,16 @@ class _Loader(yaml.SafeLoader):
     """Safe loader; timestamps stay strings (the compiler and tests parse them where they mean one)."""
 
 
-_Loader.yaml_implicit_resolvers = {
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The same loader on libyaml's parser where PyYAML has it (several times faster); syntax errors are
+    re-read with the pure-Python parser, whose messages the error fixtures pin."""
+
+
+_RESOLVERS = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_Loader.yaml_implicit_resolvers = _FastLoader.yaml_implicit_resolvers = _RESOLVERS
 
 
 def _loc(file: str, node: yaml.Node) -> Location:
@@ -112,12 +118,27 @@ def display_name(path: Path, root: Path | None = None) -> str:
     return path.as_posix()
 
 
+def _compose(text: str) -> yaml.Node | None:
+    """The document's node tree: libyaml first; on any error the pure-Python parser, for its messages."""
+    fast = _FastLoader(text)
+    try:
+        return fast.get_single_node()
+    except yaml.YAMLError:
+        pass
+    finally:
+        fast.dispose()
+    loader = _Loader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
 def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None) -> Document | None:
     """Parse YAML text; syntax errors and duplicate keys go to `diags`. `raw` is the file's bytes (for its sha256)."""
     sha = hashlib.sha256(raw if raw is not None else text.encode("utf-8")).hexdigest()
-    loader = _Loader(text)
     try:
-        node = loader.get_single_node()
+        node = _compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
@@ -127,8 +148,6 @@ def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None) 
     except yaml.YAMLError as exc:
         diags.error("E000", f"YAML syntax error: {exc}", Location(file, 1, 1))
         return None
-    finally:
-        loader.dispose()
     if node is None:
         diags.error("E003", "the file is empty", Location(file, 1, 1), "a pipeline needs at least version, name, source and sink")
         return None

@@ -16,12 +16,15 @@ def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...]
     logging.getLogger("DataFrameQueryContextLogger").setLevel(logging.CRITICAL)
     from pyspark.sql import SparkSession
 
+    from ..emit import JVM_OPTIONS
+
     builder = SparkSession.builder
     if packages:
         builder = builder.config("spark.jars.packages", ",".join(sorted(set(packages))))
     session = (
         builder.master("local[2]")
         .appName(app)
+        .config("spark.driver.extraJavaOptions", JVM_OPTIONS)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
