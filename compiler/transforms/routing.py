@@ -9,6 +9,7 @@ from .. import ir
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match
+from .javadates import PatternError, spark_pattern
 from .javaregex import check_java_regex
 
 # ---------------------------------------------------------------- RegexRouter
@@ -155,86 +156,6 @@ REGEX_ROUTER = TransformSpec(
 
 # ---------------------------------------------------------------- TimestampRouter
 
-# SimpleDateFormat letter -> Spark letters by count (Spark's own pattern language, formatting in UTC), or
-# None where Spark formats the letter differently or rejects it. Counts not listed take the last entry.
-SIMPLE_DATE_LETTERS: dict[str, dict[int, str | None]] = {
-    "G": {1: "G"},
-    "y": {1: "y", 2: "yy", 3: "yyy", 4: "yyyy", 5: "yyyyy", 6: None},
-    "M": {1: "M", 2: "MM", 3: "MMM", 4: "MMMM"},
-    "L": {1: "L", 2: "LL", 3: "LLL", 4: "LLLL"},
-    "d": {1: "d", 2: "dd", 3: None},
-    "H": {1: "H", 2: "HH", 3: None},
-    "h": {1: "h", 2: "hh", 3: None},
-    "k": {1: "k", 2: "kk", 3: None},
-    "K": {1: "K", 2: "KK", 3: None},
-    "m": {1: "m", 2: "mm", 3: None},
-    "s": {1: "s", 2: "ss", 3: None},
-    "S": {1: None, 3: "SSS", 4: None},
-    "E": {1: "E", 4: "EEEE"},
-    "D": {1: "D", 2: "DD", 3: "DDD", 4: None},
-    "a": {1: "a"},
-    "z": {1: "z", 4: "zzzz"},
-    "Z": {1: "Z"},
-    "X": {1: "X", 2: "XX", 3: "XXX"},
-    "F": {1: None}, "w": {1: None}, "W": {1: None}, "Y": {1: None}, "u": {1: None},
-}
-_ILLEGAL_COUNTS = {"X": 4}  # SimpleDateFormat itself rejects XXXX and longer
-
-
-class PatternError(ValueError):
-    """A timestamp.format SimpleDateFormat rejects, or one Spark would format differently (`refused`)."""
-
-    def __init__(self, message: str, refused: bool):
-        super().__init__(message)
-        self.refused = refused  # True: valid for Java, but Spark would format it differently
-
-
-def _spark_letters(letter: str, count: int) -> str:
-    if letter not in SIMPLE_DATE_LETTERS:
-        raise PatternError(f"Illegal pattern character '{letter}'", refused=False)
-    if count >= _ILLEGAL_COUNTS.get(letter, 99):
-        raise PatternError(f"invalid ISO 8601 format: length={count}", refused=False)
-    table = SIMPLE_DATE_LETTERS[letter]
-    spark = table[max(n for n in table if n <= count)]
-    if spark is None:
-        raise PatternError(f"'{letter * count}' is formatted differently by Spark", refused=True)
-    return spark
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def spark_date_pattern(pattern: str) -> str:
-    """A SimpleDateFormat pattern as a Spark datetime pattern meaning the same (literal text quoted), or PatternError."""
-    out, literal, i, quoted = [], [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "'":
-            if pattern[i + 1:i + 2] == "'":
-                literal.append("'")
-                i += 2
-                continue
-            quoted = not quoted
-            i += 1
-            continue
-        if quoted or not ("a" <= c <= "z" or "A" <= c <= "Z"):
-            literal.append(c)
-            i += 1
-            continue
-        run = len(pattern[i:]) - len(pattern[i:].lstrip(c))
-        if literal:
-            out.append(_quote("".join(literal)))
-            literal = []
-        out.append(_spark_letters(c, run))
-        i += run
-    if quoted:
-        raise PatternError("Unterminated quote", refused=False)
-    if literal:
-        out.append(_quote("".join(literal)))
-    return "".join(out)
-
-
 @dataclass(frozen=True)
 class TimestampRouterConfig:
     topic_format: str
@@ -245,12 +166,13 @@ def parse_timestamp_router(reader: ConfigReader) -> TimestampRouterConfig | None
     topic_format = reader.string("topic.format", "${topic}-${timestamp}")
     pattern = reader.string("timestamp.format", "yyyyMMdd")
     try:
-        spark = spark_date_pattern(pattern)
+        spark = spark_pattern(pattern)
     except PatternError as exc:
-        if exc.refused:
-            reader.error("timestamp.format", f"timestamp.format '{pattern}': {exc}", "use y, M, d, H, m, s, SSS, E, a, z, Z or X letters", code="E807")
+        if exc.invalid:
+            reader.error("timestamp.format", f"invalid SimpleDateFormat pattern '{pattern}': {exc.message}", exc.hint, code="E806")
         else:
-            reader.error("timestamp.format", f"invalid SimpleDateFormat pattern '{pattern}': {exc}", "quote literal text: 'T'", code="E806")
+            reader.error("timestamp.format", f"timestamp.format '{pattern}' cannot be formatted exactly: {exc.message}",
+                         exc.hint or "use y, M, d, H, m, s, SSS, E, a, z, Z or X letters", code="E807")
         return None
     return TimestampRouterConfig(topic_format, spark)
 

@@ -1,4 +1,4 @@
-"""SimpleDateFormat -> Spark datetime pattern translation (compiler/transforms/timestamps.py).
+"""SimpleDateFormat -> Spark datetime pattern translation (compiler/transforms/javadates.py).
 
 Expected translations were checked against java.text.SimpleDateFormat (UTC) and Spark 4.3's date_format /
 to_timestamp on thousands of instants between 1900 and 2100.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transforms.timestamps import PatternError, spark_pattern
+from compiler.transforms.javadates import PatternError, spark_pattern
 
 SAME = [
     "yyyyMMdd", "yyyy-MM-dd'T'HH:mm:ss.SSSZ", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", "yyyy MM dd HH mm ss SSS z",
