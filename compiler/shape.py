@@ -23,6 +23,17 @@ class Shape:
     changelog: bool = False
     persisted: tuple[tuple[str, str], ...] = ()  # (metadata key, value field) written back by a Kafka sink
     schema_names: tuple[tuple[str, str | None, int | None], ...] = ()  # (side, schema name, version) from SetSchemaMetadata
+    headers_added: tuple[str, ...] = ()  # header keys steps have added (InsertHeader, HeaderFrom), in order
+    headers_dropped: tuple[str, ...] = ()  # header keys DropHeaders removed
+
+    def with_headers(self, added: tuple[str, ...] = (), dropped: tuple[str, ...] = ()) -> "Shape":
+        """After a step that appends headers with the keys `added` or removes every header keyed `dropped`."""
+        kept = tuple(k for k in self.headers_added if k not in dropped)
+        return replace(
+            self,
+            headers_added=tuple(dict.fromkeys(kept + added)),
+            headers_dropped=tuple(dict.fromkeys(self.headers_dropped + dropped)),
+        )
 
     def side(self, side: str) -> SqlType | None:
         return self.key if side == "key" else self.value
@@ -41,6 +52,10 @@ class Shape:
             f"value:   {self.value.sql() if self.value else 'null'}",
             "headers: ARRAY<STRUCT<key STRING, value BYTES>> (every header, in wire order)",
         ]
+        if self.headers_added:
+            lines.append(f"         added by the chain: {', '.join(self.headers_added)}")
+        if self.headers_dropped:
+            lines.append(f"         dropped by the chain: {', '.join(self.headers_dropped)}")
         if self.virtual:
             lines.append(f"virtual: {', '.join(sorted(self.virtual))} (dropped at the sink)")
         if self.routed:

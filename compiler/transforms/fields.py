@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 
 from .. import ir
@@ -284,7 +286,7 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
     renamed = {p.steps[0] for p, _ in cfg.renames if len(p.steps) == 1}
     result = shape.with_side(ctx.side, out)
     if ctx.side == "value":  # a renamed virtual column becomes an ordinary field
-        result = Shape(result.key, result.value, result.virtual - renamed, result.routed, result.changelog)
+        result = dataclasses.replace(result, virtual=result.virtual - renamed)
     return result
 
 

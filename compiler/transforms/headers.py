@@ -182,7 +182,7 @@ INSERT_HEADER = TransformSpec(
         ConfigKey("value.literal", "STRING", None, "The literal value (a number, boolean, date, array, map or string, as Kafka parses it)."),
     ),
     parse=parse_insert_header,
-    infer=lambda cfg, shape, ctx: shape,
+    infer=lambda cfg, shape, ctx: shape.with_headers(added=(cfg.header,)),
     lower=lower_insert_header,
     sides=False,
     example="- name: mark_source\n  type: InsertHeader\n  header: source\n  value.literal: web",
@@ -223,7 +223,7 @@ DROP_HEADERS = TransformSpec(
     doc="Remove every header whose key is listed, keeping the order of the others; keys not present are ignored.",
     keys=(ConfigKey("headers", "LIST", None, "The header keys to remove (non-empty)."),),
     parse=parse_drop_headers,
-    infer=lambda cfg, shape, ctx: shape,
+    infer=lambda cfg, shape, ctx: shape.with_headers(dropped=tuple(cfg.keys)),
     lower=lower_drop_headers,
     sides=False,
     example="- name: no_debug\n  type: DropHeaders\n  headers: [debug, trace-id]",
@@ -276,7 +276,10 @@ def infer_header_from(cfg: HeaderFromConfig, shape: Shape, ctx: Context) -> Shap
     before = len(ctx.diags.errors)
     for path, _ in cfg.pairs:
         require_field(t, path.steps, ctx, "fields", ctx.side)
-    if len(ctx.diags.errors) > before or cfg.operation == "copy":
+    if len(ctx.diags.errors) > before:
+        return shape
+    shape = shape.with_headers(added=tuple(header for _, header in cfg.pairs))
+    if cfg.operation == "copy":
         return shape
     out = t
     for steps in _moved(cfg):

@@ -79,3 +79,14 @@ def test_explain_of_an_invalid_file_exits_2_and_prints_no_shapes(capsys, monkeyp
     run = run_cli(["explain", rel(ROOT / "tests/cli/fixtures/errors/predicate_not_defined.yaml")], capsys)
     assert run.code == 2
     assert "value:" not in run.out
+
+
+def test_explain_names_the_header_keys_the_chain_adds_and_drops(capsys, monkeypatch):
+    blocks = sections(explain(VALID / "explain_headers.yaml", capsys, monkeypatch))
+    header_lines = [[line.strip() for line in block if "by the chain" in line] for block in blocks[1:-1]]
+    assert header_lines == [
+        [],  # after the source: only the headers the records bring
+        ["added by the chain: source"],
+        ["added by the chain: source, order-id, region"],
+        ["added by the chain: order-id, region", "dropped by the chain: source, debug"],
+    ]
