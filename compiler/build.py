@@ -12,7 +12,7 @@ from typing import Any
 from . import ir
 from .connectors import SINKS, SOURCES
 from .changelog import check_sink as check_changelog_sink
-from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE
+from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint
 from .connectors.kafka import KAFKA_SOURCE, metadata_keys
 from .diagnostics import Collector, Location, did_you_mean
 from .envrefs import Text, check_env_refs, mentions_env
@@ -99,6 +99,7 @@ class Builder:
 
     def __init__(self, doc: Document, diags: Collector):
         self.doc, self.diags, self.data = doc, diags, doc.data
+        self.value_format: str | None = None  # the kafka source's value format, for metadata key hints
 
     def at(self, *path) -> Location:
         return self.doc.smap.at(path)
@@ -117,7 +118,8 @@ class Builder:
             return None
 
     def columns(self, src: dict, connector) -> tuple[Column, ...]:
-        keys = metadata_keys(src.get("value", {}).get("format")) if connector is KAFKA_SOURCE else connector.metadata
+        self.value_format = src.get("value", {}).get("format") if connector is KAFKA_SOURCE else None
+        keys = metadata_keys(self.value_format) if connector is KAFKA_SOURCE else connector.metadata
         out, seen, header_keys, header_paths = [], {}, {}, {}
         headers_col = None
         for i, raw in enumerate(src.get("columns", [])):
@@ -177,7 +179,7 @@ class Builder:
         spec = keys.get(key)
         if spec is None:
             self.diags.error("E205", f"unknown metadata key '{key}' for a {connector.name} source", self.at(*path, "metadata"),
-                             did_you_mean(key, keys) or f"keys: {', '.join(keys)}")
+                             foreign_key_hint(key, self.value_format) or did_you_mean(key, keys) or f"keys: {', '.join(keys)}")
             return None
         if spec.warning:
             self.diags.warn("W206", spec.warning, self.at(*path, "metadata"))
@@ -278,7 +280,7 @@ class Builder:
                              f"available now: {', '.join((*KAFKA_SOURCE.formats, *CHANGELOG_FORMATS))}")
         if source.schema_include and source.format != "debezium-json":
             self.diags.error("E243", f"{SCHEMA_INCLUDE} applies to value format debezium-json only, not {source.format}",
-                             self.key_at("source", "value", SCHEMA_INCLUDE), "remove it")
+                             self.key_at("source", "value", SCHEMA_INCLUDE), "remove it: only Debezium messages carry a schema/payload wrapper")
         if source.key_format not in ("none", *KAFKA_SOURCE.formats):
             self.diags.error("E107", f"key format {source.key_format} is not implemented yet", at("key", "format"))
         if source.key_format == "none" and source.key_fields:

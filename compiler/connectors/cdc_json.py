@@ -223,6 +223,19 @@ def metadata_keys(fmt: str | None) -> dict[str, MetaKey]:
     return {META_PREFIX + k: v for k, v in found.metadata.items()} if found else {}
 
 
+def foreign_key_hint(key: str, fmt: str | None) -> str | None:
+    """For a format metadata key the source's value format lacks: which format has it, and what this one offers."""
+    owners = [f.name for f in FORMATS.values() if key.removeprefix(META_PREFIX) in f.metadata and key.startswith(META_PREFIX)]
+    if not owners:
+        return None
+    own = metadata_keys(fmt)
+    if fmt is None:
+        offered = " on a kafka source"
+    else:
+        offered = f"; value format {fmt} has {', '.join(own)}" if own else f"; value format {fmt} has no metadata keys"
+    return f"'{key}' is metadata of value format {' and '.join(owners)}{offered}"
+
+
 def decode_ops(source: Source, values: list[Column], image_column: str) -> tuple[tuple[str, ir.Expr], tuple[ir.Op, ...]]:
     """(the parsed message column, the ops that explode it into one row per change with its image in `image_column`)."""
     fmt = FORMATS[source.format]
