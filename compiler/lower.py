@@ -26,12 +26,14 @@ class Lowered:
     packages: tuple[str, ...]
 
 
-def predicate_condition(step: Step, predicates: dict[str, Predicate]) -> ir.Expr | None:
+def predicate_condition(step: Step, predicates: dict[str, Predicate], shape: Shape) -> ir.Expr | None:
     """When the step applies (KIP-585: predicate XOR negate), or None when it always applies."""
     if step.predicate is None:
         return None
     pred = predicates[step.predicate]
-    cond = REGISTRY.predicates[pred.kind].lower(pred.config)
+    spec = REGISTRY.predicates[pred.kind]
+    lower = spec.lower_changelog if shape.changelog and spec.lower_changelog else spec.lower
+    cond = lower(pred.config)
     return ir.Not(cond) if step.negate else cond
 
 
@@ -109,7 +111,7 @@ def lower(compiled: Compiled) -> Lowered:
             rebuilt.add(SOURCE_TOPIC)
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
-        cond = predicate_condition(step, p.predicates)
+        cond = predicate_condition(step, p.predicates, compiled.shapes[i])
         before, after = compiled.shapes[i], compiled.shapes[i + 1]
         guarded = [guard(op, cond, before, after) for op in ops]
         pinned = tuple(out for op in guarded for out in pin(op, rebuilt))
