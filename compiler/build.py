@@ -12,7 +12,7 @@ from typing import Any
 from . import ir
 from .connectors import SINKS, SOURCES
 from .changelog import check_sink as check_changelog_sink
-from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint
+from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint, reads_changelog
 from .connectors.kafka import KAFKA_SOURCE, metadata_keys
 from .diagnostics import Collector, Location, did_you_mean
 from .envrefs import Text, check_env_refs, mentions_env
@@ -488,5 +488,4 @@ def initial_shape(source: Source) -> Shape:
         key = BYTES  # a raw key without key fields is the key's bytes as they are
     virtual = frozenset(c.name for c in source.columns if c.virtual)
     persisted = tuple((c.metadata, c.name) for c in source.columns if c.metadata and not c.virtual)
-    changelog = source.connector == "kafka" and source.format in CHANGELOG_FORMATS
-    return Shape(key=key, value=value, virtual=virtual, persisted=persisted, changelog=changelog)
+    return Shape(key=key, value=value, virtual=virtual, persisted=persisted, changelog=reads_changelog(source))

@@ -16,7 +16,7 @@ OPS = (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)
 ADDS = (INSERT, UPDATE_AFTER)  # rows that carry the new image
 RETRACTS = (UPDATE_BEFORE, DELETE)  # rows that carry the old image
 
-# Sinks that keep each row's op: (connector, value format or None for any) -> also needs envelope: true
+# Sinks that keep each row's op: by their value format, by envelope: true, or by being upsert sinks.
 OP_CARRYING_VALUE_FORMATS = {"kafka": ("debezium-json",)}
 ENVELOPE_SINKS = ("files", "console")
 UPSERT_SINKS = ("upsert-kafka",)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from . import ir
 from .build import Compiled
 from .connectors import SINKS, SOURCES
-from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, skip_unchanged
+from .connectors.cdc_json import reads_changelog, skip_unchanged
 from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
@@ -99,7 +99,7 @@ def lower(compiled: Compiled) -> Lowered:
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
     blocks = []
-    if p.source.connector == "kafka" and p.source.format in CHANGELOG_FORMATS:
+    if reads_changelog(p.source):
         blocks.append(ir.Block(f"{p.file}:{p.source.loc.line} source: skip tombstones and DDL messages (counted as filtered)",
                                (skip_unchanged(),)))
     rebuilt: set[str] = set()  # columns set by the chain so far

@@ -193,7 +193,7 @@ def canal_changes(source: Source, values: list[Column], errors: Lowering) -> ir.
         ddl, ir.Null(changes_ddl(values)),
         ir.If(ir.Not(ir.Func("coalesce", (_any_of(kind, CANAL_TYPES), ir.Lit(False)))),
               errors.record_error(f'unknown or missing "type" value (expected {", ".join(CANAL_TYPES)}, or a DDL message)'),
-              errors.fail_if(ir.IsNull(data), f'a DML message has no "data" field', by_type)),
+              errors.fail_if(ir.IsNull(data), 'a DML message has no "data" field', by_type)),
     )
 
 
@@ -215,6 +215,11 @@ FORMATS = {
         ChangelogFormat("canal-json", CANAL_METADATA, canal_envelope, canal_changes),
     )
 }
+
+
+def reads_changelog(source: Source) -> bool:
+    """Whether a source's value format makes it a changelog."""
+    return source.connector == "kafka" and source.format in FORMATS
 
 
 def metadata_keys(fmt: str | None) -> dict[str, MetaKey]:
