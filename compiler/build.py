@@ -11,7 +11,9 @@ from typing import Any
 
 from . import ir
 from .connectors import SINKS, SOURCES
-from .connectors.kafka import KAFKA_SOURCE
+from .changelog import check_sink as check_changelog_sink
+from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint, reads_changelog
+from .connectors.kafka import KAFKA_SOURCE, metadata_keys
 from .diagnostics import Collector, Location, did_you_mean
 from .envrefs import Text, check_env_refs, mentions_env
 from .loader import Document
@@ -97,6 +99,7 @@ class Builder:
 
     def __init__(self, doc: Document, diags: Collector):
         self.doc, self.diags, self.data = doc, diags, doc.data
+        self.value_format: str | None = None  # the kafka source's value format, for metadata key hints
 
     def at(self, *path) -> Location:
         return self.doc.smap.at(path)
@@ -115,6 +118,8 @@ class Builder:
             return None
 
     def columns(self, src: dict, connector) -> tuple[Column, ...]:
+        self.value_format = src.get("value", {}).get("format") if connector is KAFKA_SOURCE else None
+        keys = metadata_keys(self.value_format) if connector is KAFKA_SOURCE else connector.metadata
         out, seen, header_keys, header_paths = [], {}, {}, {}
         headers_col = None
         for i, raw in enumerate(src.get("columns", [])):
@@ -153,7 +158,7 @@ class Builder:
                 out.append(Column(name, parse_type("BYTES"), self.at(*path), header=hkey))
                 continue
             if meta is not None:
-                column = self.metadata_column(raw, name, str(meta), declared, connector, path)
+                column = self.metadata_column(raw, name, str(meta), declared, connector, keys, path)
                 if column:
                     out.append(column)
                 continue
@@ -170,11 +175,11 @@ class Builder:
                                  self.at(*hpath), "read single headers from the HEADERS column, or drop it")
         return tuple(out)
 
-    def metadata_column(self, raw: dict, name: str, key: str, declared: SqlType | None, connector, path: tuple) -> Column | None:
-        spec = connector.metadata.get(key)
+    def metadata_column(self, raw: dict, name: str, key: str, declared: SqlType | None, connector, keys: dict, path: tuple) -> Column | None:
+        spec = keys.get(key)
         if spec is None:
             self.diags.error("E205", f"unknown metadata key '{key}' for a {connector.name} source", self.at(*path, "metadata"),
-                             did_you_mean(key, connector.metadata) or f"keys: {', '.join(connector.metadata)}")
+                             foreign_key_hint(key, self.value_format) or did_you_mean(key, keys) or f"keys: {', '.join(keys)}")
             return None
         if spec.warning:
             self.diags.warn("W206", spec.warning, self.at(*path, "metadata"))
@@ -227,6 +232,7 @@ class Builder:
             key_fields=key_fields,
             key_fields_prefix=key.get("fields-prefix", ""),
             fields_include=value.get("fields-include", "ALL"),
+            schema_include=bool(value.get(SCHEMA_INCLUDE, False)),
             path=_text(src.get("path")),
             topic=_text(src.get("topic")),
             topics=tuple(Text(t) for t in ([topics] if isinstance(topics, str) else topics)),
@@ -269,9 +275,12 @@ class Builder:
         if source.format == "raw" and (len(values) != 1 or not (values[0].type.is_string or values[0].type.is_binary)):
             self.diags.error("E235", "a raw value format takes exactly one physical column of type STRING or BYTES", at("value", "format"),
                              "declare BYTES and Cast it with bytes.order for numbers")
-        if source.format not in KAFKA_SOURCE.formats:
+        if source.format not in (*KAFKA_SOURCE.formats, *CHANGELOG_FORMATS):
             self.diags.error("E107", f"value format {source.format} is not implemented yet", at("value", "format"),
-                             f"available now: {', '.join(KAFKA_SOURCE.formats)}")
+                             f"available now: {', '.join((*KAFKA_SOURCE.formats, *CHANGELOG_FORMATS))}")
+        if source.schema_include and source.format != "debezium-json":
+            self.diags.error("E243", f"{SCHEMA_INCLUDE} applies to value format debezium-json only, not {source.format}",
+                             self.key_at("source", "value", SCHEMA_INCLUDE), "remove it: only Debezium messages carry a schema/payload wrapper")
         if source.key_format not in ("none", *KAFKA_SOURCE.formats):
             self.diags.error("E107", f"key format {source.key_format} is not implemented yet", at("key", "format"))
         if source.key_format == "none" and source.key_fields:
@@ -384,6 +393,7 @@ class Builder:
                                  "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses")
         self.check_options("sink", sink.options, connector.options)
         connector.check(sink, shape, self.diags)
+        check_changelog_sink(sink, shape, self.diags)
         return sink
 
     def default_key_format(self, shape: Shape) -> str | None:
@@ -478,4 +488,4 @@ def initial_shape(source: Source) -> Shape:
         key = BYTES  # a raw key without key fields is the key's bytes as they are
     virtual = frozenset(c.name for c in source.columns if c.virtual)
     persisted = tuple((c.metadata, c.name) for c in source.columns if c.metadata and not c.virtual)
-    return Shape(key=key, value=value, virtual=virtual, persisted=persisted)
+    return Shape(key=key, value=value, virtual=virtual, persisted=persisted, changelog=reads_changelog(source))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from . import ir
 from .build import Compiled
 from .connectors import SINKS, SOURCES
+from .connectors.cdc_json import reads_changelog, skip_unchanged
 from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
@@ -25,12 +26,14 @@ class Lowered:
     packages: tuple[str, ...]
 
 
-def predicate_condition(step: Step, predicates: dict[str, Predicate]) -> ir.Expr | None:
+def predicate_condition(step: Step, predicates: dict[str, Predicate], shape: Shape) -> ir.Expr | None:
     """When the step applies (KIP-585: predicate XOR negate), or None when it always applies."""
     if step.predicate is None:
         return None
     pred = predicates[step.predicate]
-    cond = REGISTRY.predicates[pred.kind].lower(pred.config)
+    spec = REGISTRY.predicates[pred.kind]
+    lower = spec.lower_changelog if shape.changelog and spec.lower_changelog else spec.lower
+    cond = lower(pred.config)
     return ir.Not(cond) if step.negate else cond
 
 
@@ -96,6 +99,9 @@ def lower(compiled: Compiled) -> Lowered:
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
     blocks = []
+    if reads_changelog(p.source):
+        blocks.append(ir.Block(f"{p.file}:{p.source.loc.line} source: skip tombstones and DDL messages (counted as filtered)",
+                               (skip_unchanged(),)))
     rebuilt: set[str] = set()  # columns set by the chain so far
     keep_topic = p.sink.topic is not None and compiled.final.routed
     for i, step in enumerate(p.steps):
@@ -105,7 +111,7 @@ def lower(compiled: Compiled) -> Lowered:
             rebuilt.add(SOURCE_TOPIC)
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
-        cond = predicate_condition(step, p.predicates)
+        cond = predicate_condition(step, p.predicates, compiled.shapes[i])
         before, after = compiled.shapes[i], compiled.shapes[i + 1]
         guarded = [guard(op, cond, before, after) for op in ops]
         pinned = tuple(out for op in guarded for out in pin(op, rebuilt))

@@ -39,6 +39,7 @@ class Source:
     key_fields: tuple[str, ...] = ()
     key_fields_prefix: str = ""
     fields_include: str = "ALL"
+    schema_include: bool = False  # debezium-json messages wrapped in {"schema", "payload"} (Flink's debezium-json.schema-include)
     path: Text | None = None
     topic: Text | None = None  # files: the topic records carry
     topics: tuple[Text, ...] = ()

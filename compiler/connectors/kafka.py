@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .. import ir
+from ..changelog import OP
 from ..model import Column, Source
 from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
-from . import avro
+from . import avro, cdc_json
 from .base import MetaKey, SourceConnector, cast_metadata, header_columns, timestamp_type_name
 
 KAFKA_PACKAGE = "org.apache.spark:spark-sql-kafka-0-10_2.13:{spark}"
@@ -61,11 +62,22 @@ def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n:
     return ir.Func({"json": "from_json", "csv": "from_csv"}[fmt], (text, schema, options))
 
 
+def metadata_keys(source_format: str | None) -> dict[str, MetaKey]:
+    """The Kafka connector's metadata keys and the value format's (`value.`-prefixed, debezium-json, canal-json)."""
+    return {**KAFKA_METADATA, **cdc_json.metadata_keys(source_format)}
+
+
 def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
-    """Kafka rows -> record model: parse key and value once, then lay out key, value and envelope."""
+    """Kafka rows -> record model: parse key and value once, then lay out key, value and envelope.
+    A changelog format explodes each message into its changes first, and every row gets an `op`."""
     parsed = [("headers", ir.Func("coalesce", (HEADERS, ir.Cast(ir.Func("array", ()), "ARRAY<STRUCT<key: STRING, value: BINARY>>"))))]
     values = value_columns(source)
-    if values:
+    changelog = source.format in cdc_json.FORMATS
+    explode: tuple[ir.Op, ...] = ()
+    if changelog:
+        message, explode = cdc_json.decode_ops(source, values, PARSED_VALUE)
+        parsed.append(message)
+    elif values:
         parsed.append((PARSED_VALUE, parse_payload("value", source.format, values, name=pipeline)))
     keys = key_columns(source)
     if keys and source.key_format != "none":
@@ -85,7 +97,7 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
         if c.physical:
             fields.append((c.name, physical(c)))
         elif c.metadata:
-            key = KAFKA_METADATA[c.metadata]
+            key = metadata_keys(source.format)[c.metadata]
             fields.append((c.name, cast_metadata(key.read(source), key.type, c.type)))
         else:
             fields.append((c.name, header_columns(c, HEADERS)))
@@ -101,9 +113,10 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
             ("key", key),
             ("value", value),
             *((n, ir.Col(n)) for n in ("topic", "partition", "offset", "timestamp", "timestampType", "headers")),
+            *(((OP, cdc_json.op_column()),) if changelog else ()),
         )
     )
-    return (ir.SetColumns(tuple(parsed)), layout)
+    return (ir.SetColumns(tuple(parsed)), *explode, layout)
 
 
 AVRO_PACKAGE = avro.AVRO_PACKAGE

@@ -11,13 +11,14 @@ from ..diagnostics import Collector
 from ..model import Sink
 from ..shape import Shape
 from ..types import HEADERS, HEADERS_MAP, INT, StructField, StructType, SqlType
-from . import avro
+from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
 
 SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
 JSON_OPTIONS = {"ignoreNullFields": "false"}  # json writes null fields, as Kafka Connect and Flink do
-FORMATS = ("raw", "json", "csv", *avro.FORMATS)
+KEY_FORMATS = ("raw", "json", "csv", *avro.FORMATS)
+FORMATS = (*KEY_FORMATS, "debezium-json")
 
 
 def metadata_columns(sink: Sink, shape: Shape) -> dict[str, str]:
@@ -101,10 +102,14 @@ def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
         value_type: SqlType | None = StructType(tuple(payload))
     else:
         value, value_type = ir.Col("value"), shape.value
+    if sink.format == "debezium-json" and isinstance(value_type, StructType):
+        value_bytes = cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
+    else:
+        value_bytes = encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)
     columns = [
         ("key", encode_payload(key_expr, key_type, key_format, record_name(sink, shape, "key"), sink.key_schema_id)
          if key_type is not None else ir.Null("BINARY")),
-        ("value", encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)),
+        ("value", value_bytes),
         ("topic", _topic(sink, shape)),
         ("headers", ir.Cast(_headers(sink, shape), HEADERS.ddl())),
     ]
@@ -120,7 +125,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
 
     if sink.format not in FORMATS:
         error("E520", f"value format {sink.format} is not implemented yet", f"available now: {', '.join(FORMATS)}")
-    if sink.key_format not in (None, "none", *FORMATS):
+    if sink.key_format not in (None, "none", *KEY_FORMATS):
         error("E520", f"key format {sink.key_format} is not implemented yet", f"available now: {', '.join(FORMATS)}")
     value = shape.value
     names = value.names() if isinstance(value, StructType) else ()
@@ -147,6 +152,9 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
         payload = payload_fields(sink, shape, sink.key_fields)
         if len(payload) != 1 or not (payload[0].type.is_string or payload[0].type.is_binary):
             error("E527", "a raw value format writes exactly one STRING or BYTES field", "drop the others with ReplaceField")
+    if sink.format == "debezium-json" and not isinstance(value, StructType):
+        error("E531", "a debezium-json value must be a struct (the row in before/after); the value here is a primitive",
+              "keep a struct value, or use json or raw")
     if sink.format in avro.FORMATS and not isinstance(value, StructType):
         error("E529", "an avro value must be a struct; the value here is a primitive", "use json or raw for a primitive value")
     if "avro-confluent" in (sink.format, sink.key_format):

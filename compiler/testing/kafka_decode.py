@@ -53,6 +53,9 @@ def decode_payload(data: bytes | None, fmt: str, t: SqlType | None) -> Any:
     text = data.decode("utf-8")
     if fmt == "json":
         return typed(json.loads(text), t)
+    if fmt == "debezium-json":  # {"before": row, "after": row, "op": "c" | "d"}
+        message = json.loads(text)
+        return {"before": typed(message["before"], t), "after": typed(message["after"], t), "op": message["op"]}
     (row,) = list(csv.reader(io.StringIO(text)))
     if isinstance(t, StructType):
         return typed({f.name: (v if v != "" else None) for f, v in zip(t.fields, row)}, t)

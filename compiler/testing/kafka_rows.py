@@ -10,6 +10,7 @@ import json
 import os
 from typing import Any
 
+from ..connectors.cdc_json import FORMATS as CHANGELOG_FORMATS
 from ..connectors.kafka import value_columns, wire_name
 from ..envrefs import resolve
 from ..model import Source, TestRecord
@@ -19,6 +20,7 @@ KAFKA_ROW_SCHEMA = (
     "key BINARY, value BINARY, topic STRING, partition INT, offset BIGINT, timestamp TIMESTAMP, "
     "timestampType INT, headers ARRAY<STRUCT<key: STRING, value: BINARY>>"
 )
+JSON_FORMATS = ("json", *CHANGELOG_FORMATS)
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
@@ -34,7 +36,7 @@ def encode_payload(value: Any, fmt: str, columns: list[str]) -> bytes | None:
         return None
     if isinstance(value, dict) and set(value) == {"base64"}:
         return base64.b64decode(value["base64"])
-    if fmt == "json":
+    if fmt in JSON_FORMATS:  # a changelog message too: the YAML mapping as its JSON
         return json.dumps(value, default=_json_default, ensure_ascii=False).encode("utf-8")
     if fmt == "csv" and isinstance(value, dict):
         out = io.StringIO()

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from ..build import Compiled
+from ..changelog import OP
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
 from ..types import StructType
@@ -103,10 +104,14 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
             for name in ENVELOPE_COLUMNS:
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
+            if compiled.final.changelog:
+                rec[OP] = data.pop(OP)
         # a files sink writes a tombstone as a row of nulls: read such a row back as a null value
         rec["value"] = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
         records.append(rec)
     fields = {"value", *ENVELOPE_COLUMNS} if sink.envelope else {"value"}
+    if sink.envelope and compiled.final.changelog:
+        fields.add(OP)
     return records, fields
 
 

@@ -195,6 +195,7 @@ class PredicateSpec:
     parse: Callable[[ConfigReader], Any]
     lower: Callable[[Any], ir.Expr]
     example: str = ""
+    lower_changelog: Callable[[Any], ir.Expr] | None = None  # where a changelog record (with `op`) reads differently
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import ir
+from ..changelog import DELETE, OP
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
@@ -87,5 +88,6 @@ RECORD_IS_TOMBSTONE = PredicateSpec(
     parse=lambda reader: None,
     lower=lambda cfg: ir.IsNull(ir.Col("value")),
     example="tombstone: {type: RecordIsTombstone}",
+    lower_changelog=lambda cfg: ir.BinOp("|", ir.IsNull(ir.Col("value")), ir.BinOp("==", ir.Col(OP), ir.Lit(DELETE))),
 )
 SPECS = (FILTER, HAS_HEADER_KEY, RECORD_IS_TOMBSTONE, TOPIC_NAME_MATCHES)
