@@ -28,41 +28,38 @@ variants of the generated job edited by hand to measure one change at a time (1M
    Spark counts as nondeterministic and never pushes a filter through; the filter runs where the chain puts it
    (the generated step comment says so). A filter that reads only what the source produced (the usual filter
    first) is still pushed below the JSON parsing. Plans now grow linearly (the growth table above).
-2. **Open: generated code size falls off a cliff at about ten steps.** Spark fuses consecutive projections into
-   one generated Java method and does not split expressions inside it; each step adds its struct rebuild, and each
-   `raise_error` guard inlines a `format_string` (a `java.util.Formatter`, boxing, a map). HotSpot does not compile
-   a method over 8,000 bytes of bytecode, so the stage then runs interpreted. This chain's stage is 7,945 bytes,
-   just under, because the filter's `exists(headers, lambda)` (no codegen) cuts the chain from the encoder; with
-   the filter first the stage is 8,984 bytes and the job runs at about 0.35 of the hand-written one (the
-   filter-first row). Measured fixes: `spark.sql.codegen.hugeMethodLimit=8000` in the job's session settings
-   (`compiler/emit.py`'s `conf`) makes Spark fall back to per-operator code for such stages (15.2 → 7.9 CPU s per
-   500k records for the filter-first chain); `-XX:-DontCompileHugeMethods` (a JVM flag: only for a `spark-submit`
-   command line, not settable by the job) brings it to 6.0. Smaller guards help too: `HeaderFrom` emits its null
-   guard twice (`compiler/transforms/headers.py`), and a guard could call a shared message builder instead of
-   inlining `format_string` in every step.
-3. **Open: the compiled job uses about 1.3x the hand-written job's CPU.** Both spend about half their CPU in Spark's
-   JSON code (Jackson; `from_json` builds a fresh `InputStreamReader` with an 8 KiB buffer per record, 14-21% of all
-   samples). The difference: one struct rebuild per step (a `GenericInternalRow` with boxed fields each time, where
-   the hand-written job builds one struct), whole-record copies where codegen stages break (the source's header
-   column `filter(headers, lambda)` (`header_columns`, `compiler/connectors/base.py`) and `HasHeaderKey`'s `exists(lambda)` in
-   `compiler/transforms/filtering.py` are not code-generated), and Kafka's exact semantics, which the hand-written
-   job skips: a Java-number regex before each string→double cast (about 4%, `compiler/transforms/casting.py`), a
-   UTF-8 check on the header read as text (about 3%), and the filter running after the chain rather than before the
-   parse (1% of records). Moving the header lookup into the parse projection and using
-   `array_contains(headers.key, k)` gave 9% together, but only once point 2 is fixed: today they merge stages past
-   8,000 bytes and make this chain 2.5x slower, so they were not applied. The lasting fix is one projection per run
-   of struct edits: lower consecutive value edits into a single struct build (a `compiler/lower.py` pass that
-   substitutes `value.f` by the previous step's field expression when the step rebuilt `value` as a plain struct),
-   or carry the value's fields as top-level columns through the chain and build the struct once in `encode`.
+2. **Fixed for jobs that start their own JVM: large generated methods ran interpreted.** Spark fuses consecutive
+   projections into one generated Java method and does not split expressions inside it; each step adds its struct
+   rebuild, and each `raise_error` guard inlines a `format_string`. HotSpot does not compile a method over 8,000
+   bytes of bytecode, so such a stage ran interpreted: with the filter first this chain's stage is 8,984 bytes and
+   ran at 0.32 of the hand-written job. A generated job now starts its JVM with `-XX:-DontCompileHugeMethods`
+   (`JVM_OPTIONS` in `compiler/emit.py`, appended to `spark.driver.extraJavaOptions` when the job is run as
+   `python job.py`; its docstring tells spark-submit users to pass the same), and the benchmark gives every variant
+   the JVM a generated job would have: the filter-first chain now runs at about the same speed as the other order
+   (the ratio tables). `spark.sql.codegen.hugeMethodLimit=8000` would do part of this from the session alone but
+   costs about a third against the JVM flag, so it is not set.
+3. **Open: the compiled job uses about 1.25x the hand-written job's CPU.** Both spend about half their CPU in Spark's
+   JSON code (Jackson). The difference: one struct rebuild per step (a row built per step per record, where the
+   hand-written job builds one struct), and Kafka's exact semantics, which the hand-written job skips: a Java-number
+   regex before each string→double cast (about 4%, `compiler/transforms/casting.py`), a UTF-8 check on the header
+   read as text (about 3%), and the filter running after the chain rather than before the parse (1% of records).
+   Tried and measured, not kept: header lookups without lambdas (`array_contains(headers.key, k)` for
+   `HasHeaderKey`, the last header by `array_position(reverse(headers.key), k)`): 0.58 against 0.78 in the same
+   quick run, as each builds arrays of keys per record where the lambdas allocate nothing. The lasting fix is one
+   struct build per run of value edits: a lowering pass that keeps the value as named field expressions across
+   consecutive struct edits (null-safe: a tombstone stays null) and builds the struct once. It has to keep each
+   step's block and comment in the generated file (reviewers read the job step by step), so it belongs below the
+   code: emitting per-step field columns that Spark's `CollapseProject` can merge, rather than one fused expression.
 4. **The UDF ratio is bounded by JSON.** The UDF is lean (one Python call per record, the C `json` module) and the
    native jobs are JSON-bound on two cores: even the hand-written job is well under 10x the UDF here.
-5. **Open: the compile rate is black's.** `pipec compile` formats every job with black twice (format, then a
-   stability check): over 90% of compile CPU time (the compiler table). Without black the compiler would do about
-   40 pipelines per CPU second, still short of 50; validation alone does about 48 (half of it JSON Schema, a third
-   YAML parsing: `compiler/validate.py`, `compiler/loader.py`; `types.StructType` also compares field names pairwise
-   on every struct it builds). The fix belongs in `compiler/format.py`/`compiler/render.py`: render black-stable
-   text directly and run black only in the tests (which then prove the output is already formatted), or at least
-   keep the stability pass out of `compile`; then trim validation.
+5. **Open: the compile rate is black's.** black takes about 90% of compile CPU (the compiler table), about a fifth
+   of a second for a 20-step job. Done: `pipec compile` runs black's own two passes only (the third, a stability
+   check, moved to the tests, which assert every example, fixture and record-test job is black-stable), parses
+   YAML with libyaml (the pure-Python parser re-reads only files with syntax errors, for its messages), and
+   formats with one worker process per core when there are 16 pipelines or more. Without black the compiler does
+   about 40 pipelines per CPU second. Reaching 50/s needs a printer that emits black's layout itself (black then
+   runs only in the tests, proving the layout); not done, since reproducing black's right-hand splits and magic
+   trailing commas exactly is a project of its own, and a near miss would make `pipec check` disagree with black.
 """
 
 
