@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import ir
+from ..changelog import OP
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..shape import Shape
@@ -121,6 +122,8 @@ def sink_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr]]:
         cols = [("value", ir.Col("value"))]
     if sink.envelope:
         cols += [(name, ir.Col(name)) for name in ENVELOPE_COLUMNS]
+        if shape.changelog:
+            cols.append((OP, ir.Col(OP)))
     return cols
 
 
