@@ -14,6 +14,8 @@ rows go out. No partition column is ever set: the producer partitions by the ser
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import ir
 from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
@@ -22,12 +24,29 @@ from ..shape import Shape
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
-from .kafka_sink import KAFKA_SINK, check_kafka_sink, encode_kafka
+from .kafka_sink import KAFKA_SINK, check_kafka_sink, encode_kafka, encode_payload, record_name
 
 UPSERT_KAFKA = "upsert-kafka"
 # Helper columns of the upsert sink's rows, dropped after `upsert_fates`.
 CHANGE_OP, CHANGE_ORDER, FATE = "__op", "__order", "__fate"
 WRITTEN = "written"
+
+
+# Hints for schema errors that are upsert-kafka rules (FLIP-149), by the path of the node at fault.
+SCHEMA_HINTS = {
+    ("source", "key", "fields"): "upsert-kafka's key is its primary-key: list the key columns in primary-key",
+    ("source", "startup"): "upsert-kafka always reads from the earliest offset (a delete of a key never seen could not be applied)",
+    ("source", "value", "format"): "upsert-kafka takes an insert-only value format; read a debezium-json or canal-json topic "
+                                   "with connector: kafka, which makes it a changelog",
+}
+
+
+def schema_hint(data: object, path: tuple) -> str | None:
+    """A better hint for a schema error inside an upsert-kafka source, or None."""
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, dict) or source.get("connector") != UPSERT_KAFKA:
+        return None
+    return SCHEMA_HINTS.get(tuple(path))
 
 
 def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
@@ -66,9 +85,27 @@ def change_order() -> ir.Expr:
     ))
 
 
+def primary_key_type(sink: Sink, shape: Shape) -> StructType:
+    assert isinstance(shape.value, StructType)
+    return StructType(tuple(shape.value.field(k) for k in sink.primary_key))
+
+
+def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
+    """The primary-key struct from the value; for a tombstone (no value) from the record key, where it has those fields."""
+    t = primary_key_type(sink, shape)
+    from_value = ir.NullSafe(ir.Col("value"), ir.Struct(tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in t.fields)))
+    key = shape.key
+    if shape.changelog or not isinstance(key, StructType) or not all(n in key.names() for n in sink.primary_key):
+        return from_value
+    from_key = ir.NullSafe(ir.Col("key"), ir.Struct(tuple((f.name, ir.Cast(ir.Get(ir.Col("key"), f.name), f.type.ddl())) for f in t.fields)))
+    return ir.Func("coalesce", (from_value, from_key))
+
+
 def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
-    (key, value, topic, headers, *_) = encode_kafka(sink, shape).columns  # never a partition column
+    (_, value, topic, headers, *_) = encode_kafka(sink, shape).columns  # never a partition column
+    key = ("key", encode_payload(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
+                                 record_name(sink, shape, "key"), sink.key_schema_id))
     delete = is_delete(ir.Col(CHANGE_OP))
     if not shape.changelog:
         order = ir.Struct((("partition", ir.Col("partition")), ("offset", ir.Col("offset")),
@@ -98,7 +135,7 @@ def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
         diags.error("E541", "upsert-kafka sink: primary-key names fields of the value, and the value here is a primitive", sink.loc,
                     "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink")
         return
-    check_kafka_sink(sink, shape, diags)
+    check_kafka_sink(replace(sink, metadata=tuple((k, c) for k, c in sink.metadata if k != "partition")), shape, diags)
     if any(k == "partition" for k, _ in sink.metadata):
         diags.error("E542", "upsert-kafka sink: every record of a key goes to the key's partition (the producer hashes the key), "
                     "so metadata.partition cannot be set", sink.loc, "remove metadata.partition")
