@@ -45,4 +45,6 @@ class Shape:
             lines.append(f"virtual: {', '.join(sorted(self.virtual))} (dropped at the sink)")
         if self.routed:
             lines.append("topic:   set per record by a router step")
+        if self.changelog:
+            lines.append("op:      STRING, one of +I, -U, +U, -D (a changelog)")
         return lines
