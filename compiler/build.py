@@ -11,7 +11,7 @@ from typing import Any
 
 from . import ir
 from .connectors import SINKS, SOURCES
-from .changelog import check_sink_takes_changelog
+from .changelog import check_sink_takes_changelog, source_yields_changelog
 from .connectors.kafka import KAFKA_SOURCE
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
@@ -237,7 +237,7 @@ class Builder:
             properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
             options=_options(src.get("options")),
             startup=dict(src.get("startup") or {}),
-            changelog=src["connector"] == UPSERT_KAFKA and self.data.get("mode", "streaming") == "streaming",
+            changelog=source_yields_changelog(src["connector"], value.get("format"), self.data.get("mode", "streaming") == "streaming"),
         )
         self.check_options("source", source.options, connector.options)
         if src["connector"] in ("kafka", UPSERT_KAFKA):

@@ -16,12 +16,23 @@ OP = "op"  # the record model's changelog column, right after `headers`
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"  # Flink's RowKind short strings
 OPS = (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)
 
+# Kafka source value formats whose messages are changes (each decoded row carries its op).
+CHANGELOG_SOURCE_FORMATS = frozenset({"debezium-json", "canal-json"})
+UPSERT_SOURCES = frozenset({"upsert-kafka"})  # a changelog in streaming mode; the table in batch mode
+
 # Sinks that take a changelog as it is: upsert-kafka reduces it to upserts and tombstones.
 UPSERT_SINKS = frozenset({"upsert-kafka"})
 # Kafka sink value formats that carry the op in the payload.
 CHANGELOG_VALUE_FORMATS = frozenset({"debezium-json"})
 # Sinks that carry `op` as a column with `envelope: true`.
 ENVELOPE_SINKS = frozenset({"files", "console"})
+
+
+def source_yields_changelog(connector: str, value_format: str | None, streaming: bool) -> bool:
+    """Whether a source's records carry `op` (Shape.changelog)."""
+    if connector in UPSERT_SOURCES:
+        return streaming
+    return value_format in CHANGELOG_SOURCE_FORMATS
 
 
 def is_delete(op: ir.Expr = ir.Col(OP)) -> ir.Expr:
