@@ -121,10 +121,12 @@ class ChangelogState:
             state = self.spark.read.parquet(self.version_path(earlier[-1]))
         else:
             state = self.spark.createDataFrame([], raw.schema)
-        rows = (
-            keyed(raw)
-            .select(*columns, F.lit(1).alias("__batch"))
-            .unionByName(state.select(*columns, F.lit(0).alias("__batch")))
+        batch = keyed(raw).select(*columns, F.lit(1).alias("__batch"))
+        touched = batch.select(
+            "key"
+        ).distinct()  # only these keys' images take part; the others carry over
+        rows = batch.unionByName(
+            state.join(touched, "key", "left_semi").select(*columns, F.lit(0).alias("__batch"))
         )
         by_key = Window.partitionBy("key").orderBy("__batch", "partition", "offset")
         image = F.struct(*columns)
@@ -144,7 +146,8 @@ class ChangelogState:
 
         newest = F.max_by(image, F.struct("__batch", "partition", "offset")).alias("image")
         images = rows.groupBy("key").agg(newest).select("image.*").where(F.col("value").isNotNull())
-        images.write.mode("overwrite").parquet(self.version_path(batch_id))
+        untouched = state.join(touched, "key", "left_anti")
+        untouched.unionByName(images).write.mode("overwrite").parquet(self.version_path(batch_id))
         for old in earlier[:-1]:
             self.fs.delete(self.Path(self.version_path(old)), True)
 
@@ -262,19 +265,18 @@ def encode(records: DataFrame) -> DataFrame:
                 F.when((F.col("op") == F.lit("-U")), F.lit(0)).otherwise(F.lit(1)).alias("rank"),
                 F.monotonically_increasing_id().alias("read"),
             ),
-        }
-    )
-    records = records.select(
-        F.when(
-            F.to_json(
+            "__key_bytes": F.to_json(
                 F.when(
                     F.col("value").isNotNull(),
                     F.struct(F.col("value").getField("customer_id").alias("customer_id")),
                 ),
                 {"ignoreNullFields": "false"},
-            )
-            .cast("BINARY")
-            .isNull(),
+            ).cast("BINARY"),
+        }
+    )
+    records = records.select(
+        F.when(
+            F.col("__key_bytes").isNull(),
             F.raise_error(
                 F.format_string(
                     "upsert-kafka sink: the primary key is null, so the record cannot be written (topic %s, partition %s, offset %s)",
@@ -284,15 +286,7 @@ def encode(records: DataFrame) -> DataFrame:
                 )
             ),
         )
-        .otherwise(
-            F.to_json(
-                F.when(
-                    F.col("value").isNotNull(),
-                    F.struct(F.col("value").getField("customer_id").alias("customer_id")),
-                ),
-                {"ignoreNullFields": "false"},
-            ).cast("BINARY")
-        )
+        .otherwise(F.col("__key_bytes"))
         .alias("key"),
         F.when(F.coalesce((F.col("__op") == F.lit("-D")), F.lit(False)), F.lit(None).cast("BINARY"))
         .otherwise(

@@ -28,7 +28,7 @@ from .kafka_sink import KAFKA_SINK, check_kafka_sink, encode_kafka, encode_paylo
 
 UPSERT_KAFKA = "upsert-kafka"
 # Helper columns of the upsert sink's rows, dropped after `upsert_fates`.
-CHANGE_OP, CHANGE_ORDER, FATE = "__op", "__order", "__fate"
+CHANGE_OP, CHANGE_ORDER, ENCODED_KEY, FATE = "__op", "__order", "__key_bytes", "__fate"
 WRITTEN = "written"
 
 
@@ -112,12 +112,12 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
                            ("read", ir.Func("monotonically_increasing_id", ()))))
     else:
         order = change_order()
-    keyed = ir.SetColumns(((CHANGE_OP, change_op(shape)), (CHANGE_ORDER, order)))
+    keyed = ir.SetColumns(((CHANGE_OP, change_op(shape)), (CHANGE_ORDER, order), (ENCODED_KEY, key[1])))
     null_key = ir.Func("raise_error", (ir.Func("format_string", (
         ir.Arg("upsert-kafka sink: the primary key is null, so the record cannot be written (topic %s, partition %s, offset %s)"),
         ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))),))
     rows = ir.Select((
-        ("key", ir.If(ir.IsNull(key[1]), null_key, key[1])),
+        ("key", ir.If(ir.IsNull(ir.Col(ENCODED_KEY)), null_key, ir.Col(ENCODED_KEY))),
         ("value", ir.If(delete, ir.Null("BINARY"), value[1])),
         topic,
         headers,
