@@ -70,7 +70,7 @@ def run_native(spark, source: Path, work: Path) -> tuple[int, list[int]]:
     """The generated job's own ChangelogState (generated/customer_profiles.py) under foreachBatch."""
     from compiler.testing.runner import load_job
 
-    job = load_job(ROOT / "generated" / "customer_profiles.py")
+    job = load_job(Path(JOB[0]))
     state = job.ChangelogState(spark, str(work / "state"))
     events = [0]
 
@@ -136,6 +136,7 @@ def run_pandas(spark, source: Path, work: Path) -> tuple[int, list[int]]:
 
 
 DESIGNS = {"native": run_native, "pandas": run_pandas}
+JOB = [str(ROOT / "generated" / "customer_profiles.py")]  # the job whose ChangelogState `native` runs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-rows", type=int, help="rows of the first micro-batch (default --batch-rows): a large "
                         "first batch builds a large state that later small batches run against")
     parser.add_argument("--designs", default="native,pandas")
+    parser.add_argument("--job", default=JOB[0], help="generated job whose ChangelogState the native design runs")
     args = parser.parse_args(argv)
+    JOB[0] = args.job
 
     from pyspark.sql import SparkSession
 
