@@ -11,9 +11,10 @@ from typing import Any
 
 from . import ir
 from .connectors import SINKS, SOURCES
-from .changelog import check_sink as check_changelog_sink
-from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint, reads_changelog
+from .changelog import check_sink_takes_changelog, source_yields_changelog
+from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint
 from .connectors.kafka import KAFKA_SOURCE, metadata_keys
+from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
 from .envrefs import Text, check_env_refs, mentions_env
 from .loader import Document
@@ -211,12 +212,13 @@ class Builder:
                 columns = (Column("value", parse_type("STRING"), self.at("source")),) + columns
         key = src.get("key", {})
         value = src.get("value", {})
-        key_fields = tuple(key.get("fields", []))
+        key_fields = tuple(key.get("fields", src.get("primary-key", [])))
         names = {c.name for c in columns if c.physical}
+        key_path, what = (("primary-key",), "primary-key column") if "primary-key" in src else (("key", "fields"), "key field")
         for i, k in enumerate(key_fields):
             if k not in names:
-                self.diags.error("E221", f"key field '{k}' is not a physical column; columns: {', '.join(sorted(names))}",
-                                 self.at("source", "key", "fields", i), did_you_mean(k, names))
+                self.diags.error("E221", f"{what} '{k}' is not a physical column; columns: {', '.join(sorted(names))}",
+                                 self.at("source", *key_path, i), did_you_mean(k, names))
         if src["connector"] == "files" and "_metadata" in names:
             self.diags.error("E223", "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
                              self.at("source", "columns"), "rename the column")
@@ -240,9 +242,10 @@ class Builder:
             properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
             options=_options(src.get("options")),
             startup=dict(src.get("startup") or {}),
+            changelog=source_yields_changelog(src["connector"], value.get("format"), self.data.get("mode", "streaming") == "streaming"),
         )
         self.check_options("source", source.options, connector.options)
-        if src["connector"] == "kafka":
+        if src["connector"] in ("kafka", UPSERT_KAFKA):
             self.check_kafka_source(source)
         return source
 
@@ -386,14 +389,16 @@ class Builder:
             key_schema_id=_int(raw.get("key", {}).get("schema-id")),
             value_schema_id=_int(raw.get("value", {}).get("schema-id")),
         )
-        if raw["connector"] == "kafka":
+        if raw["connector"] == UPSERT_KAFKA:
+            sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]))
+        if raw["connector"] in ("kafka", UPSERT_KAFKA):
             sink = replace(sink, format=raw["value"]["format"])
             if not any(k == "bootstrap.servers" for k, _ in sink.properties) and not self.source_bootstrap():
                 self.diags.error("E512", "the kafka sink needs bootstrap.servers", self.at("sink"),
                                  "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses")
         self.check_options("sink", sink.options, connector.options)
         connector.check(sink, shape, self.diags)
-        check_changelog_sink(sink, shape, self.diags)
+        check_sink_takes_changelog(sink, shape, self.diags)
         return sink
 
     def default_key_format(self, shape: Shape) -> str | None:
@@ -488,4 +493,4 @@ def initial_shape(source: Source) -> Shape:
         key = BYTES  # a raw key without key fields is the key's bytes as they are
     virtual = frozenset(c.name for c in source.columns if c.virtual)
     persisted = tuple((c.metadata, c.name) for c in source.columns if c.metadata and not c.virtual)
-    return Shape(key=key, value=value, virtual=virtual, persisted=persisted, changelog=reads_changelog(source))
+    return Shape(key=key, value=value, virtual=virtual, persisted=persisted, changelog=source.changelog)

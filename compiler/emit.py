@@ -10,6 +10,7 @@ from . import __version__, render
 from .build import Compiled
 from .envrefs import Text
 from .lower import Lowered, lower
+from .connectors.upsert_kafka import UPSERT_KAFKA
 from .model import Pipeline, Sink, Source
 from .types import StructField, StructType
 
@@ -109,7 +110,7 @@ def _kafka_context(source: Source) -> dict:
     }
 
 
-SOURCE_CONTEXT = {"files": _files_context, "kafka": _kafka_context}
+SOURCE_CONTEXT = {"files": _files_context, "kafka": _kafka_context, "upsert-kafka": _kafka_context}
 
 
 def table_ddl(t: StructType) -> str:
@@ -125,15 +126,16 @@ def _kafka_sink_context(sink: Sink, source: Source) -> dict:
     items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
     items += [(k, render.py_literal(v)) for k, v in sink.options]
     where = f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
+    kind = "Upsert-kafka sink (key: primary key; -D a tombstone)" if sink.primary_key else "Kafka sink"
     return {
         "options": _dict_expr(items),
         "checkpoint": text_expr(sink.checkpoint),
-        "summary": render.doc_text(f"Kafka sink: {sink.format} values to {where} (at least once)."),
+        "summary": render.doc_text(f"{kind}: {sink.format} values to {where} (at least once)."),
     }
 
 
 def _sink_context(sink: Sink, source: Source) -> dict:
-    if sink.connector == "kafka":
+    if sink.connector in KAFKA_SINKS:
         return _kafka_sink_context(sink, source)
     options = dict(sink.options)
     if sink.format == "json":
@@ -148,6 +150,14 @@ def _sink_context(sink: Sink, source: Source) -> dict:
     }
 
 
+KAFKA_SINKS = ("kafka", UPSERT_KAFKA)
+
+
+def per_batch(p: Pipeline) -> bool:
+    """Streaming through foreachBatch: per-key work (the changelog state, the upsert reduction) needs whole micro-batches."""
+    return p.streaming and UPSERT_KAFKA in (p.source.connector, p.sink.connector)
+
+
 def _lines(block) -> list[str]:
     return render.block(block)
 
@@ -156,7 +166,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
     p = compiled.pipeline
     packages = [pkg.replace(SPARK_VERSION_PLACEHOLDER, spark_version()) for pkg in lowered.packages]
     conf = {"spark.sql.session.timeZone": "UTC", "spark.sql.ansi.enabled": "true", "spark.sql.mapKeyDedupPolicy": "LAST_WIN"}
-    if p.sink.connector == "kafka" and not p.streaming:
+    if p.sink.connector in KAFKA_SINKS and not p.streaming or per_batch(p):
         # Kafka's batch write through the V2 path, where Spark's observed metrics (the job's counts) reach the
         # Observation; through the V1 path they never do and the counts would wait forever.
         conf["spark.sql.sources.useV1SourceList"] = "avro,csv,json,orc,parquet,text"
@@ -183,6 +193,9 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
         "source": SOURCE_CONTEXT[p.source.connector](p.source),
         "sink": _sink_context(p.sink, p.source),
+        "per_batch": per_batch(p),
+        "changelog_state": p.streaming and p.source.connector == UPSERT_KAFKA,
+        "uses_window": UPSERT_KAFKA in (p.source.connector, p.sink.connector),
         "decode": _lines(lowered.decode),
         "chain": [_lines(b) for b in lowered.chain],
         "encode": _lines(lowered.encode),

@@ -161,6 +161,14 @@ class Select(Op):
 
 
 @dataclass(frozen=True)
+class Apply(Op):
+    """`records = function(records)`: a DataFrame function of the job's own template (per-key work such as the
+    upsert table or the upsert sink's reduction), named from `render.JOB_FUNCTIONS`."""
+
+    function: str
+
+
+@dataclass(frozen=True)
 class Block:
     """Ops with a comment that says where they came from."""
 

@@ -26,14 +26,12 @@ class Lowered:
     packages: tuple[str, ...]
 
 
-def predicate_condition(step: Step, predicates: dict[str, Predicate], shape: Shape) -> ir.Expr | None:
+def predicate_condition(step: Step, predicates: dict[str, Predicate], changelog: bool = False) -> ir.Expr | None:
     """When the step applies (KIP-585: predicate XOR negate), or None when it always applies."""
     if step.predicate is None:
         return None
     pred = predicates[step.predicate]
-    spec = REGISTRY.predicates[pred.kind]
-    lower = spec.lower_changelog if shape.changelog and spec.lower_changelog else spec.lower
-    cond = lower(pred.config)
+    cond = REGISTRY.predicates[pred.kind].condition(pred.config, changelog)
     return ir.Not(cond) if step.negate else cond
 
 
@@ -111,7 +109,7 @@ def lower(compiled: Compiled) -> Lowered:
             rebuilt.add(SOURCE_TOPIC)
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
-        cond = predicate_condition(step, p.predicates, compiled.shapes[i])
+        cond = predicate_condition(step, p.predicates, compiled.shapes[i].changelog)
         before, after = compiled.shapes[i], compiled.shapes[i + 1]
         guarded = [guard(op, cond, before, after) for op in ops]
         pinned = tuple(out for op in guarded for out in pin(op, rebuilt))
@@ -120,6 +118,7 @@ def lower(compiled: Compiled) -> Lowered:
         if len(pinned) > len(guarded):
             comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
         blocks.append(ir.Block(comment, pinned))
-    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", (sink.encode(p.sink, compiled.final),))
+    encoded = sink.encode(p.sink, compiled.final)
+    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", encoded if isinstance(encoded, tuple) else (encoded,))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
     return Lowered(decode, tuple(blocks), encode, packages)

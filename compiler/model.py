@@ -47,6 +47,7 @@ class Source:
     properties: tuple[tuple[str, Text], ...] = ()
     options: tuple[tuple[str, str], ...] = ()
     startup: dict[str, Any] = field(default_factory=dict)
+    changelog: bool = False  # every record carries `op` (compiler/changelog.py)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class Sink:
     record_name: str = "record"  # the Avro record name (the pipeline's, unless SetSchemaMetadata names one)
     key_schema_id: int | None = None
     value_schema_id: int | None = None
+    primary_key: tuple[str, ...] = ()  # upsert-kafka: the key columns (and upsert key)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ SPARK_FUNCTIONS = frozenset(
         "array_join", "replace", "spark_partition_id",
         "shiftleft", "shiftright", "isnan", "ceil", "floor", "pmod", "unix_date", "lower", "is_valid_utf8", "hex", "conv", "substring", "pow", "greatest", "abs", "try_to_timestamp", "try_divide",
         "explode_outer", "arrays_zip", "flatten", "map_contains_key",
+        "monotonically_increasing_id",
     }
 )
 COLUMN_METHODS = frozenset(
@@ -123,7 +124,18 @@ def _columns_dict(columns: tuple[tuple[str, ir.Expr], ...]) -> str:
     return "{" + ", ".join(f"{py_literal(n)}: {expr(e)}" for n, e in columns) + "}"
 
 
+# DataFrame functions the job templates define (fixed code, no YAML text in it) that `ir.Apply` may call.
+JOB_FUNCTIONS = frozenset({"upsert_table", "upsert_fates"})
+
+
+def _apply(op: ir.Apply) -> str:
+    if op.function not in JOB_FUNCTIONS:
+        raise ValueError(f"function {op.function} is not a job template function")
+    return f"records = {op.function}(records)"
+
+
 OPERATIONS: dict[type, Callable] = {
+    ir.Apply: _apply,
     ir.SetColumns: lambda op: f"records = records.withColumns({_columns_dict(op.columns)})",
     ir.Where: lambda op: f"records = records.where({expr(op.cond)})",
     ir.Select: lambda op: "records = records.select("

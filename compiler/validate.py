@@ -6,6 +6,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from .connectors.upsert_kafka import schema_hint
 from .diagnostics import Collector, did_you_mean, one_of
 from .loader import Document
 
@@ -70,6 +71,7 @@ def validate_document(doc: Document, diags: Collector) -> bool:
     for error in _validator().iter_errors(doc.data):
         for leaf in _leaves(error):
             message, hint, path = _describe(leaf)
+            hint = schema_hint(doc.data, path) or hint
             is_key = leaf.validator in ("additionalProperties", "unevaluatedProperties")
             loc = doc.smap.key(path) if is_key else doc.smap.at(path)
             if (loc, message) in seen:

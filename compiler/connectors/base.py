@@ -47,7 +47,7 @@ class SinkConnector:
 
     name: str
     check: Callable[[Sink, Shape, Collector], None]
-    encode: Callable[[Sink, Shape], ir.Select]
+    encode: Callable[[Sink, Shape], ir.Select | tuple[ir.Op, ...]]
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
 

@@ -93,7 +93,7 @@ def _plain(value: Any) -> Any:
 def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict], set[str]]:
     """The sink's rows decoded as records, and the record fields this sink writes."""
     sink = compiled.pipeline.sink
-    if sink.connector == "kafka":
+    if sink.connector in KAFKA_CONNECTORS:
         return kafka_sink_records(compiled, rows, spark)
     primitive = not isinstance(compiled.final.value, StructType)
     records = []
@@ -101,7 +101,7 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
         data = _plain(row)
         rec: dict[str, Any] = {}
         if sink.envelope:
-            for name in ENVELOPE_COLUMNS:
+            for name in ENVELOPE_COLUMNS + ((OP,) if compiled.final.changelog else ()):
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
             if compiled.final.changelog:
@@ -156,9 +156,14 @@ def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
         part = spark.createDataFrame([r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
         part.coalesce(1).write.mode("append").parquet(str(folder))
         raw = spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder))
+        if hasattr(job, "micro_batch"):  # per-key work: the job's own foreachBatch step, state under the checkpoint
+            checkpoint = str(tmp / "checkpoint")
+            writer = raw.writeStream.foreachBatch(
+                lambda df, batch_id: collected.extend(job.micro_batch(df, batch_id, checkpoint).collect()))
+        else:
+            writer = job.transform(raw).writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
         query = (
-            job.transform(raw)
-            .writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
+            writer
             .option("checkpointLocation", str(tmp / "checkpoint"))
             .trigger(availableNow=True)
             .start()
@@ -167,7 +172,8 @@ def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
     return collected
 
 
-RUNNERS = {"files": _run_files, "kafka": _run_kafka}
+KAFKA_CONNECTORS = ("kafka", "upsert-kafka")
+RUNNERS = {"files": _run_files, "kafka": _run_kafka, "upsert-kafka": _run_kafka}
 
 # Physical operators that would mean Python code (or an RDD) on the record path.
 PYTHON_OPERATORS = (
@@ -185,9 +191,12 @@ def python_operators(df) -> list[str]:
 
 def batch_frame(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path):
     """The job's `transform` over a test case's given records, as one batch DataFrame (for plan checks)."""
-    if compiled.pipeline.source.connector == "kafka":
+    if compiled.pipeline.source.connector in KAFKA_CONNECTORS:
         rows = kafka_rows(compiled.pipeline.source, list(case.given))
-        return job.transform(spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA))
+        raw = spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)
+        if hasattr(job, "micro_batch"):
+            return job.micro_batch(raw, 0, str(tmp / "checkpoint"))
+        return job.transform(raw)
     src = tmp / "source"
     src.mkdir()
     write_given_files(spark, job, compiled, [r.fields.get("value") for r in case.given], src, 0)

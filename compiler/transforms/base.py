@@ -195,7 +195,11 @@ class PredicateSpec:
     parse: Callable[[ConfigReader], Any]
     lower: Callable[[Any], ir.Expr]
     example: str = ""
-    lower_changelog: Callable[[Any], ir.Expr] | None = None  # where a changelog record (with `op`) reads differently
+    lower_changelog: Callable[[Any], ir.Expr] | None = None  # the condition on a changelog (records with `op`), if it differs
+
+    def condition(self, config: Any, changelog: bool) -> ir.Expr:
+        """The predicate as a boolean Column, for records with (changelog) or without an `op` column."""
+        return self.lower_changelog(config) if changelog and self.lower_changelog else self.lower(config)
 
 
 @dataclass

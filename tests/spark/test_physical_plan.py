@@ -85,7 +85,36 @@ def test_example_plan_is_native(pipeline: Path, spark, tmp_path, monkeypatch):
     for key, value in job.SESSION_CONF.items():
         spark.conf.set(key, value)
 
-    rows = job.transform(raw_input(spark, job, compiled, tmp_path))
+    if hasattr(job, "micro_batch"):  # per-key work in foreachBatch: check the plan of each micro-batch's rows
+        plan = micro_batch_plan(job, raw_input(spark, job, compiled, tmp_path), tmp_path)
+    else:
+        plan = record_path_plan(job, compiled, raw_input(spark, job, compiled, tmp_path), tmp_path)
+
+    assert "Scan" in plan, plan  # the plan really reads the source
+    found = forbidden_operators(plan)
+    assert not found, f"{name}: the physical plan runs non-native code ({', '.join(found)}):\n{plan}"
+
+
+def micro_batch_plan(job, raw, tmp_path: Path) -> str:
+    """The executed plan of the last micro-batch's sink rows (changelog state and upsert reduction included)."""
+    plans: list[str] = []
+
+    def one(batch, batch_id: int) -> None:
+        rows = job.micro_batch(batch, batch_id, str(tmp_path / "checkpoint"))
+        rows.write.format("noop").mode("overwrite").save()
+        plans.append(executed_plan(rows))
+
+    query = raw.writeStream.foreachBatch(one).option("checkpointLocation", str(tmp_path / "checkpoint"))
+    query = query.trigger(availableNow=True).start()
+    query.awaitTermination()
+    assert query.exception() is None
+    assert plans, "the stream ran no micro-batch over the test records"
+    return plans[-1]
+
+
+def record_path_plan(job, compiled, raw, tmp_path: Path) -> str:
+    """The executed plan of `transform` over the raw rows (the last micro-batch's, for a stream)."""
+    rows = job.transform(raw)
     if compiled.pipeline.streaming:
         assert rows.isStreaming
         query = (
@@ -98,13 +127,8 @@ def test_example_plan_is_native(pipeline: Path, spark, tmp_path, monkeypatch):
         assert query.exception() is None
         execution = query._jsq.streamingQuery().lastExecution()
         assert execution is not None, "the stream ran no micro-batch over the test records"
-        plan = execution.executedPlan().toString()
-    else:
-        plan = executed_plan(rows)
-
-    assert "Scan" in plan, plan  # the plan really reads the source
-    found = forbidden_operators(plan)
-    assert not found, f"{name}: the physical plan runs non-native code ({', '.join(found)}):\n{plan}"
+        return execution.executedPlan().toString()
+    return executed_plan(rows)
 
 
 def test_plan_check_sees_a_python_udf(spark):

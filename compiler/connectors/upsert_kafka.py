@@ -1,0 +1,150 @@
+"""The `upsert-kafka` source and sink (SPEC 4.2 and 7, Flink's FLIP-149).
+
+Source. Decoding is the `kafka` source's; what differs is which raw rows it decodes. In `mode: batch` the job's
+`upsert_table` first keeps each key's last record (by partition and offset) and drops deleted keys: the table at the
+end of the topic, as plain rows (no changelog). In `mode: streaming` the job's `ChangelogState` (templates/changelog.py.j2)
+turns each micro-batch into changelog rows (the raw Kafka columns plus `op`) against the last image per key kept
+under the checkpoint; decode then passes `op` through.
+
+Sink. Rows are encoded as for the `kafka` sink with the key from `primary-key`; `-D` writes a tombstone. The job's
+`upsert_fates` then gives each row its fate in the micro-batch (Flink's reducing upsert writer): `written` (its key's
+last change), `superseded` (a later change of the key follows) or `filtered` (a `-U`, never written); only written
+rows go out. No partition column is ever set: the producer partitions by the serialized key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir
+from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
+from ..diagnostics import Collector
+from ..model import Sink, Source
+from ..shape import Shape
+from ..types import StructType
+from .base import SinkConnector, SourceConnector
+from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
+from .kafka_sink import KAFKA_SINK, check_kafka_sink, encode_kafka, encode_payload, record_name
+
+UPSERT_KAFKA = "upsert-kafka"
+# Helper columns of the upsert sink's rows, dropped after `upsert_fates`.
+CHANGE_OP, CHANGE_ORDER, ENCODED_KEY, FATE = "__op", "__order", "__key_bytes", "__fate"
+WRITTEN = "written"
+
+
+# Hints for schema errors that are upsert-kafka rules (FLIP-149), by the path of the node at fault.
+SCHEMA_HINTS = {
+    ("source", "key", "fields"): "upsert-kafka's key is its primary-key: list the key columns in primary-key",
+    ("source", "startup"): "upsert-kafka always reads from the earliest offset (a delete of a key never seen could not be applied)",
+    ("source", "value", "format"): "upsert-kafka takes an insert-only value format; read a debezium-json or canal-json topic "
+                                   "with connector: kafka, which makes it a changelog",
+}
+
+
+def schema_hint(data: object, path: tuple) -> str | None:
+    """A better hint for a schema error inside an upsert-kafka source, or None."""
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, dict) or source.get("connector") != UPSERT_KAFKA:
+        return None
+    return SCHEMA_HINTS.get(tuple(path))
+
+
+def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
+    """The kafka decode over the table (batch) or over the changelog rows, keeping their `op` (streaming)."""
+    parsed, layout = decode_kafka(source, pipeline)
+    if source.changelog:
+        return (parsed, ir.Select(layout.columns + ((OP, ir.Col(OP)),)))
+    return (ir.Apply("upsert_table"), parsed, layout)
+
+
+UPSERT_KAFKA_SOURCE = SourceConnector(
+    name=UPSERT_KAFKA,
+    metadata=KAFKA_METADATA,
+    decode=decode_upsert_kafka,
+    packages=KAFKA_SOURCE.packages,
+    formats=KAFKA_SOURCE.formats,
+    options=KAFKA_READER_OPTIONS - {"startingOffsetsByTimestampStrategy"},
+)
+
+
+def change_op(shape: Shape) -> ir.Expr:
+    """Each record's change: its `op` in a changelog; otherwise an upsert, or a delete for a null value."""
+    if shape.changelog:
+        return ir.Col(OP)
+    return ir.If(ir.IsNull(ir.Col("value")), ir.Lit(DELETE), ir.Lit(INSERT))
+
+
+def change_order() -> ir.Expr:
+    """Offset order within a micro-batch, `-U` before the `+U` of the same offset; read order where offsets are null."""
+    rank = ir.If(ir.BinOp("==", ir.Col(OP), ir.Lit(UPDATE_BEFORE)), ir.Lit(0), ir.Lit(1))
+    return ir.Struct((
+        ("partition", ir.Col("partition")),
+        ("offset", ir.Col("offset")),
+        ("rank", rank),
+        ("read", ir.Func("monotonically_increasing_id", ())),
+    ))
+
+
+def primary_key_type(sink: Sink, shape: Shape) -> StructType:
+    assert isinstance(shape.value, StructType)
+    return StructType(tuple(shape.value.field(k) for k in sink.primary_key))
+
+
+def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
+    """The primary-key struct from the value; for a tombstone (no value) from the record key, where it has those fields."""
+    t = primary_key_type(sink, shape)
+    from_value = ir.NullSafe(ir.Col("value"), ir.Struct(tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in t.fields)))
+    key = shape.key
+    if shape.changelog or not isinstance(key, StructType) or not all(n in key.names() for n in sink.primary_key):
+        return from_value
+    from_key = ir.NullSafe(ir.Col("key"), ir.Struct(tuple((f.name, ir.Cast(ir.Get(ir.Col("key"), f.name), f.type.ddl())) for f in t.fields)))
+    return ir.Func("coalesce", (from_value, from_key))
+
+
+def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
+    """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
+    (_, value, topic, headers, *_) = encode_kafka(sink, shape).columns  # never a partition column
+    key = ("key", encode_payload(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
+                                 record_name(sink, shape, "key"), sink.key_schema_id))
+    delete = is_delete(ir.Col(CHANGE_OP))
+    if not shape.changelog:
+        order = ir.Struct((("partition", ir.Col("partition")), ("offset", ir.Col("offset")),
+                           ("read", ir.Func("monotonically_increasing_id", ()))))
+    else:
+        order = change_order()
+    keyed = ir.SetColumns(((CHANGE_OP, change_op(shape)), (CHANGE_ORDER, order), (ENCODED_KEY, key[1])))
+    null_key = ir.Func("raise_error", (ir.Func("format_string", (
+        ir.Arg("upsert-kafka sink: the primary key is null, so the record cannot be written (topic %s, partition %s, offset %s)"),
+        ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))),))
+    rows = ir.Select((
+        ("key", ir.If(ir.IsNull(ir.Col(ENCODED_KEY)), null_key, ir.Col(ENCODED_KEY))),
+        ("value", ir.If(delete, ir.Null("BINARY"), value[1])),
+        topic,
+        headers,
+        (CHANGE_OP, ir.Col(CHANGE_OP)),
+        (CHANGE_ORDER, ir.Col(CHANGE_ORDER)),
+    ))
+    written = ir.Where(ir.BinOp("==", ir.Col(FATE), ir.Lit(WRITTEN)))
+    final = ir.Select(tuple((n, ir.Col(n)) for n in ("key", "value", "topic", "headers")))
+    return (keyed, rows, ir.Apply("upsert_fates"), written, final)
+
+
+def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
+    """The kafka sink's rules, a struct value holding the primary key, and no partition column."""
+    if not isinstance(shape.value, StructType):
+        diags.error("E541", "upsert-kafka sink: primary-key names fields of the value, and the value here is a primitive", sink.loc,
+                    "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink")
+        return
+    check_kafka_sink(replace(sink, metadata=tuple((k, c) for k, c in sink.metadata if k != "partition")), shape, diags)
+    if any(k == "partition" for k, _ in sink.metadata):
+        diags.error("E542", "upsert-kafka sink: every record of a key goes to the key's partition (the producer hashes the key), "
+                    "so metadata.partition cannot be set", sink.loc, "remove metadata.partition")
+
+
+UPSERT_KAFKA_SINK = SinkConnector(
+    name=UPSERT_KAFKA,
+    check=check_upsert_kafka_sink,
+    encode=encode_upsert_kafka,
+    packages=KAFKA_SINK.packages,
+    options=KAFKA_SINK.options,
+)
