@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import OffsetSpec
 
 from compiler.project import build_all, generate_all
 from killable_job import Checkpoint, JobProcess, KillReport, job_env
@@ -60,9 +62,9 @@ SINKS = {
       value: {format: json}""",
 }
 
-# (how, where): the driver alone or the whole process group; as soon as a batch is planned, a moment into a
-# planned batch (its tasks running or its output being committed), or just after a batch committed.
-KILLS = [("driver", "planned"), ("group", "running"), ("driver", "committed")]
+# (how, where): the driver alone or the whole process group; as soon as a batch is planned, while a batch in
+# flight writes its output, or just after a batch committed.
+KILLS = [("driver", "planned"), ("group", "writing"), ("driver", "committed")]
 SPARK_ARGS = ["--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.ui.enabled=false"]
 RUN_TIMEOUT_S = 120
 
@@ -110,20 +112,24 @@ def compile_job(tmp_path: Path, name: str, sink: str) -> Path:
     return job_file
 
 
-def kill_at(job: JobProcess, checkpoint: Checkpoint, how: str, where: str) -> KillReport:
+def kill_at(job: JobProcess, checkpoint: Checkpoint, how: str, where: str, written) -> KillReport:
     """Wait for the kill point in this run's own micro-batches, then SIGKILL.
 
-    planned: a batch this run planned is in flight (its offsets written, no commit yet); running: 0.4 s later;
-    committed: just after this run committed a batch (between batches)."""
+    planned: a batch this run planned is in flight (its offsets written, no commit yet); writing: a batch in
+    flight whose output has started to appear (written() grew since it was planned); committed: just after this
+    run committed a batch (between batches)."""
     planned, committed = checkpoint.latest("offsets"), checkpoint.latest("commits")
     if where == "committed":
         checkpoint.wait_until(lambda: checkpoint.latest("commits") > committed, job, what="a commit of this run")
-    else:
+    elif where == "planned":
         checkpoint.wait_until(
             lambda: checkpoint.latest("offsets") > planned and checkpoint.in_flight(), job, what="a planned micro-batch"
         )
-        if where == "running":
-            time.sleep(0.4)
+    else:
+        before = written()
+        checkpoint.wait_until(
+            lambda: checkpoint.in_flight() and written() > before, job, what="output of a batch in flight"
+        )
     return job.kill(how, checkpoint)
 
 
@@ -133,7 +139,9 @@ def batch_counts(output: str, name: str) -> dict[int, tuple[int, int]]:
     return {int(b): (int(i), int(w)) for b, i, w in lines}
 
 
-def run_with_kills(tmp_path: Path, kafka_bootstrap: str, kafka_client, sink: str, extra_env: dict[str, str]) -> dict:
+def run_with_kills(
+    tmp_path: Path, kafka_bootstrap: str, kafka_client, sink: str, extra_env: dict[str, str], written
+) -> dict:
     """Produce while the job runs; kill it at each KILLS point and restart; finish with available-now."""
     name = f"restart_{sink}"
     job_file = compile_job(tmp_path, name, sink)
@@ -152,7 +160,7 @@ def run_with_kills(tmp_path: Path, kafka_bootstrap: str, kafka_client, sink: str
         for number, (how, where) in enumerate(KILLS):
             job = JobProcess(job_file, SPARK_ARGS, env, tmp_path / f"run{number}.log")
             runs.append(job)
-            kills.append(kill_at(job, checkpoint, how, where))
+            kills.append(kill_at(job, checkpoint, how, where, written))
         produced = producer.stop()
         final = JobProcess(job_file, [*SPARK_ARGS, "--trigger", "available-now"], env, tmp_path / "final.log")
         runs.append(final)
@@ -169,6 +177,15 @@ def run_with_kills(tmp_path: Path, kafka_bootstrap: str, kafka_client, sink: str
     return {"produced": produced, "kills": kills, "reported": reported, "checkpoint": checkpoint}
 
 
+def topic_end(kafka_client, topic: str) -> int:
+    """The sum of the topic's end offsets (records written so far)."""
+    meta = kafka_client.admin.list_topics(topic, timeout=10).topics[topic]
+    offsets = kafka_client.admin.list_offsets(
+        {TopicPartition(topic, p): OffsetSpec.latest() for p in meta.partitions}, request_timeout=10
+    )
+    return sum(f.result(10).offset for f in offsets.values())
+
+
 @pytest.fixture(scope="module")
 def restarts(kafka_bootstrap, kafka_client, tmp_path_factory) -> dict[str, dict]:
     """Both sinks' kill-and-restart runs, side by side (each JVM start costs seconds): sink -> what happened."""
@@ -177,9 +194,16 @@ def restarts(kafka_bootstrap, kafka_client, tmp_path_factory) -> dict[str, dict]
         "files": {"OUT_DIR": str(folders["files"] / "files")},
         "kafka": {"RESTART_OUT_TOPIC": kafka_client.create_topic(f"restart-out-{uuid.uuid4().hex[:8]}", partitions=2)},
     }
+    out_dir = Path(extra["files"]["OUT_DIR"]) / "out"
+    written = {  # how much output there is so far (grows while a batch writes)
+        "files": lambda: sum(p.stat().st_size for p in out_dir.glob("part-*")) if out_dir.is_dir() else 0,
+        "kafka": lambda: topic_end(kafka_client, extra["kafka"]["RESTART_OUT_TOPIC"]),
+    }
     with ThreadPoolExecutor(max_workers=len(SINKS)) as pool:
         futures = {
-            sink: pool.submit(run_with_kills, folders[sink], kafka_bootstrap, kafka_client, sink, extra[sink])
+            sink: pool.submit(
+                run_with_kills, folders[sink], kafka_bootstrap, kafka_client, sink, extra[sink], written[sink]
+            )
             for sink in SINKS
         }
         results = {sink: future.result() for sink, future in futures.items()}
