@@ -231,7 +231,9 @@ def check_reported_counts(run: dict) -> str:
 def summary(sink: str, kills, produced: int, out_ids: Counter) -> str:
     lost = sum(1 for i in range(produced) if out_ids[i] == 0)
     duplicated = sum(n - 1 for n in out_ids.values() if n > 1)
-    landed = ", ".join(f"{k.how}@batch{k.planned}{' in flight' if k.planned > k.committed else ''}" for k in kills)
+    landed = ", ".join(
+        f"{k.how}@batch{k.planned}{' in flight' if k.planned > k.committed else ''} gone in {k.exit_s}s" for k in kills
+    )
     return (
         f"{sink} sink: kills={len(kills)} [{landed}] records in={produced} out={sum(out_ids.values())} "
         f"lost={lost} duplicated={duplicated}"
