@@ -104,8 +104,6 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
             for name in ENVELOPE_COLUMNS + ((OP,) if compiled.final.changelog else ()):
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
-            if compiled.final.changelog:
-                rec[OP] = data.pop(OP)
         # a files sink writes a tombstone as a row of nulls: read such a row back as a null value
         rec["value"] = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
         records.append(rec)
