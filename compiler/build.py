@@ -13,6 +13,7 @@ from . import ir
 from .connectors import SINKS, SOURCES
 from .connectors.kafka import KAFKA_SOURCE
 from .diagnostics import Collector, Location, did_you_mean
+from .errors_policy import dead_letter_problems
 from .envrefs import Text, check_env_refs, mentions_env
 from .loader import Document
 from .model import Column, ErrorPolicy, Pipeline, Predicate, Sink, Source, Step, TestCase, TestRecord
@@ -398,7 +399,7 @@ class Builder:
         props = self.data["source"].get("properties") or {}
         return props.get("bootstrap.servers")
 
-    def errors(self) -> ErrorPolicy:
+    def errors(self, source: Source | None) -> ErrorPolicy:
         raw = self.data.get("errors") or {}
         policy = ErrorPolicy(
             tolerance=raw.get("tolerance", "none"),
@@ -407,9 +408,8 @@ class Builder:
             context_headers=bool(raw.get("deadletterqueue.context.headers.enable", False)),
             log=bool(raw.get("log.enable", False)),
         )
-        if policy.tolerance == "all":
-            self.diags.error("E107", "errors.tolerance: all (dead letters) is not implemented yet", self.at("errors", "tolerance"),
-                             "use tolerance: none for now: the job fails on a bad record")
+        for problem in dead_letter_problems(policy, source):
+            self.diags.error(problem.code, problem.message, self.at("errors", *problem.path), problem.hint)
         return policy
 
     def record(self, raw: Any, path: tuple) -> TestRecord:
@@ -446,7 +446,7 @@ class Builder:
         start = initial_shape(source) if source else None
         steps, shapes = self.steps(start, predicates) if start else ((), ())
         sink = self.sink(shapes[-1]) if shapes else None
-        errors = self.errors()
+        errors = self.errors(source)
         tests = self.tests(source)
         if self.diags.errors or source is None or sink is None:
             return None

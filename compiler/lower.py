@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass, replace
 
-from . import ir
+from . import ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
 from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
 from .shape import Shape
-from .transforms.base import Lowering
+from .transforms.base import PACKAGE, Lowering
 from .transforms.structs import conform
 
 
@@ -23,6 +23,7 @@ class Lowered:
     chain: tuple[ir.Block, ...]
     encode: ir.Block
     packages: tuple[str, ...]
+    dead_letters: bool = False  # errors.tolerance: all: the rows carry record_errors.ERROR and RAW
 
 
 def predicate_condition(step: Step, predicates: dict[str, Predicate]) -> ir.Expr | None:
@@ -95,6 +96,12 @@ def lower(compiled: Compiled) -> Lowered:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
+    tolerant = p.errors.tolerance == "all"
+    formats = {"key": p.source.key_format, "value": p.source.format}
+    if tolerant:
+        decode = replace(decode, ops=record_errors.tolerate_decode(decode.ops, formats))
+    else:
+        decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats))
     blocks = []
     rebuilt: set[str] = set()  # columns set by the chain so far
     keep_topic = p.sink.topic is not None and compiled.final.routed
@@ -113,7 +120,13 @@ def lower(compiled: Compiled) -> Lowered:
         comment = step_comment(step, p.file)
         if len(pinned) > len(guarded):
             comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
-        blocks.append(ir.Block(comment, pinned))
+        block = ir.Block(comment, pinned)
+        if tolerant:
+            stage = record_errors.Stage(record_errors.TRANSFORMATION, PACKAGE + step.type_name.rsplit(".", 1)[-1])
+            block = record_errors.tolerate_block(block, lambda name, stage=stage: stage)
+        blocks.append(block)
     encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", (sink.encode(p.sink, compiled.final),))
+    if tolerant:
+        encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
-    return Lowered(decode, tuple(blocks), encode, packages)
+    return Lowered(decode, tuple(blocks), encode, packages, tolerant)

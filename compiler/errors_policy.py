@@ -1,0 +1,39 @@
+"""Checks of the `errors:` block (SPEC section 8): a dead-letter target exactly when tolerance is all."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import ErrorPolicy, Source
+
+TOPIC, PATH = "deadletterqueue.topic.name", "deadletterqueue.path"
+# Sources whose raw records the dead-letter queue can carry untouched (key, value and headers bytes).
+DEAD_LETTER_SOURCES = ("kafka",)
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    message: str
+    path: tuple[str, ...]  # below `errors`
+    hint: str | None = None
+
+
+def dead_letter_problems(policy: ErrorPolicy, source: Source | None) -> list[Problem]:
+    """What is wrong with the errors block, if anything."""
+    targets = [key for key, value in ((TOPIC, policy.dlq_topic), (PATH, policy.dlq_path)) if value is not None]
+    if policy.tolerance != "all":
+        return [Problem("E108", f"{key} needs tolerance: all (with tolerance: none the job fails on a bad record)",
+                        (key,), "add `tolerance: all` to send bad records there, or remove the key") for key in targets]
+    problems = []
+    if not targets:
+        problems.append(Problem("E107", "tolerance: all needs a dead-letter target: pipec never drops a bad record silently",
+                                ("tolerance",), f"add `{TOPIC}: <topic>` or `{PATH}: <folder>`"))
+    if len(targets) > 1:
+        problems.append(Problem("E108", f"give one dead-letter target, not both {TOPIC} and {PATH}", (PATH,),
+                                f"remove {PATH} to use the topic, or {TOPIC} to write files"))
+    if source is not None and source.connector not in DEAD_LETTER_SOURCES:
+        problems.append(Problem("E109", f"tolerance: all is not supported with a {source.connector} source yet: its dead letters "
+                                "would have no original key, value and headers", ("tolerance",),
+                                "use tolerance: none (the job fails on a bad record, naming it)"))
+    return problems
