@@ -416,7 +416,7 @@ class Builder:
         locs = {k: self.at(*path, k) for k in raw} if isinstance(raw, dict) else {}
         return TestRecord(dict(raw) if isinstance(raw, dict) else {}, self.at(*path), locs)
 
-    def tests(self, source: Source | None) -> tuple[TestCase, ...]:
+    def tests(self, source: Source | None, errors: ErrorPolicy) -> tuple[TestCase, ...]:
         out = []
         for i, raw in enumerate(self.data.get("tests") or []):
             path = ("tests", i)
@@ -430,10 +430,15 @@ class Builder:
                     if extra:
                         self.diags.error("E601", f"a files source reads only values; given records cannot set {', '.join(extra)}",
                                          g.locs[extra[0]], "files records get topic, partition, offset and timestamp from the files")
+            dead = raw.get("dead_letters")
+            if dead is not None and errors.tolerance != "all":
+                self.diags.error("E602", f"test '{raw['name']}' expects dead letters, but errors.tolerance is not all",
+                                 self.at(*path, "dead_letters"), "add `errors: {tolerance: all, ...}`, or use expect_error")
             out.append(TestCase(
                 raw["name"], self.at(*path), given,
                 tuple(self.record(r, path + ("expect", j)) for j, r in enumerate(expect)) if expect is not None else None,
                 raw.get("expect_error"),
+                tuple(self.record(r, path + ("dead_letters", j)) for j, r in enumerate(dead)) if dead is not None else None,
             ))
         return tuple(out)
 
@@ -447,7 +452,7 @@ class Builder:
         steps, shapes = self.steps(start, predicates) if start else ((), ())
         sink = self.sink(shapes[-1]) if shapes else None
         errors = self.errors(source)
-        tests = self.tests(source)
+        tests = self.tests(source, errors)
         if self.diags.errors or source is None or sink is None:
             return None
         d = self.data

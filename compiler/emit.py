@@ -144,6 +144,24 @@ def _sink_context(sink: Sink, source: Source) -> dict:
     }
 
 
+def _dead_letter_context(p: Pipeline) -> dict:
+    """Where dead letters go (errors.tolerance: all): a Kafka topic through the source's cluster, or JSON files."""
+    policy = p.errors
+    props = dict(p.source.properties)
+    servers = props.pop("bootstrap.servers", None)
+    options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
+    options += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
+    return {
+        "topic": text_expr(policy.dlq_topic) if policy.dlq_topic else None,
+        "path": text_expr(policy.dlq_path),
+        "options": _dict_expr(options),
+        "context_headers": policy.context_headers,
+        "log": policy.log,
+        "summary": render.doc_text(f"Dead letters, untouched, to the {target}."),
+    }
+
+
 def _lines(block) -> list[str]:
     return render.block(block)
 
@@ -177,6 +195,8 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
         "source": SOURCE_CONTEXT[p.source.connector](p.source),
         "sink": _sink_context(p.sink, p.source),
+        "dead_letters": lowered.dead_letters,
+        "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": _lines(lowered.decode),
         "chain": [_lines(b) for b in lowered.chain],
         "encode": _lines(lowered.encode),

@@ -124,6 +124,7 @@ class TestCase:
     given: tuple[TestRecord, ...]
     expect: tuple[TestRecord, ...] | None
     expect_error: str | None = None
+    dead_letters: tuple[TestRecord, ...] | None = None  # errors.tolerance: all: the records the DLQ must get
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from pyspark.sql import DataFrame, Observation, SparkSession
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 PIPELINE = "orders_enriched"
@@ -28,6 +28,7 @@ SESSION_CONF = {
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
 HEADERS = "ARRAY<STRUCT<key: STRING, value: BINARY>>"
+DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -130,31 +131,45 @@ def encode(records: DataFrame) -> DataFrame:
 
 
 class Counts:
-    """Rows in, written and filtered (one line per micro-batch, or per batch run), via Spark's observed metrics."""
+    """Rows in, written, filtered, superseded and dead-lettered, via Spark's observed metrics: one line per
+    micro-batch, or per batch run. in = written + filtered + superseded + dead_lettered, exactly."""
 
-    POINTS = ("in", "written")
+    # after decoding; reaching the sink (written, superseded or dead-lettered)
+    POINTS = ("in", "out")
+    # rows an upsert sink replaces by a later change of their key (0 unless a sink marks them)
+    OPTIONAL = ("superseded",)
 
     def __init__(self, streaming: bool):
         self.streaming = streaming
         self.observations: dict[str, Observation] = {}
 
+    @staticmethod
+    def metrics(point: str) -> list[Column]:
+        metrics = [F.count(F.lit(1)).alias("rows")]
+        if point == "out" and DEAD_LETTERS:
+            metrics.append(F.count(F.col("__error")).alias("dead"))
+        return metrics
+
     def mark(self, records: DataFrame, point: str) -> DataFrame:
-        metric = F.count(F.lit(1)).alias("rows")
         if self.streaming:
-            return records.observe(f"pipec_{point}", metric)
+            return records.observe(f"pipec_{point}", *self.metrics(point))
         self.observations[point] = Observation(f"pipec_{point}")
-        return records.observe(self.observations[point], metric)
+        return records.observe(self.observations[point], *self.metrics(point))
 
     @staticmethod
-    def line(label: str, rows: dict[str, int]) -> str:
-        filtered = rows["in"] - rows["written"]
+    def line(label: str, metrics: dict[str, dict]) -> str:
+        rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
+        dead = metrics["out"].get("dead", 0)
+        superseded = metrics.get("superseded", {}).get("rows", 0)
+        written = out - dead - superseded
         return (
-            f"[{PIPELINE}] {label}: in={rows['in']} written={rows['written']} filtered={filtered}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
 
     def report_batch(self) -> None:
-        rows = {p: self.observations[p].get.get("rows", 0) for p in self.POINTS}
-        print(self.line("batch", rows), flush=True)
+        metrics = {p: dict(o.get) for p, o in self.observations.items()}
+        print(self.line("batch", metrics), flush=True)
 
 
 def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
@@ -164,7 +179,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
         records = counts.mark(records, "in")
     records = chain(records)
     if counts:
-        records = counts.mark(records, "written")
+        records = counts.mark(records, "out")
     return encode(records)
 
 
@@ -223,6 +238,20 @@ def session(args: argparse.Namespace) -> SparkSession:
     return spark
 
 
+_RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: \w+|$)", re.M)
+
+
+def failure(exc: BaseException) -> str:
+    """One line for a failed query: the record error (step, reason, topic, partition, offset) when a record
+    failed, else the first line of Spark's message, without the JVM stack trace."""
+    text = str(exc)
+    match = _RECORD_ERROR.search(text)
+    if match:
+        return "record error: " + match.group(1).strip()
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     spark = session(args)
@@ -234,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
             await_query(query)
         else:
             counts.report_batch()
-    except Exception as exc:  # the query failed: say why, exit non-zero
-        print(f"{PIPELINE}: failed: {exc}", file=sys.stderr)
+    except Exception as exc:  # the query failed: say why in one line, exit non-zero
+        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
         return 1
     return 0
 
