@@ -11,8 +11,10 @@ from __future__ import annotations
 import base64
 import json
 import re
+import sys
 import textwrap
 import uuid
+from collections import Counter
 
 import pytest
 
@@ -29,6 +31,7 @@ PIPELINE = """\
       connector: kafka
       topics: [{src}]
       properties: {{bootstrap.servers: "unused:1"}}
+      options: {{maxOffsetsPerTrigger: "150"}}
       key: {{format: raw}}
       value: {{format: json}}
       columns:
@@ -197,3 +200,45 @@ def test_tolerance_none_names_the_position_of_an_undecodable_value(kafka_bootstr
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert re.fullmatch(rf"none_decode: failed: record error: VALUE_CONVERTER: source value: not valid json "
                         rf"\(topic {src}, partition 0, offset 2\)", line), line
+
+
+def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
+    """600 records over 2 partitions, read 150 per micro-batch: every 10th is not JSON, every 7th (not 10th) has
+    an amount that is no int32, every 5th (neither) is a test payment; each micro-batch's line adds up."""
+    tag = uuid.uuid4().hex[:8]
+    src, dst, dlq = f"in-{tag}", f"out-{tag}", f"dlq-{tag}"
+    kafka_client.create_topic(src, partitions=2)
+    kafka_client.create_topic(dst)
+    kafka_client.create_topic(dlq)
+    records, want = [], Counter()
+    for i in range(600):
+        if i % 10 == 0:
+            records.append({"key": f"k{i}", "value": b"{oops", "partition": i % 2})
+            want["dead_lettered"] += 1
+        elif i % 7 == 0:
+            records.append({"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": "9" * 12}), "partition": i % 2})
+            want["dead_lettered"] += 1
+        elif i % 5 == 0:
+            records.append({"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": "1"}), "headers": [("test", "1")], "partition": i % 2})
+            want["filtered"] += 1
+        else:
+            records.append({"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": str(i), "card": "4111"}), "partition": i % 2})
+            want["written"] += 1
+    kafka_client.produce(src, records)
+    errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}}}"
+    job, _ = compile_job(tmp_path, name="dlq_counts", mode="streaming", src=src, dst=dst, errors=errors,
+                         checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
+
+    lines = re.findall(r"^\[dlq_counts\] micro-batch (\d+): in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) dead_lettered=(\d+)$",
+                       capsys.readouterr().out, re.MULTILINE)
+    assert len(lines) == 4  # maxOffsetsPerTrigger 150: four micro-batches
+    totals = Counter()
+    for _, rows_in, written, filtered, superseded, dead in lines:
+        rows_in, written, filtered, superseded, dead = map(int, (rows_in, written, filtered, superseded, dead))
+        assert rows_in == written + filtered + superseded + dead
+        totals.update({"in": rows_in, "written": written, "filtered": filtered, "dead_lettered": dead})
+    assert totals == Counter({"in": 600, **want})
+    assert len(kafka_client.consume(dst)) == want["written"]
+    assert len(kafka_client.consume(dlq)) == want["dead_lettered"]
+    print(f"figures: {len(lines)} micro-batches {lines}, totals {dict(totals)}", file=sys.stderr)
