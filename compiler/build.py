@@ -28,7 +28,7 @@ ENV_PATHS = (
     ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
     ("source", "path"), ("sink", "path"), ("sink", "checkpoint"),
     ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
-    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
+    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"), ("errors", "deadletterqueue.properties", "*"),
 )
 STEP_KEYS = ("name", "type", "predicate", "negate")
 REFUSED_CONSUMER_PROPERTIES = {
@@ -406,6 +406,7 @@ class Builder:
             dlq_topic=_text(raw.get("deadletterqueue.topic.name")),
             dlq_path=_text(raw.get("deadletterqueue.path")),
             context_headers=bool(raw.get("deadletterqueue.context.headers.enable", False)),
+            dlq_properties=tuple((k, Text(str(v))) for k, v in (raw.get("deadletterqueue.properties") or {}).items()),
             log=bool(raw.get("log.enable", False)),
         )
         for problem in dead_letter_problems(policy, source):

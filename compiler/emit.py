@@ -148,9 +148,13 @@ def _dead_letter_context(p: Pipeline) -> dict:
     """Where dead letters go (errors.tolerance: all): a Kafka topic through the source's cluster, or JSON files."""
     policy = p.errors
     props = dict(p.source.properties)
+    own = dict(policy.dlq_properties)
     servers = props.pop("bootstrap.servers", None)
-    options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
-    options += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    if "bootstrap.servers" in own:  # another cluster: --bootstrap-servers is the source's
+        options = [("kafka.bootstrap.servers", text_expr(own.pop("bootstrap.servers")))]
+    else:
+        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
+    options += [(f"kafka.{k}", text_expr(v)) for k, v in {**props, **own}.items()]
     target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
     return {
         "topic": text_expr(policy.dlq_topic) if policy.dlq_topic else None,

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from .model import ErrorPolicy, Source
 
-TOPIC, PATH = "deadletterqueue.topic.name", "deadletterqueue.path"
+TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
+REFUSED_PRODUCER_PROPERTIES = ("key.serializer", "value.serializer")
 # Sources whose raw records the dead-letter queue can carry untouched (key, value and headers bytes).
 DEAD_LETTER_SOURCES = ("kafka",)
 
@@ -26,6 +27,13 @@ def dead_letter_problems(policy: ErrorPolicy, source: Source | None) -> list[Pro
         return [Problem("E108", f"{key} needs tolerance: all (with tolerance: none the job fails on a bad record)",
                         (key,), "add `tolerance: all` to send bad records there, or remove the key") for key in targets]
     problems = []
+    if policy.dlq_properties and policy.dlq_topic is None:
+        problems.append(Problem("E108", f"{PROPERTIES} configures the dead-letter topic, but there is none", (PROPERTIES,),
+                                f"add `{TOPIC}: <topic>`, or remove {PROPERTIES}"))
+    for key, _ in policy.dlq_properties:
+        if key in REFUSED_PRODUCER_PROPERTIES:
+            problems.append(Problem("E108", f"Spark's Kafka sink refuses the producer property '{key}'", (PROPERTIES, key),
+                                    "dead letters are written as the bytes read: remove it"))
     if not targets:
         problems.append(Problem("E107", "tolerance: all needs a dead-letter target: pipec never drops a bad record silently",
                                 ("tolerance",), f"add `{TOPIC}: <topic>` or `{PATH}: <folder>`"))

@@ -106,6 +106,7 @@ class ErrorPolicy:
     dlq_path: Text | None = None
     context_headers: bool = False
     log: bool = False
+    dlq_properties: tuple[tuple[str, Text], ...] = ()  # producer properties of the dead-letter topic
 
 
 @dataclass(frozen=True)

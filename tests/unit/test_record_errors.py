@@ -55,3 +55,13 @@ def test_error_of_follows_lazy_branches():
     assert error_of(ir.Func("coalesce", (ir.Col("x"), fail))) == ir.If(cond, ir.Lit("bad"), ir.Null("STRING"))
     assert error_of(ir.Col("x")) is None
     assert without_raises(ir.If(cond, fail, ir.Col("x"))) == ir.If(cond, NULL, ir.Col("x"))
+
+
+def test_dead_letter_topic_uses_the_source_cluster_unless_given_its_own(compile_text):
+    def squeezed(errors: str) -> str:  # black may break the options dict over lines
+        return "".join(job(compile_text, errors).split()).replace(",}", "}")
+
+    source = squeezed("errors: {tolerance: all, deadletterqueue.topic.name: dlq, deadletterqueue.properties: {acks: all}}\n")
+    assert '{"kafka.bootstrap.servers":args.bootstrap_serversor"localhost:9092","kafka.acks":"all"}).option("topic","dlq")' in source
+    other = "errors: {tolerance: all, deadletterqueue.topic.name: dlq, deadletterqueue.properties: {bootstrap.servers: 'dlq:9092'}}\n"
+    assert '{"kafka.bootstrap.servers":"dlq:9092"}).option("topic","dlq")' in squeezed(other)
