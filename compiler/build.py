@@ -408,9 +408,11 @@ class Builder:
             context_headers=bool(raw.get("deadletterqueue.context.headers.enable", False)),
             dlq_properties=tuple((k, Text(str(v))) for k, v in (raw.get("deadletterqueue.properties") or {}).items()),
             log=bool(raw.get("log.enable", False)),
+            log_messages=bool(raw.get("log.include.messages", False)),
         )
-        for problem in dead_letter_problems(policy, source):
-            self.diags.error(problem.code, problem.message, self.at("errors", *problem.path), problem.hint)
+        for problem in dead_letter_problems(policy, source, raw):
+            report = self.diags.warn if problem.warning else self.diags.error
+            report(problem.code, problem.message, self.at("errors", *problem.path), problem.hint)
         return policy
 
     def record(self, raw: Any, path: tuple) -> TestRecord:

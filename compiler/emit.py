@@ -162,6 +162,7 @@ def _dead_letter_context(p: Pipeline) -> dict:
         "options": _dict_expr(options),
         "context_headers": policy.context_headers,
         "log": policy.log,
+        "log_messages": policy.log_messages,
         "summary": render.doc_text(f"Dead letters, untouched, to the {target}."),
     }
 

@@ -18,15 +18,21 @@ class Problem:
     message: str
     path: tuple[str, ...]  # below `errors`
     hint: str | None = None
+    warning: bool = False
 
 
-def dead_letter_problems(policy: ErrorPolicy, source: Source | None) -> list[Problem]:
-    """What is wrong with the errors block, if anything."""
+def dead_letter_problems(policy: ErrorPolicy, source: Source | None, raw: dict | None = None) -> list[Problem]:
+    """What is wrong with the errors block, if anything (`raw`: the block as written, for keys the model drops)."""
+    notes = []
+    if "deadletterqueue.topic.replication.factor" in (raw or {}):
+        notes.append(Problem("W110", "deadletterqueue.topic.replication.factor has no effect: Spark's Kafka sink never creates "
+                                     "topics (the broker's auto-create settings, or whoever creates the topic, decide)",
+                             ("deadletterqueue.topic.replication.factor",), "create the dead-letter topic up front", warning=True))
     targets = [key for key, value in ((TOPIC, policy.dlq_topic), (PATH, policy.dlq_path)) if value is not None]
     if policy.tolerance != "all":
-        return [Problem("E108", f"{key} needs tolerance: all (with tolerance: none the job fails on a bad record)",
+        return notes + [Problem("E108", f"{key} needs tolerance: all (with tolerance: none the job fails on a bad record)",
                         (key,), "add `tolerance: all` to send bad records there, or remove the key") for key in targets]
-    problems = []
+    problems = notes
     if policy.dlq_properties and policy.dlq_topic is None:
         problems.append(Problem("E108", f"{PROPERTIES} configures the dead-letter topic, but there is none", (PROPERTIES,),
                                 f"add `{TOPIC}: <topic>`, or remove {PROPERTIES}"))

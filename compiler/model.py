@@ -106,6 +106,7 @@ class ErrorPolicy:
     dlq_path: Text | None = None
     context_headers: bool = False
     log: bool = False
+    log_messages: bool = False  # log.include.messages: the log shows the record's key and value (base64)
     dlq_properties: tuple[tuple[str, Text], ...] = ()  # producer properties of the dead-letter topic
 
 

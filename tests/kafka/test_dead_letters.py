@@ -54,7 +54,7 @@ PIPELINE = """\
 
 GOOD = {"key": "k0", "value": json.dumps({"id": "a", "amount": "5", "card": "4111"}), "headers": [("trace", "t0")]}
 BAD_JSON = {"key": "k1", "value": b"{not json", "headers": [("trace", "t1"), ("trace", None)]}
-BAD_CAST = {"key": "k2", "value": json.dumps({"id": "c", "amount": "x"})}
+BAD_CAST = {"key": "k2", "value": json.dumps({"id": "c" * 80, "amount": "x"})}  # base64 longer than 76 characters
 TOMBSTONE = {"key": "k3", "value": None, "headers": [("h", b"\x00\xff")]}
 FILTERED = {"key": "k4", "value": json.dumps({"id": "e", "amount": "x"}), "headers": [("test", "1")]}
 GOOD_2 = {"key": None, "value": json.dumps({"id": "f", "amount": "-7"})}
