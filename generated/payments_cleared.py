@@ -227,8 +227,9 @@ class Counts:
 
     # after decoding; reaching the sink (written, superseded or dead-lettered)
     POINTS = ("in", "out")
-    # rows an upsert sink replaces by a later change of their key (0 unless a sink marks them)
-    OPTIONAL = ("superseded",)
+    # rows a sink drops (0 unless it marks them): replaced by a later change of their key in the micro-batch
+    # (upsert), and filtered at the sink (`-U` at an upsert sink)
+    OPTIONAL = ("superseded", "sink_filtered")
 
     def __init__(self, streaming: bool):
         self.streaming = streaming
@@ -252,9 +253,10 @@ class Counts:
         rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
         dead = metrics["out"].get("dead", 0)
         superseded = metrics.get("superseded", {}).get("rows", 0)
-        written = out - dead - superseded
+        sink_filtered = metrics.get("sink_filtered", {}).get("rows", 0)
+        written = out - dead - superseded - sink_filtered
         return (
-            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out} "
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "
             f"superseded={superseded} dead_lettered={dead}"
         )
 
