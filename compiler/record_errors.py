@@ -213,7 +213,7 @@ def decode_failed(d: Decoder) -> ir.Expr:
 
 
 def decode_message(d: Decoder, fmt: str) -> str:
-    return f"source {d.reads}: not valid {fmt}"
+    return f"source {d.reads}: not valid {fmt} for the declared columns"
 
 
 # ---------------------------------------------------------------------------------------------------- rewrites

@@ -92,7 +92,7 @@ def decode(raw: DataFrame) -> DataFrame:
                 ~F.col("__value").getField("__pipec_corrupt").isNull(),
                 F.raise_error(
                     F.format_string(
-                        "VALUE_CONVERTER: source value: not valid json (topic %s, partition %s, offset %s)",
+                        "VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
                         F.col("topic"),
                         F.col("partition"),
                         F.col("offset"),
@@ -103,7 +103,7 @@ def decode(raw: DataFrame) -> DataFrame:
                 ~F.col("__key").getField("__pipec_corrupt").isNull(),
                 F.raise_error(
                     F.format_string(
-                        "KEY_CONVERTER: source key: not valid json (topic %s, partition %s, offset %s)",
+                        "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
                         F.col("topic"),
                         F.col("partition"),
                         F.col("offset"),

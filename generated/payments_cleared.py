@@ -105,7 +105,7 @@ def decode(raw: DataFrame) -> DataFrame:
                         F.lit("VALUE_CONVERTER").alias("stage"),
                         F.lit("org.apache.kafka.connect.json.JsonConverter").alias("class"),
                         F.format_string(
-                            "source value: not valid json (topic %s, partition %s, offset %s)",
+                            "source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
                             F.col("topic"),
                             F.col("partition"),
                             F.col("offset"),

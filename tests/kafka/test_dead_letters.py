@@ -99,7 +99,7 @@ def context(src: str, offset: int, stage: str, class_name: str, message: str, pi
 def expected_errors(src: str) -> dict[int, tuple[str, str, str]]:
     at = lambda o: f"(topic {src}, partition 0, offset {o})"  # noqa: E731
     return {
-        1: ("VALUE_CONVERTER", "org.apache.kafka.connect.json.JsonConverter", f"source value: not valid json {at(1)}"),
+        1: ("VALUE_CONVERTER", "org.apache.kafka.connect.json.JsonConverter", f"source value: not valid json for the declared columns {at(1)}"),
         2: ("TRANSFORMATION", CLASSES + "Cast$Value",
             f"Cast$Value 'amount_int': field 'amount': cannot cast the string to int32 (not a decimal integer in range) {at(2)}"),
         3: ("TRANSFORMATION", CLASSES + "MaskField$Value",
@@ -198,7 +198,7 @@ def test_tolerance_none_names_the_position_of_an_undecodable_value(kafka_bootstr
     job, _ = compile_job(tmp_path, name="none_decode", mode="batch", src=src, dst=dst, errors="", checkpoint="")
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 1
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert re.fullmatch(rf"none_decode: failed: record error: VALUE_CONVERTER: source value: not valid json "
+    assert re.fullmatch(rf"none_decode: failed: record error: VALUE_CONVERTER: source value: not valid json for the declared columns "
                         rf"\(topic {src}, partition 0, offset 2\)", line), line
 
 

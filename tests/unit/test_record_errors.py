@@ -34,7 +34,7 @@ def test_tolerance_none_stays_lean_and_positions_decode_errors(compile_text):
     assert '"__error":' not in source and "__raw" not in source and "foreachBatch" not in source
     assert "DEAD_LETTERS = False" in source
     assert "FAILFAST" not in source  # a bad payload is a record error naming topic, partition and offset
-    assert '"VALUE_CONVERTER: source value: not valid json (topic %s, partition %s, offset %s)"' in source
+    assert '"VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)"' in source
     assert source.count("F.raise_error(") == 2  # the decode check and the cast
 
 
