@@ -16,6 +16,7 @@ from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, f
 from .connectors.kafka import KAFKA_SOURCE, metadata_keys
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
+from .errors_policy import dead_letter_problems
 from .envrefs import Text, check_env_refs, mentions_env
 from .loader import Document
 from .model import Column, ErrorPolicy, Pipeline, Predicate, Sink, Source, Step, TestCase, TestRecord
@@ -30,7 +31,7 @@ ENV_PATHS = (
     ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
     ("source", "path"), ("sink", "path"), ("sink", "checkpoint"),
     ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
-    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
+    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"), ("errors", "deadletterqueue.properties", "*"),
 )
 STEP_KEYS = ("name", "type", "predicate", "negate")
 REFUSED_CONSUMER_PROPERTIES = {
@@ -413,25 +414,27 @@ class Builder:
         props = self.data["source"].get("properties") or {}
         return props.get("bootstrap.servers")
 
-    def errors(self) -> ErrorPolicy:
+    def errors(self, source: Source | None, sink: Sink | None = None) -> ErrorPolicy:
         raw = self.data.get("errors") or {}
         policy = ErrorPolicy(
             tolerance=raw.get("tolerance", "none"),
             dlq_topic=_text(raw.get("deadletterqueue.topic.name")),
             dlq_path=_text(raw.get("deadletterqueue.path")),
             context_headers=bool(raw.get("deadletterqueue.context.headers.enable", False)),
+            dlq_properties=tuple((k, Text(str(v))) for k, v in (raw.get("deadletterqueue.properties") or {}).items()),
             log=bool(raw.get("log.enable", False)),
+            log_messages=bool(raw.get("log.include.messages", False)),
         )
-        if policy.tolerance == "all":
-            self.diags.error("E107", "errors.tolerance: all (dead letters) is not implemented yet", self.at("errors", "tolerance"),
-                             "use tolerance: none for now: the job fails on a bad record")
+        for problem in dead_letter_problems(policy, source, raw, sink.connector if sink else None):
+            report = self.diags.warn if problem.warning else self.diags.error
+            report(problem.code, problem.message, self.at("errors", *problem.path), problem.hint)
         return policy
 
     def record(self, raw: Any, path: tuple) -> TestRecord:
         locs = {k: self.at(*path, k) for k in raw} if isinstance(raw, dict) else {}
         return TestRecord(dict(raw) if isinstance(raw, dict) else {}, self.at(*path), locs)
 
-    def tests(self, source: Source | None) -> tuple[TestCase, ...]:
+    def tests(self, source: Source | None, errors: ErrorPolicy) -> tuple[TestCase, ...]:
         out = []
         for i, raw in enumerate(self.data.get("tests") or []):
             path = ("tests", i)
@@ -445,10 +448,15 @@ class Builder:
                     if extra:
                         self.diags.error("E601", f"a files source reads only values; given records cannot set {', '.join(extra)}",
                                          g.locs[extra[0]], "files records get topic, partition, offset and timestamp from the files")
+            dead = raw.get("dead_letters")
+            if dead is not None and errors.tolerance != "all":
+                self.diags.error("E602", f"test '{raw['name']}' expects dead letters, but errors.tolerance is not all",
+                                 self.at(*path, "dead_letters"), "add `errors: {tolerance: all, ...}`, or use expect_error")
             out.append(TestCase(
                 raw["name"], self.at(*path), given,
                 tuple(self.record(r, path + ("expect", j)) for j, r in enumerate(expect)) if expect is not None else None,
                 raw.get("expect_error"),
+                tuple(self.record(r, path + ("dead_letters", j)) for j, r in enumerate(dead)) if dead is not None else None,
             ))
         return tuple(out)
 
@@ -461,8 +469,8 @@ class Builder:
         start = initial_shape(source) if source else None
         steps, shapes = self.steps(start, predicates) if start else ((), ())
         sink = self.sink(shapes[-1]) if shapes else None
-        errors = self.errors()
-        tests = self.tests(source)
+        errors = self.errors(source, sink)
+        tests = self.tests(source, errors)
         if self.diags.errors or source is None or sink is None:
             return None
         d = self.data

@@ -158,6 +158,29 @@ def per_batch(p: Pipeline) -> bool:
     return p.streaming and UPSERT_KAFKA in (p.source.connector, p.sink.connector)
 
 
+def _dead_letter_context(p: Pipeline) -> dict:
+    """Where dead letters go (errors.tolerance: all): a Kafka topic through the source's cluster, or JSON files."""
+    policy = p.errors
+    props = dict(p.source.properties)
+    own = dict(policy.dlq_properties)
+    servers = props.pop("bootstrap.servers", None)
+    if "bootstrap.servers" in own:  # another cluster: --bootstrap-servers is the source's
+        options = [("kafka.bootstrap.servers", text_expr(own.pop("bootstrap.servers")))]
+    else:
+        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
+    options += [(f"kafka.{k}", text_expr(v)) for k, v in {**props, **own}.items()]
+    target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
+    return {
+        "topic": text_expr(policy.dlq_topic) if policy.dlq_topic else None,
+        "path": text_expr(policy.dlq_path),
+        "options": _dict_expr(options),
+        "context_headers": policy.context_headers,
+        "log": policy.log,
+        "log_messages": policy.log_messages,
+        "summary": render.doc_text(f"Dead letters, untouched, to the {target}."),
+    }
+
+
 def _lines(block) -> list[str]:
     return render.block(block)
 
@@ -196,6 +219,8 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and p.source.connector == UPSERT_KAFKA,
         "uses_window": UPSERT_KAFKA in (p.source.connector, p.sink.connector),
+        "dead_letters": lowered.dead_letters,
+        "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": _lines(lowered.decode),
         "chain": [_lines(b) for b in lowered.chain],
         "encode": _lines(lowered.encode),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass, replace
 
-from . import ir
+from . import ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
 from .connectors.cdc_json import reads_changelog, skip_unchanged
@@ -12,7 +12,7 @@ from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
 from .shape import Shape
-from .transforms.base import Lowering
+from .transforms.base import PACKAGE, Lowering
 from .transforms.structs import conform
 
 
@@ -24,6 +24,7 @@ class Lowered:
     chain: tuple[ir.Block, ...]
     encode: ir.Block
     packages: tuple[str, ...]
+    dead_letters: bool = False  # errors.tolerance: all: the rows carry record_errors.ERROR and RAW
 
 
 def predicate_condition(step: Step, predicates: dict[str, Predicate], changelog: bool = False) -> ir.Expr | None:
@@ -96,6 +97,12 @@ def lower(compiled: Compiled) -> Lowered:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
+    tolerant = p.errors.tolerance == "all"
+    formats = {"key": p.source.key_format, "value": p.source.format}
+    if tolerant:
+        decode = replace(decode, ops=record_errors.tolerate_decode(decode.ops, formats))
+    else:
+        decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats))
     blocks = []
     if reads_changelog(p.source):
         blocks.append(ir.Block(f"{p.file}:{p.source.loc.line} source: skip tombstones and DDL messages (counted as filtered)",
@@ -117,8 +124,14 @@ def lower(compiled: Compiled) -> Lowered:
         comment = step_comment(step, p.file)
         if len(pinned) > len(guarded):
             comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
-        blocks.append(ir.Block(comment, pinned))
+        block = ir.Block(comment, pinned)
+        if tolerant:
+            stage = record_errors.Stage(record_errors.TRANSFORMATION, PACKAGE + step.type_name.rsplit(".", 1)[-1])
+            block = record_errors.tolerate_block(block, lambda name, stage=stage: stage)
+        blocks.append(block)
     encoded = sink.encode(p.sink, compiled.final)
     encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", encoded if isinstance(encoded, tuple) else (encoded,))
+    if tolerant:
+        encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
-    return Lowered(decode, tuple(blocks), encode, packages)
+    return Lowered(decode, tuple(blocks), encode, packages, tolerant)

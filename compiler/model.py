@@ -109,6 +109,8 @@ class ErrorPolicy:
     dlq_path: Text | None = None
     context_headers: bool = False
     log: bool = False
+    log_messages: bool = False  # log.include.messages: the log shows the record's key and value (base64)
+    dlq_properties: tuple[tuple[str, Text], ...] = ()  # producer properties of the dead-letter topic
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class TestCase:
     given: tuple[TestRecord, ...]
     expect: tuple[TestRecord, ...] | None
     expect_error: str | None = None
+    dead_letters: tuple[TestRecord, ...] | None = None  # errors.tolerance: all: the records the DLQ must get
 
 
 @dataclass(frozen=True)

@@ -124,14 +124,15 @@ def _columns_dict(columns: tuple[tuple[str, ir.Expr], ...]) -> str:
     return "{" + ", ".join(f"{py_literal(n)}: {expr(e)}" for n, e in columns) + "}"
 
 
-# DataFrame functions the job templates define (fixed code, no YAML text in it) that `ir.Apply` may call.
-JOB_FUNCTIONS = frozenset({"upsert_table", "upsert_fates"})
+# DataFrame functions the job templates define (fixed code, no YAML text in it) that `ir.Apply` may call, and
+# whether each also takes the job's `counts` (to observe the rows it decides not to write).
+JOB_FUNCTIONS = {"upsert_table": False, "upsert_fates": True}
 
 
 def _apply(op: ir.Apply) -> str:
     if op.function not in JOB_FUNCTIONS:
         raise ValueError(f"function {op.function} is not a job template function")
-    return f"records = {op.function}(records)"
+    return f"records = {op.function}(records{', counts' if JOB_FUNCTIONS[op.function] else ''})"
 
 
 OPERATIONS: dict[type, Callable] = {

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-from pyspark.sql import DataFrame, Observation, SparkSession
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 PIPELINE = "customers_changelog"
@@ -31,6 +31,7 @@ SESSION_CONF = {
 }
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"  # for a JVM the job starts itself: compile Spark's large generated methods too
 HEADERS = "ARRAY<STRUCT<key: STRING, value: BINARY>>"
+DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -82,8 +83,25 @@ def decode(raw: DataFrame) -> DataFrame:
                 {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__corrupt"},
             ),
             "__key": F.from_json(
-                F.col("key").cast("STRING"), "STRUCT<`id`: BIGINT>", {"mode": "FAILFAST"}
+                F.col("key").cast("STRING"),
+                "STRUCT<`id`: BIGINT, `__pipec_corrupt`: STRING>",
+                {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
             ),
+        }
+    )
+    records = records.withColumns(
+        {
+            "__key": F.when(
+                ~F.col("__key").getField("__pipec_corrupt").isNull(),
+                F.raise_error(
+                    F.format_string(
+                        "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
+                        F.col("topic"),
+                        F.col("partition"),
+                        F.col("offset"),
+                    )
+                ),
+            ).otherwise(F.col("__key"))
         }
     )
     records = records.withColumns(
@@ -316,7 +334,7 @@ def chain(records: DataFrame) -> DataFrame:
     return records
 
 
-def encode(records: DataFrame) -> DataFrame:
+def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
     """The record model -> the rows the sink writes."""
     # pipelines/customers_changelog.yaml:29 sink (files)
     records = records.select(
@@ -338,31 +356,53 @@ def encode(records: DataFrame) -> DataFrame:
 
 
 class Counts:
-    """Rows in, written and filtered (one line per micro-batch, or per batch run), via Spark's observed metrics."""
+    """Rows in, written, filtered, superseded and dead-lettered, via Spark's observed metrics: one line per
+    micro-batch, or per batch run. in = written + filtered + superseded + dead_lettered, exactly."""
 
-    POINTS = ("in", "written")
+    # after decoding; reaching the sink (written, superseded or dead-lettered)
+    POINTS = ("in", "out")
+    # an upsert sink's fates (Flink's reducing writer): rows superseded by a later change of their key in the
+    # micro-batch, and `-U` rows it never writes (counted as filtered); none for other sinks
+    OPTIONAL = ("fates",)
 
     def __init__(self, streaming: bool):
         self.streaming = streaming
         self.observations: dict[str, Observation] = {}
 
+    @staticmethod
+    def metrics(point: str) -> list[Column]:
+        if point == "fates":
+            fate = F.col("__fate")
+            return [
+                F.count(F.when(fate == F.lit("superseded"), 1)).alias("superseded"),
+                F.count(F.when(fate == F.lit("filtered"), 1)).alias("filtered"),
+            ]
+        metrics = [F.count(F.lit(1)).alias("rows")]
+        if point == "out" and DEAD_LETTERS:
+            metrics.append(F.count(F.col("__error")).alias("dead"))
+        return metrics
+
     def mark(self, records: DataFrame, point: str) -> DataFrame:
-        metric = F.count(F.lit(1)).alias("rows")
         if self.streaming:
-            return records.observe(f"pipec_{point}", metric)
+            return records.observe(f"pipec_{point}", *self.metrics(point))
         self.observations[point] = Observation(f"pipec_{point}")
-        return records.observe(self.observations[point], metric)
+        return records.observe(self.observations[point], *self.metrics(point))
 
     @staticmethod
-    def line(label: str, rows: dict[str, int]) -> str:
-        filtered = rows["in"] - rows["written"]
+    def line(label: str, metrics: dict[str, dict]) -> str:
+        rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
+        dead = metrics["out"].get("dead", 0)
+        superseded = metrics.get("fates", {}).get("superseded", 0)
+        sink_filtered = metrics.get("fates", {}).get("filtered", 0)
+        written = out - dead - superseded - sink_filtered
         return (
-            f"[{PIPELINE}] {label}: in={rows['in']} written={rows['written']} filtered={filtered}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
 
-    def report_batch(self) -> None:
-        rows = {p: self.observations[p].get.get("rows", 0) for p in self.POINTS}
-        print(self.line("batch", rows), flush=True)
+    def report_batch(self, label: str = "batch") -> None:
+        metrics = {p: dict(o.get) for p, o in self.observations.items()}
+        print(self.line(label, metrics), flush=True)
 
 
 def await_query(query) -> None:
@@ -373,7 +413,11 @@ def await_query(query) -> None:
         for progress in query.recentProgress:
             metrics = progress.observedMetrics
             if progress.batchId > reported and all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-                rows = {p: metrics[f"pipec_{p}"]["rows"] for p in Counts.POINTS}
+                rows = {
+                    p: metrics[f"pipec_{p}"].asDict()
+                    for p in Counts.POINTS + Counts.OPTIONAL
+                    if f"pipec_{p}" in metrics
+                }
                 print(Counts.line(f"micro-batch {progress.batchId}", rows), flush=True)
                 reported = progress.batchId
         if done:
@@ -387,8 +431,8 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
         records = counts.mark(records, "in")
     records = chain(records)
     if counts:
-        records = counts.mark(records, "written")
-    return encode(records)
+        records = counts.mark(records, "out")
+    return encode(records, counts)
 
 
 def write_sink(rows: DataFrame, args: argparse.Namespace):
@@ -469,6 +513,20 @@ def session(args: argparse.Namespace) -> SparkSession:
     return spark
 
 
+_RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: \w+|$)", re.M)
+
+
+def failure(exc: BaseException) -> str:
+    """One line for a failed query: the record error (step, reason, topic, partition, offset) when a record
+    failed, else the first line of Spark's message, without the JVM stack trace."""
+    text = str(exc)
+    match = _RECORD_ERROR.search(text)
+    if match:
+        return "record error: " + match.group(1).strip()
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     spark = session(args)
@@ -480,8 +538,8 @@ def main(argv: list[str] | None = None) -> int:
             await_query(query)
         else:
             counts.report_batch()
-    except Exception as exc:  # the query failed: say why, exit non-zero
-        print(f"{PIPELINE}: failed: {exc}", file=sys.stderr)
+    except Exception as exc:  # the query failed: say why in one line, exit non-zero
+        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
         return 1
     return 0
 

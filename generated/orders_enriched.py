@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-from pyspark.sql import DataFrame, Observation, SparkSession
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 PIPELINE = "orders_enriched"
@@ -31,6 +31,7 @@ SESSION_CONF = {
 }
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"  # for a JVM the job starts itself: compile Spark's large generated methods too
 HEADERS = "ARRAY<STRUCT<key: STRING, value: BINARY>>"
+DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -119,7 +120,7 @@ def chain(records: DataFrame) -> DataFrame:
     return records
 
 
-def encode(records: DataFrame) -> DataFrame:
+def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
     """The record model -> the rows the sink writes."""
     # pipelines/orders_enriched.yaml:35 sink (files)
     records = records.select(
@@ -133,31 +134,53 @@ def encode(records: DataFrame) -> DataFrame:
 
 
 class Counts:
-    """Rows in, written and filtered (one line per micro-batch, or per batch run), via Spark's observed metrics."""
+    """Rows in, written, filtered, superseded and dead-lettered, via Spark's observed metrics: one line per
+    micro-batch, or per batch run. in = written + filtered + superseded + dead_lettered, exactly."""
 
-    POINTS = ("in", "written")
+    # after decoding; reaching the sink (written, superseded or dead-lettered)
+    POINTS = ("in", "out")
+    # an upsert sink's fates (Flink's reducing writer): rows superseded by a later change of their key in the
+    # micro-batch, and `-U` rows it never writes (counted as filtered); none for other sinks
+    OPTIONAL = ("fates",)
 
     def __init__(self, streaming: bool):
         self.streaming = streaming
         self.observations: dict[str, Observation] = {}
 
+    @staticmethod
+    def metrics(point: str) -> list[Column]:
+        if point == "fates":
+            fate = F.col("__fate")
+            return [
+                F.count(F.when(fate == F.lit("superseded"), 1)).alias("superseded"),
+                F.count(F.when(fate == F.lit("filtered"), 1)).alias("filtered"),
+            ]
+        metrics = [F.count(F.lit(1)).alias("rows")]
+        if point == "out" and DEAD_LETTERS:
+            metrics.append(F.count(F.col("__error")).alias("dead"))
+        return metrics
+
     def mark(self, records: DataFrame, point: str) -> DataFrame:
-        metric = F.count(F.lit(1)).alias("rows")
         if self.streaming:
-            return records.observe(f"pipec_{point}", metric)
+            return records.observe(f"pipec_{point}", *self.metrics(point))
         self.observations[point] = Observation(f"pipec_{point}")
-        return records.observe(self.observations[point], metric)
+        return records.observe(self.observations[point], *self.metrics(point))
 
     @staticmethod
-    def line(label: str, rows: dict[str, int]) -> str:
-        filtered = rows["in"] - rows["written"]
+    def line(label: str, metrics: dict[str, dict]) -> str:
+        rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
+        dead = metrics["out"].get("dead", 0)
+        superseded = metrics.get("fates", {}).get("superseded", 0)
+        sink_filtered = metrics.get("fates", {}).get("filtered", 0)
+        written = out - dead - superseded - sink_filtered
         return (
-            f"[{PIPELINE}] {label}: in={rows['in']} written={rows['written']} filtered={filtered}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
 
-    def report_batch(self) -> None:
-        rows = {p: self.observations[p].get.get("rows", 0) for p in self.POINTS}
-        print(self.line("batch", rows), flush=True)
+    def report_batch(self, label: str = "batch") -> None:
+        metrics = {p: dict(o.get) for p, o in self.observations.items()}
+        print(self.line(label, metrics), flush=True)
 
 
 def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
@@ -167,8 +190,8 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
         records = counts.mark(records, "in")
     records = chain(records)
     if counts:
-        records = counts.mark(records, "written")
-    return encode(records)
+        records = counts.mark(records, "out")
+    return encode(records, counts)
 
 
 def write_sink(rows: DataFrame, args: argparse.Namespace):
@@ -229,6 +252,20 @@ def session(args: argparse.Namespace) -> SparkSession:
     return spark
 
 
+_RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: \w+|$)", re.M)
+
+
+def failure(exc: BaseException) -> str:
+    """One line for a failed query: the record error (step, reason, topic, partition, offset) when a record
+    failed, else the first line of Spark's message, without the JVM stack trace."""
+    text = str(exc)
+    match = _RECORD_ERROR.search(text)
+    if match:
+        return "record error: " + match.group(1).strip()
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     spark = session(args)
@@ -240,8 +277,8 @@ def main(argv: list[str] | None = None) -> int:
             await_query(query)
         else:
             counts.report_batch()
-    except Exception as exc:  # the query failed: say why, exit non-zero
-        print(f"{PIPELINE}: failed: {exc}", file=sys.stderr)
+    except Exception as exc:  # the query failed: say why in one line, exit non-zero
+        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
         return 1
     return 0
 

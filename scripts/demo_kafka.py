@@ -22,14 +22,15 @@ PAYMENTS = [
     ("p1", {"payment_id": "p1", "account": "acc-7", "amount": 12.5, "card": "4111111111111111"}, [("source", b"web")]),
     ("p2", {"payment_id": "p2", "account": "acc-8", "amount": 99.99, "card": "5500000000000004"}, [("source", b"app"), ("test", b"yes")]),
     ("p3", {"payment_id": "p3", "account": "acc-7", "amount": 3.2, "card": "4000056655665556"}, [("source", b"pos"), ("source", b"pos-2")]),
+    ("p4", {"payment_id": "p4", "account": "acc-9", "amount": "lots", "card": "4000"}, [("source", b"pos")]),  # a dead letter
 ]
 
 
 def main(bootstrap: str) -> int:
     run = uuid.uuid4().hex[:6]
-    source, target = f"payments-{run}", f"payments-cleared-{run}"
+    source, target, dead = f"payments-{run}", f"payments-cleared-{run}", f"payments-dlq-{run}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    for f in admin.create_topics([NewTopic(t, 2, 1) for t in (source, target)]).values():
+    for f in admin.create_topics([NewTopic(t, 2, 1) for t in (source, target, dead)]).values():
         f.result(30)
     producer = Producer({"bootstrap.servers": bootstrap})
     for key, value, headers in PAYMENTS:
@@ -40,25 +41,35 @@ def main(bootstrap: str) -> int:
         print(f"   key={key} headers={headers} value={json.dumps(value)}")
 
     with tempfile.TemporaryDirectory(prefix="pipec-demo-") as checkpoint:
-        env = {**os.environ, "PAYMENTS_TOPIC": source, "PAYMENTS_OUT_TOPIC": target}
+        env = {**os.environ, "PAYMENTS_TOPIC": source, "PAYMENTS_OUT_TOPIC": target, "PAYMENTS_DLQ_TOPIC": dead}
         job = [sys.executable, "generated/payments_cleared.py", "--bootstrap-servers", bootstrap, "--checkpoint", checkpoint]
         print(f"== running generated/payments_cleared.py (streaming, available-now) from {source} to {target}")
         code = subprocess.call(job, env=env, cwd=ROOT)
         if code != 0:
             return code
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"demo-{run}", "enable.auto.commit": False})
-    consumer.assign([TopicPartition(target, p, 0) for p in range(2)])
+    out = read(bootstrap, target, 2, run)
+    print(f"== {len(out)} records in {target} (the test payment was filtered, cards removed):")
+    for msg in out:
+        print(f"   partition={msg.partition()} key={msg.key().decode()} headers={msg.headers()} value={msg.value().decode()}")
+    letters = read(bootstrap, dead, 1, run)
+    print(f"== {len(letters)} dead letter in {dead} (its amount is not a number), untouched, with context headers:")
+    for msg in letters:
+        print(f"   key={msg.key().decode()} value={msg.value().decode()} headers={msg.headers()}")
+    return 0 if len(out) == 2 and len(letters) == 1 else 1
+
+
+def read(bootstrap: str, topic: str, count: int, run: str) -> list:
+    """Up to `count` records of a two-partition topic (30 s at most), by partition and offset."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"demo-{run}-{topic}", "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(2)])
     out, deadline = [], time.monotonic() + 30
-    while len(out) < 2 and time.monotonic() < deadline:
+    while len(out) < count and time.monotonic() < deadline:
         msg = consumer.poll(0.5)
         if msg is not None and not msg.error():
             out.append(msg)
     consumer.close()
-    print(f"== {len(out)} records in {target} (the test payment was filtered, cards removed):")
-    for msg in sorted(out, key=lambda m: (m.partition(), m.offset())):
-        print(f"   partition={msg.partition()} key={msg.key().decode()} headers={msg.headers()} value={msg.value().decode()}")
-    return 0 if len(out) == 2 else 1
+    return sorted(out, key=lambda m: (m.partition(), m.offset()))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
 from ..types import StructType
 from .compare import compare, show
+from .dead_letters import check_dead_letters, split_rows
 from .kafka_decode import kafka_sink_records
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from .session import local_session
@@ -213,8 +214,14 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
             if case.expect_error is not None and not _analysis_error(exc):
                 return Outcome(True)
             return Outcome(False, (f"  the job failed: {_first_line(exc)}",))
+    rows, dead = split_rows(rows)  # errors.tolerance: all: records with a record error are dead letters
     if case.expect_error is not None:
+        if dead:
+            return Outcome(True)
         return Outcome(False, (f"  expected a record error ({case.expect_error}), but {len(rows)} record(s) were written",))
+    dead_lines = check_dead_letters(compiled, case, dead) if compiled.pipeline.source.connector == "kafka" else []
+    if dead_lines:
+        return Outcome(False, tuple(dead_lines))
     actual, fields = sink_records(compiled, rows, spark)
     unwritten = sorted({k for rec in case.expect for k in rec.fields} - fields)
     if unwritten:

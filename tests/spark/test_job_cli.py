@@ -55,8 +55,10 @@ def test_batch_job_runs_as_a_script(tmp_path):
 
     expected = _expected_rows()
     assert expected, f"no data rows under {DATA}"
-    counts = re.findall(rf"^\[{JOB}\] batch: in=(\d+) written=(\d+) filtered=(\d+)$", done.stdout, re.MULTILINE)
-    assert counts == [(str(len(expected)), str(len(expected)), "0")], done.stdout
+    counts = re.findall(
+        rf"^\[{JOB}\] batch: in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) dead_lettered=(\d+)$", done.stdout, re.MULTILINE
+    )
+    assert counts == [(str(len(expected)), str(len(expected)), "0", "0", "0")], done.stdout
 
     written = [
         json.loads(line, parse_float=Decimal)

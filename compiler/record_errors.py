@@ -1,0 +1,312 @@
+"""Record errors as data (SPEC section 8): how the lowered record path reports a bad record.
+
+Transforms and connectors fail a record with a native `raise_error` (`Lowering.record_error`), and decoders parse
+with `FAILFAST`. This module rewrites the lowered IR, one stage at a time:
+
+- `tolerance: none`: decoders parse PERMISSIVE with a corrupt-record field and raise a record error that names the
+  stage and the record's topic, partition and offset (FAILFAST's own error names neither). Nothing else changes.
+- `tolerance: all`: no stage raises. The source's record is kept untouched in `__raw`; each stage sets `__error`
+  (stage, Kafka class name, message) for the rows it would have failed, unless an earlier stage did; its own outputs
+  read null there instead of raising; filters keep rows with an error. After `encode` the job splits the rows: those
+  with `__error` are dead letters, the others go to the sink.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import ir
+
+ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
+RAW = "__raw"  # the record as the source read it (Kafka columns), for the dead-letter queue
+CORRUPT = "__pipec_corrupt"  # the corrupt-record field a PERMISSIVE decoder fills
+MESSAGE = "__error_message"  # a stage's error message, set once so the error struct does not repeat it
+ERROR_DDL = "STRUCT<stage: STRING, class: STRING, message: STRING>"
+RAW_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "headers")
+HIDDEN = (ERROR, RAW)
+
+# Kafka Connect's stage of the errors context header, by the record column a converter reads or writes.
+CONVERTER_STAGES = {"key": "KEY_CONVERTER", "value": "VALUE_CONVERTER", "headers": "HEADER_CONVERTER"}
+TRANSFORMATION = "TRANSFORMATION"
+# The converter class Kafka Connect would name for a payload format (class.name of a converter error).
+CONVERTER_CLASSES = {
+    "json": "org.apache.kafka.connect.json.JsonConverter",
+    "raw": "org.apache.kafka.connect.converters.ByteArrayConverter",
+    "csv": "pipec.converters.CsvConverter",
+    "avro": "io.confluent.connect.avro.AvroConverter",
+    "avro-confluent": "io.confluent.connect.avro.AvroConverter",
+    "debezium-json": "io.debezium.converters.DebeziumJsonConverter",
+    "canal-json": "pipec.converters.CanalJsonConverter",
+    "header": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+}
+# Decoders that fail on bad input in FAILFAST mode; PERMISSIVE json/csv fill CORRUPT, avro yields null.
+DECODERS = {"from_json": True, "from_csv": True, "from_avro": False}  # name -> has a corrupt-record field
+NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tolerance: all
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Where a record error happens, as the errors context headers name it."""
+
+    stage: str  # KEY_CONVERTER | VALUE_CONVERTER | TRANSFORMATION | HEADER_CONVERTER
+    class_name: str
+
+
+def positioned(text: str) -> ir.Expr:
+    """`text` with the record's topic, partition and offset appended (`text` is a literal, escaped for %)."""
+    message = f"{text.replace('%', '%%')} (topic %s, partition %s, offset %s)"
+    return ir.Func("format_string", (ir.Arg(message), ir.Col("topic"), ir.Col("partition"), ir.Col("offset")))
+
+
+# ---------------------------------------------------------------------------------------------------- analysis
+
+
+def _is_raise(node: object) -> bool:
+    return isinstance(node, ir.Func) and node.name == "raise_error"
+
+
+def _coalesce(parts: list[ir.Expr | None]) -> ir.Expr | None:
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else ir.Func("coalesce", tuple(parts))
+
+
+def _when(cond: ir.Expr, then: ir.Expr | None, otherwise: ir.Expr | None = None, ddl: str = "STRING") -> ir.Expr | None:
+    """when(cond, then).otherwise(otherwise), a null of `ddl` standing for a missing branch."""
+    if then is None and otherwise is None:
+        return None
+    return ir.If(cond, then or ir.Null(ddl), otherwise or ir.Null(ddl))
+
+
+def error_of(node: ir.Expr) -> ir.Expr | None:
+    """The message (a STRING expression) of the record error evaluating `node` raises for a row, null for rows it
+    does not fail; None when `node` never raises. Follows Spark's lazy evaluation of when/coalesce branches."""
+    if _is_raise(node):
+        return _coalesce([error_of(node.args[0]), node.args[0]])
+    if isinstance(node, ir.If):
+        return _coalesce([error_of(node.cond), _when(node.cond, error_of(node.then), error_of(node.otherwise))])
+    if isinstance(node, ir.NullSafe):
+        inner = error_of(node.rebuilt)
+        return _coalesce([error_of(node.base), inner and _when(ir.Not(ir.IsNull(node.base)), inner)])
+    if isinstance(node, ir.Func) and node.name == "coalesce":
+        parts, before = [], []
+        for arg in node.args:
+            err = error_of(arg)
+            if err is not None:
+                parts.append(err if not before else _when(_all_null(before), err))
+            before.append(arg)
+        return _coalesce(parts)
+    if isinstance(node, ir.Func) and any(isinstance(a, ir.Lambda) for a in node.args):
+        return _lambda_error(node)
+    children = [getattr(node, f) for f in node.__dataclass_fields__] if hasattr(node, "__dataclass_fields__") else []
+    parts: list[ir.Expr | None] = []
+    for child in children:
+        for item in child if isinstance(child, tuple) else (child,):
+            if isinstance(item, tuple):  # (name, expr) pairs of a Struct
+                item = item[1]
+            if isinstance(item, ir.Expr):
+                parts.append(error_of(item))
+    return _coalesce(parts)
+
+
+def _all_null(args: list[ir.Expr]) -> ir.Expr:
+    cond: ir.Expr = ir.IsNull(args[0])
+    for a in args[1:]:
+        cond = ir.BinOp("&", cond, ir.IsNull(a))
+    return cond
+
+
+def _lambda_error(node: ir.Func) -> ir.Expr | None:
+    """A higher-order function over an array whose lambda may fail: the first element's error."""
+    array, *rest = node.args
+    lambdas = [a for a in rest if isinstance(a, ir.Lambda)]
+    errors = [(lam, error_of(lam.body)) for lam in lambdas]
+    failing = [(lam, err) for lam, err in errors if err is not None]
+    if not failing:
+        return error_of(array)
+    if node.name not in ("transform", "filter", "exists") or len(lambdas) != 1:
+        raise NotImplementedError(f"record errors inside {node.name} lambdas")
+    lam, err = failing[0]
+    per_element = ir.Func("transform", (array, ir.Lambda(lam.name, err)))
+    first = ir.Func("try_element_at", (ir.Func("filter", (per_element, ir.Lambda("e", ir.Not(ir.IsNull(ir.Var("e")))))), ir.Lit(1)))
+    return _coalesce([error_of(array), first])
+
+
+def without_raises(node: object) -> object:
+    """`node` with every record error reading as null (tolerance: all: the error is in `__error` instead)."""
+    if _is_raise(node):
+        return NULL
+    if isinstance(node, tuple):
+        return tuple(without_raises(n) for n in node)
+    if isinstance(node, (ir.Expr, ir.Op)) and hasattr(node, "__dataclass_fields__"):
+        return replace(node, **{f: without_raises(getattr(node, f)) for f in node.__dataclass_fields__})
+    return node
+
+
+# ---------------------------------------------------------------------------------------------------- decoders
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """A FAILFAST decoder found at the top of a column's expression (or under a cast or an If)."""
+
+    column: str  # the column the op sets
+    reads: str  # the raw column it decodes: key or value
+    corrupt: bool  # json/csv: a corrupt-record field tells bad rows; avro: a null result for non-null input
+
+
+def _permissive(node: object, found: list) -> object:
+    """`node` with FAILFAST decoders made PERMISSIVE (json/csv gain the CORRUPT field); records what it changed."""
+    if isinstance(node, ir.Func) and node.name in DECODERS and _failfast(node):
+        text, schema, _ = node.args
+        reads = sorted(_columns(text) & set(CONVERTER_STAGES)) or ["value"]
+        found.append((reads[0], DECODERS[node.name]))
+        if DECODERS[node.name]:
+            ddl = str(schema.value)
+            widened = ddl[:-1] + f", `{CORRUPT}`: STRING>"
+            return replace(node, args=(text, ir.Arg(widened), ir.Arg({"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT})))
+        return replace(node, args=(text, schema, ir.Arg({"mode": "PERMISSIVE"})))
+    if isinstance(node, tuple):
+        return tuple(_permissive(n, found) for n in node)
+    if isinstance(node, ir.Expr) and hasattr(node, "__dataclass_fields__"):
+        return replace(node, **{f: _permissive(getattr(node, f), found) for f in node.__dataclass_fields__})
+    return node
+
+
+def _failfast(node: ir.Func) -> bool:
+    return len(node.args) == 3 and isinstance(node.args[2], ir.Arg) and node.args[2].value == {"mode": "FAILFAST"}
+
+
+def _columns(node: object) -> set[str]:
+    if isinstance(node, ir.Col):
+        return {node.name}
+    if isinstance(node, tuple):
+        return set().union(*(_columns(n) for n in node))
+    if hasattr(node, "__dataclass_fields__"):
+        return set().union(*(_columns(getattr(node, f)) for f in node.__dataclass_fields__))
+    return set()
+
+
+def decoders(op: ir.SetColumns) -> tuple[ir.SetColumns, list[Decoder]]:
+    """The op with its FAILFAST decoders made PERMISSIVE, and where they are."""
+    columns, found = [], []
+    for name, expr in op.columns:
+        here: list = []
+        new = _permissive(expr, here)
+        if any(corrupt for _, corrupt in here) and not (len(here) == 1 and _top_decoder(new)):
+            raise NotImplementedError(f"a json/csv decoder nested inside column {name}")
+        found += [Decoder(name, reads, corrupt) for reads, corrupt in here]
+        columns.append((name, new))
+    return replace(op, columns=tuple(columns)), found
+
+
+def _top_decoder(node: ir.Expr) -> bool:
+    return isinstance(node, ir.Func) and node.name in DECODERS
+
+
+def decode_failed(d: Decoder) -> ir.Expr:
+    """Rows whose payload did not decode, after the op set `d.column`."""
+    if d.corrupt:
+        return ir.Not(ir.IsNull(ir.Get(ir.Col(d.column), CORRUPT)))
+    return ir.BinOp("&", ir.Not(ir.IsNull(ir.Col(d.reads))), ir.IsNull(ir.Col(d.column)))
+
+
+def decode_message(d: Decoder, fmt: str) -> str:
+    return f"source {d.reads}: not valid {fmt} for the declared columns"
+
+
+# ---------------------------------------------------------------------------------------------------- rewrites
+
+
+def error_struct(stage: Stage, message: ir.Expr) -> ir.Expr:
+    return ir.Struct((("stage", ir.Lit(stage.stage)), ("class", ir.Lit(stage.class_name)), ("message", message)))
+
+
+def first_error(errors: list[ir.Expr]) -> ir.SetColumns:
+    """ERROR := the row's earlier error, else the first of `errors` (STRUCT expressions, null where none)."""
+    return ir.SetColumns(((ERROR, ir.Func("coalesce", (ir.Col(ERROR), *errors))),))
+
+
+def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str]) -> tuple[ir.Op, ...]:
+    """tolerance: all, source decoding: keep the raw record, mark undecodable rows instead of failing."""
+    raw = ir.Struct(tuple((c, ir.Col(c)) for c in RAW_COLUMNS))
+    out: list[ir.Op] = [ir.SetColumns(((RAW, raw), (ERROR, ir.Null(ERROR_DDL))))]
+    for op in ops:
+        if isinstance(op, ir.SetColumns):
+            op, found = decoders(op)
+            out.extend(_stage_error(op.columns, lambda name, op=op: _converter_stage(name, op, formats)))
+            out.append(without_raises(op))
+            post = [_when(decode_failed(d), error_struct(_decoder_stage(d, formats), positioned(decode_message(d, formats[d.reads]))),
+                          ddl=ERROR_DDL) for d in found]
+            if post:
+                out.append(first_error([p for p in post if p is not None]))
+        else:
+            out.extend(tolerate_op(op, lambda name, op=op: _converter_stage(name, op, formats)))
+    return tuple(out)
+
+
+def _decoder_stage(d: Decoder, formats: dict[str, str]) -> Stage:
+    fmt = formats[d.reads]
+    return Stage(CONVERTER_STAGES[d.reads], CONVERTER_CLASSES.get(fmt, fmt))
+
+
+def _converter_stage(name: str, op: ir.Op, formats: dict[str, str]) -> Stage:
+    """The converter stage of a decode column: by the raw column it reads (key, value or headers)."""
+    expr = dict(op.columns)[name]
+    reads = [c for c in ("key", "headers", "value") if c in _columns(expr)] or ["value"]
+    fmt = formats.get(reads[0], "header")
+    return Stage(CONVERTER_STAGES[reads[0]], CONVERTER_CLASSES.get(fmt, fmt))
+
+
+def _stage_error(columns, stage_of) -> tuple[ir.Op, ...]:
+    """Ops that set ERROR for rows these columns' expressions would fail (none when they never fail)."""
+    messages = [(stage_of(name), err) for name, expr in columns if (err := error_of(expr)) is not None]
+    if not messages:
+        return ()
+    stages = {stage for stage, _ in messages}
+    if len(stages) == 1:  # one stage: one message column, read twice below
+        message = ir.SetColumns(((MESSAGE, _coalesce([m for _, m in messages])),))
+        set_error = first_error([_when(ir.Not(ir.IsNull(ir.Col(MESSAGE))), error_struct(stages.pop(), ir.Col(MESSAGE)), ddl=ERROR_DDL)])
+        return (message, set_error)
+    return (first_error([_when(ir.Not(ir.IsNull(m)), error_struct(stage, m), ddl=ERROR_DDL) for stage, m in messages]),)
+
+
+def tolerate_op(op: ir.Op, stage_of) -> tuple[ir.Op, ...]:
+    """tolerance: all for one operation: record the error first, then run the op without raising."""
+    if isinstance(op, ir.Where):  # a filter never drops a row with an error: it goes to the dead letters
+        return (ir.Where(ir.BinOp("|", op.cond, ir.Not(ir.IsNull(ir.Col(ERROR))))),)
+    errors = _stage_error(op.columns, stage_of)
+    if isinstance(op, ir.Select):
+        kept = without_raises(op.columns) + ((ERROR, ir.Col(ERROR)), (RAW, ir.Col(RAW)))
+        return errors + (ir.Select(kept),)
+    return errors + (without_raises(op),)
+
+
+def tolerate_block(block: ir.Block, stage_of) -> ir.Block:
+    return ir.Block(block.comment, tuple(o for op in block.ops for o in tolerate_op(op, stage_of)))
+
+
+def checked_decode(ops: tuple[ir.Op, ...], formats: dict[str, str]) -> tuple[ir.Op, ...]:
+    """tolerance: none, source decoding: a payload that does not decode fails with a record error naming the
+    stage, topic, partition and offset (FAILFAST's own error names none of them)."""
+    out: list[ir.Op] = []
+    for op in ops:
+        if not isinstance(op, ir.SetColumns):
+            out.append(op)
+            continue
+        op, found = decoders(op)
+        out.append(op)
+        if found:
+            checks = []
+            for d in found:
+                stage = _decoder_stage(d, formats)
+                fail = ir.Func("raise_error", (positioned(f"{stage.stage}: {decode_message(d, formats[d.reads])}"),))
+                checks.append((d.column, ir.If(decode_failed(d), fail, ir.Col(d.column))))
+            out.append(ir.SetColumns(tuple(checks)))
+    return tuple(out)
+
+
+def sink_stage(column: str, fmt: str | None) -> Stage:
+    """The converter stage of a sink encoding error, by the column the sink writes."""
+    return Stage(CONVERTER_STAGES.get(column, CONVERTER_STAGES["value"]), CONVERTER_CLASSES.get(fmt or "", fmt or "pipec"))
