@@ -27,12 +27,11 @@ BREAKDOWN_AT_MOST = 100  # pipelines compiled in this process for the per-stage 
 
 def compile_rate(count: int, steps: int) -> dict:
     """Validate (load, schema, build) and compile (lower, render, black) `count` pipelines of `steps` steps as
-    `pipec compile` runs them (a worker per core), and up to BREAKDOWN_AT_MOST of them in this process for where
+    `pipec compile` runs them, and up to BREAKDOWN_AT_MOST of them in this process for where
     the CPU time goes."""
     import black  # noqa: F401  (imported before timing, as `pipec compile` has it loaded when it formats)
 
     from compiler import format as fmt
-    from compiler import project
     from compiler.project import build_all, generate_all
 
     black_time = [0.0, 0.0]
@@ -55,16 +54,15 @@ def compile_rate(count: int, steps: int) -> dict:
         w1, c1 = _clock()
         if result.diags.errors:
             raise SystemExit(f"bench: synthetic pipelines are invalid: {result.diags.errors[:3]}")
-        fmt.format_python, parallel_from = timed_format, project.PARALLEL_FROM
-        project.PARALLEL_FROM = breakdown + 1  # in this process, so black's share can be measured
+        fmt.format_python = timed_format
         try:
             jobs = generate_all(result)
         finally:
-            fmt.format_python, project.PARALLEL_FROM = original, parallel_from
+            fmt.format_python = original
         w2, c2 = _clock()
         assert len(jobs) == breakdown
         w3, _ = _clock()
-        as_run = generate_all(build_all([tmp]))  # as `pipec compile` runs it: one worker process per core
+        as_run = generate_all(build_all([tmp]))  # all of them, as `pipec compile` runs them
         w4, _ = _clock()
     assert len(as_run) == count and all(as_run[name] == source for name, source in jobs.items())
     total_wall, total_cpu = w2 - w0, c2 - c0
