@@ -17,8 +17,6 @@ INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"  # Flink's 
 OPS = (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)
 ADDS = (INSERT, UPDATE_AFTER)  # rows that carry the new image
 
-# Kafka source value formats whose messages are changes (each decoded row carries its op).
-CHANGELOG_SOURCE_FORMATS = frozenset({"debezium-json", "canal-json"})
 UPSERT_SOURCES = frozenset({"upsert-kafka"})  # a changelog in streaming mode; the table in batch mode
 
 # Sinks that take a changelog as it is: upsert-kafka reduces it to upserts and tombstones.
@@ -33,7 +31,9 @@ def source_yields_changelog(connector: str, value_format: str | None, streaming:
     """Whether a source's records carry `op` (Shape.changelog)."""
     if connector in UPSERT_SOURCES:
         return streaming
-    return value_format in CHANGELOG_SOURCE_FORMATS
+    from .connectors.cdc_json import FORMATS  # the value formats whose messages are changes (one table)
+
+    return value_format in FORMATS
 
 
 def is_delete(op: ir.Expr = ir.Col(OP)) -> ir.Expr:
