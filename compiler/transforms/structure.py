@@ -28,10 +28,10 @@ def _shown(steps: tuple[str, ...]) -> str:
 
 
 def read_paths(reader: ConfigReader, key: str, version: str, code: str) -> tuple[FieldPath, ...]:
-    """A non-empty LIST key of field paths (an empty list is an error at the key)."""
+    """A required, non-empty LIST key of field paths (an empty list is an error at the key, a missing one at the step)."""
     items = reader.items(key)
-    if not items and reader.has(key):
-        reader.error(key, f"'{key}' must list at least one field", code=code)
+    if not items:
+        reader.error(key if reader.has(key) else None, f"'{key}' must list at least one field", code=code)
     return tuple(p for p in (read_path(reader, key, text, version) for text in items) if p is not None)
 
 

@@ -10,11 +10,14 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from compiler import schema_gen
+from compiler.diagnostics import Collector
 from compiler.docs import DOC_PATH, render
+from compiler.loader import SourceMap
 from compiler.transforms import FAMILIES, REGISTRY
-from compiler.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey
+from compiler.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, ConfigReader
 from compiler.validate import SCHEMA_PATH
 
 SCHEMA_TEXT = SCHEMA_PATH.read_text(encoding="utf-8")
@@ -124,3 +127,50 @@ def test_type_enums_are_exactly_the_registered_spellings():
     assert sorted(predicates) == sorted(list(REGISTRY.predicates) + [PREDICATE_PACKAGE + p for p in REGISTRY.predicates])
     assert all(REGISTRY.lookup_predicate(p) is not None for p in predicates)
 
+
+
+# The parsers read keys the way the registry declares them (the schema stops most mistakes first; the parsers
+# must agree with it, key by key).
+
+
+def _example(name: str) -> dict:
+    spec = SPECS[name]
+    step = yaml.safe_load(spec.example)
+    config = step[0] if isinstance(step, list) else next(iter(step.values()))
+    step_keys = ("type",) if name in REGISTRY.predicates else ("name", "type", "predicate", "negate")
+    return {k: v for k, v in config.items() if k not in step_keys}
+
+
+def _parse_errors(name: str, raw: dict) -> list[str]:
+    diags = Collector()
+    SPECS[name].parse(ConfigReader(name, raw, SourceMap("t.yaml", {}, {}), (), diags))
+    return [d.message for d in diags.errors]
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_the_parser_accepts_the_documented_example(name):
+    assert _parse_errors(name, _example(name)) == []
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_the_parser_enforces_each_declared_rule(name):
+    example = _example(name)
+    bad: list[tuple[str, dict]] = []
+    for k in SPECS[name].keys:
+        if k.required:
+            bad.append((f"without {k.name}", {n: v for n, v in example.items() if n != k.name}))
+        if k.nonempty:
+            bad.append((f"empty {k.name}", {**example, k.name: [] if k.kind == "LIST" else ""}))
+        if k.choices:
+            bad.append((f"{k.name} not a choice", {**example, k.name: "no-such-choice"}))
+            if not k.ignore_case and k.choices[0].swapcase() != k.choices[0]:
+                bad.append((f"{k.name} in another case", {**example, k.name: k.choices[0].swapcase()}))
+        if k.removed:
+            bad.append((f"removed {k.name}", {**example, k.name: ["a"]}))
+        for needed in k.requires:
+            bad.append((f"{k.name} without {needed}", {**{n: v for n, v in example.items() if n != needed}, k.name: "a"}))
+    for what, raw in bad:
+        assert _parse_errors(name, raw), f"{name}: {what} parses without an error"
+    for k in SPECS[name].keys:
+        if k.ignore_case:
+            assert _parse_errors(name, {**example, k.name: k.choices[-1].swapcase()}) == [], f"{name}.{k.name}"
