@@ -16,6 +16,7 @@ import json
 import re
 import sys
 
+from .build import STEP_KEYS
 from .transforms import REGISTRY
 from .transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, PredicateSpec, TransformSpec
 from .validate import SCHEMA_PATH
@@ -26,20 +27,20 @@ MARK = "Generated from the registry (compiler/transforms) by `python -m compiler
 KIND_DEFS = {"STRING": "ConfigString", "LIST": "ConfigList", "BOOLEAN": "ConfigBoolean", "INT": "ConfigInt"}
 NONEMPTY_LIST = "ConfigNonEmptyList"
 
-# What each transform def says about the keys every step has (TransformStep validates them).
-STEP_KEYS = {
+# What each transform's def says about the keys every step has (STEP_KEYS; TransformStep validates them).
+STEP_KEY_NOTES = {
     "name": "The step's alias (validated on the step): unique in the pipeline, names the step in generated code and in error messages.",
-    "type": "",  # per transform
+    "type": "{spellings} (with or without the `" + PACKAGE + "` package).",
     "predicate": "Alias of a predicate under `predicates` (validated on the step).",
     "negate": "Inverts the predicate (validated on the step); default false.",
 }
+# TransformStep's own definitions of those keys (`type`: the enum of every spelling, made in step_def).
 STEP_PROPERTIES = {
     "name": {
         "type": "string",
         "minLength": 1,
         "description": "Required: the step's alias, unique in the pipeline; names the step in generated code and error messages.",
     },
-    "type": {},  # the enum of spellings
     "predicate": {
         "type": "string",
         "minLength": 1,
@@ -101,7 +102,7 @@ def _closed(description: str, properties: dict, keys: tuple[ConfigKey, ...]) -> 
 def transform_def(spec: TransformSpec) -> dict:
     names = spellings(spec)
     written = " or ".join(f"`{n}`" for n in names)
-    steps = {k: {"description": text or f"{written} (with or without the `{PACKAGE}` package)."} for k, text in STEP_KEYS.items()}
+    steps = {k: {"description": STEP_KEY_NOTES[k].format(spellings=written)} for k in STEP_KEYS}
     properties = {**steps, **{k.name: key_schema(k) for k in spec.keys}}
     return _closed(f"{' / '.join(names)}: {spec.doc}", properties, spec.keys)
 
@@ -124,12 +125,12 @@ def _package_pattern(package: str) -> str:
 
 def step_def(transforms: list[TransformSpec]) -> dict:
     bare = [n for s in transforms for n in spellings(s)]
-    properties = dict(STEP_PROPERTIES)
-    properties["type"] = {
+    kind = {
         "enum": bare + [PACKAGE + n for n in bare],
         "description": f"Required: the Kafka Connect transform class, with or without the `{PACKAGE}` package; "
         f"`$Key`/`$Value` picks the variant where Kafka has both: {', '.join(bare)}.",
     }
+    properties = {k: kind if k == "type" else STEP_PROPERTIES[k] for k in STEP_KEYS}
     variants = {True: r"\$(Key|Value)$", False: "$"}
     return {
         "$comment": MARK,

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from compiler import schema_gen
+from compiler.build import STEP_KEYS as BUILD_STEP_KEYS
 from compiler.diagnostics import Collector
 from compiler.docs import DOC_PATH, render
 from compiler.loader import SourceMap
@@ -23,7 +24,7 @@ from compiler.validate import SCHEMA_PATH
 SCHEMA_TEXT = SCHEMA_PATH.read_text(encoding="utf-8")
 SCHEMA = json.loads(SCHEMA_TEXT)
 DEFS = SCHEMA["$defs"]
-STEP_KEYS = list(schema_gen.STEP_KEYS)
+STEP_KEYS = list(BUILD_STEP_KEYS)
 SPECS = {**REGISTRY.transforms, **REGISTRY.predicates}
 KINDS = {"ConfigString": "STRING", "ConfigList": "LIST", "ConfigNonEmptyList": "LIST", "ConfigBoolean": "BOOLEAN",
          "ConfigInt": "INT"}
