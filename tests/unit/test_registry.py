@@ -175,3 +175,24 @@ def test_the_parser_enforces_each_declared_rule(name):
     for k in SPECS[name].keys:
         if k.ignore_case:
             assert _parse_errors(name, {**example, k.name: k.choices[-1].swapcase()}) == [], f"{name}.{k.name}"
+
+
+def _parse(name: str, raw: dict):
+    diags = Collector()
+    config = SPECS[name].parse(ConfigReader(name, raw, SourceMap("t.yaml", {}, {}), (), diags))
+    assert not diags.errors, [d.message for d in diags.errors]
+    return config
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_the_parser_defaults_are_the_declared_defaults(name):
+    """Leaving a key out reads the same config as writing its declared default (where the example can do
+    without the key: TimestampConverter's string example needs its format)."""
+    checked = 0
+    for k in SPECS[name].keys:
+        without = {n: v for n, v in _example(name).items() if n != k.name}
+        if k.default is None or _parse_errors(name, without):
+            continue
+        assert _parse(name, without) == _parse(name, {**without, k.name: k.default}), k.name
+        checked += 1
+    assert checked == sum(k.default is not None for k in SPECS[name].keys) - (name == "TimestampConverter")
