@@ -30,8 +30,8 @@ def _keys(keys: tuple[ConfigKey, ...]) -> list[str]:
         return ["No configuration.", ""]
     lines = ["| key | type | default | meaning |", "|---|---|---|---|"]
     for k in keys:
-        choices = f" One of: {', '.join(k.choices)}." if k.choices else ""
-        lines.append(f"| `{k.name}` | {k.kind} | {_default(k)} | {_cell(k.doc + choices)} |")
+        meaning = f"{k.doc} {k.rules()}".strip()
+        lines.append(f"| `{k.name}` | {k.kind} | {_default(k)} | {_cell(meaning)} |")
     return lines + [""]
 
 

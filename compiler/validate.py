@@ -56,6 +56,10 @@ def _describe(error) -> tuple[str, str | None, tuple]:
         return f"{where} must be {one_of(repr(c) if not isinstance(c, str) else c for c in error.validator_value)}, not {error.instance!r}", hint, path
     if v == "const":
         return f"{where} must be {error.validator_value!r}, not {error.instance!r}", None, path
+    if v == "pattern" and "examples" in sch:  # choices accepted in any case (compiler/schema_gen.py)
+        choices = [str(c) for c in sch["examples"]]
+        hint = did_you_mean(str(error.instance).upper(), [c.upper() for c in choices])
+        return f"{where} must be {one_of(choices)} (any case), not {error.instance!r}", hint, path
     if v == "pattern":
         label = sch.get("description", "").split(".")[0]
         return f"{where} {error.instance!r} does not match {error.validator_value}", label or None, path

@@ -174,36 +174,6 @@ def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
 KAFKA_CONNECTORS = ("kafka", "upsert-kafka")
 RUNNERS = {"files": _run_files, "kafka": _run_kafka, "upsert-kafka": _run_kafka}
 
-# Physical operators that would mean Python code (or an RDD) on the record path.
-PYTHON_OPERATORS = (
-    "BatchEvalPython", "ArrowEvalPython", "PythonUDF", "MapInPandas", "MapInArrow", "PythonMapInArrow",
-    "FlatMapGroupsInPandas", "FlatMapCoGroupsInPandas", "AggregateInPandas", "WindowInPandas", "ExternalRDD",
-    "SerializeFromObject", "DeserializeToObject", "MapPartitions",
-)
-
-
-def python_operators(df) -> list[str]:
-    """The Python/RDD operators in a DataFrame's physical plan (empty for a native plan)."""
-    plan = df._jdf.queryExecution().executedPlan().toString()
-    return [op for op in PYTHON_OPERATORS if op in plan]
-
-
-def batch_frame(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path):
-    """The job's `transform` over a test case's given records, as one batch DataFrame (for plan checks)."""
-    if compiled.pipeline.source.connector in KAFKA_CONNECTORS:
-        rows = kafka_rows(compiled.pipeline.source, list(case.given))
-        raw = spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)
-        if hasattr(job, "micro_batch"):
-            return job.micro_batch(raw, 0, str(tmp / "checkpoint"))
-        return job.transform(raw)
-    src = tmp / "source"
-    src.mkdir()
-    write_given_files(spark, job, compiled, [r.fields.get("value") for r in case.given], src, 0)
-    args = job.parse_args(["--source-path", str(src)])
-    args.streaming = False
-    return job.transform(job.read_source(spark, args))
-
-
 def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outcome:
     for key, value in job.SESSION_CONF.items():
         spark.conf.set(key, value)

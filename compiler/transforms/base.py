@@ -17,13 +17,33 @@ PREDICATE_PACKAGE = PACKAGE + "predicates."
 
 @dataclass(frozen=True)
 class ConfigKey:
-    """One Kafka Connect config key, as its ConfigDef declares it (used for docs and parsing)."""
+    """One Kafka Connect config key, as its ConfigDef declares it: the whole contract of the key, from which the
+    JSON Schema (compiler/schema_gen.py), docs/transforms.md (compiler/docs.py) and the schema tests are made."""
 
     name: str
-    kind: str  # STRING | LIST | BOOLEAN | INT | LONG
-    default: Any
+    kind: str  # STRING | LIST | BOOLEAN | INT
+    default: Any  # None: no default
     doc: str
-    choices: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()  # the only values accepted (STRING)
+    required: bool = False
+    nonempty: bool = False  # STRING: at least one character; LIST: at least one item
+    ignore_case: bool = False  # choices are matched in any case
+    requires: tuple[str, ...] = ()  # keys that must be set whenever this one is
+    removed: str = ""  # the key that replaced this one: accepted only so the compiler can say so (E303)
+
+    def rules(self) -> str:
+        """The key's constraints in words, for docs and schema descriptions."""
+        out = []
+        needs = [word for word, on in (("required", self.required), ("non-empty", self.nonempty)) if on]
+        if needs:
+            out.append(", ".join(needs).capitalize() + ".")
+        if self.choices:
+            out.append(f"One of: {', '.join(self.choices)}{' (any case)' if self.ignore_case else ''}.")
+        if self.requires:
+            out.append(f"Needs {', '.join(f'`{k}`' for k in self.requires)}.")
+        if self.removed:
+            out.append(f"An error here: use `{self.removed}`.")
+        return " ".join(out)
 
 
 _JAVA_WHITESPACE = "".join(chr(i) for i in range(0x21))

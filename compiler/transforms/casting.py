@@ -419,9 +419,25 @@ CAST = TransformSpec(
         "decodes BYTES into int32, int64 and float64 (`bytes.order`) and reads BYTES as UTF-8 text."
     ),
     keys=(
-        ConfigKey("spec", "LIST", None, "Required: `field:type` items, or a single type for the whole key/value; types are case-insensitive."),
-        ConfigKey("bytes.order", "STRING", "BIG_ENDIAN", "pipec: byte order of BYTES decoded into int32, int64 or float64 (case-insensitive).", ORDERS),
-        ConfigKey("bytes.string.encoding", "STRING", "base64", "pipec: BYTES cast to string as base64 (Kafka) or as UTF-8 text.", ENCODINGS),
+        ConfigKey(
+            "spec", "LIST", None,
+            "`field:type` items, or one bare type to cast the whole key or value. Types (any case): int8, int16, int32, "
+            "int64, float32, float64, boolean, string; BYTES fields also cast to int32, int64 and float64 (decoded "
+            "with bytes.order).",
+            required=True, nonempty=True,
+        ),
+        ConfigKey(
+            "bytes.order", "STRING", "BIG_ENDIAN",
+            "pipec extension: the byte order of BYTES decoded into int32, int64 or float64 (ksqlDB's INT_FROM_BYTES, "
+            "BIGINT_FROM_BYTES, DOUBLE_FROM_BYTES); a value of the wrong length is a record error.",
+            ORDERS, ignore_case=True,
+        ),
+        ConfigKey(
+            "bytes.string.encoding", "STRING", "base64",
+            "pipec extension: how BYTES cast to string: base64 (as Kafka does) or utf8 (the UTF-8 text; invalid UTF-8 "
+            "is a record error).",
+            ENCODINGS,
+        ),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),

@@ -15,12 +15,14 @@ from .structs import require_field, require_struct, spark_field_path, struct_wit
 
 SYNTAX_KEY = ConfigKey(
     "field.syntax.version", "STRING", "V1",
-    "V1: each field name is one top-level name. V2: dotted paths into nested structs, with backticks around names that hold dots (KIP-821).",
-    ("V1", "V2"),
+    "KIP-821 syntax of every field path of this step. V1: each field name is one top-level name (a dot is part of "
+    "the name). V2: dotted paths into nested structs, with backticks around names that hold dots and a backslash "
+    "escaping a backtick.",
+    ("V1", "V2"), ignore_case=True,
 )
 NULL_DEFAULT_KEY = ConfigKey(
     "replace.null.with.default", "BOOLEAN", True,
-    "Accepted for compatibility; columns have no defaults here, so it changes nothing.",
+    "Kafka's KIP-1040 key: accepted for compatibility, with no effect (pipec's columns have no default values).",
 )
 
 
@@ -178,17 +180,27 @@ def lower_insert(cfg: InsertFieldConfig, shape: Shape, low: Lowering) -> tuple[i
 INSERT_FIELD = TransformSpec(
     name="InsertField",
     purpose="field insertion",
-    doc="Insert fields from the record's envelope (topic, partition, offset, timestamp) or a static string.",
+    doc="Insert fields from the record's envelope (topic, partition, offset, timestamp) or a static string; at least "
+    "one of the `*.field` keys is needed. Field names may end in `!` or `?` (accepted, no effect: every field is optional).",
     keys=(
         ConfigKey("topic.field", "STRING", None, "Field that receives the record's topic (STRING)."),
         ConfigKey("partition.field", "STRING", None, "Field that receives the record's partition (INT)."),
         ConfigKey("offset.field", "STRING", None, "Field that receives the record's offset (BIGINT)."),
         ConfigKey("timestamp.field", "STRING", None, "Field that receives the record's timestamp (TIMESTAMP_LTZ(3))."),
-        ConfigKey("static.field", "STRING", None, "Field that receives `static.value` (STRING)."),
-        ConfigKey("static.value", "STRING", None, "The value of `static.field`."),
+        ConfigKey("static.field", "STRING", None, "Field that receives `static.value` (STRING).", requires=("static.value",)),
+        ConfigKey("static.value", "STRING", None, "The value written into `static.field`; a YAML number is taken as its text."),
         SYNTAX_KEY,
-        ConfigKey("field.on.missing.parent", "STRING", "create", "When a path's parent struct is absent or null: create it, or ignore the insertion.", ("create", "ignore")),
-        ConfigKey("field.on.existing.field", "STRING", "overwrite", "When the field already exists: overwrite it in place, or ignore the insertion.", ("overwrite", "ignore")),
+        ConfigKey(
+            "field.on.missing.parent", "STRING", "create",
+            "KIP-821: when the field's parent struct is absent or null, `create` builds it, `ignore` leaves the record "
+            "as it is.",
+            ("create", "ignore"),
+        ),
+        ConfigKey(
+            "field.on.existing.field", "STRING", "overwrite",
+            "KIP-821: when the field already exists, `overwrite` replaces its value in place, `ignore` leaves it.",
+            ("overwrite", "ignore"),
+        ),
         NULL_DEFAULT_KEY,
     ),
     parse=parse_insert,
@@ -212,11 +224,17 @@ class ReplaceFieldConfig:
     renames: tuple[tuple[FieldPath, str], ...]
 
 
+REMOVED_KEYS = (
+    ConfigKey("whitelist", "LIST", None, "Removed in Kafka 4.0 (renamed `include`).", removed="include"),
+    ConfigKey("blacklist", "LIST", None, "Removed in Kafka 4.0 (renamed `exclude`).", removed="exclude"),
+)
+
+
 def parse_replace(reader: ConfigReader) -> ReplaceFieldConfig:
     reader.boolean("replace.null.with.default", True)
-    for old, new in (("whitelist", "include"), ("blacklist", "exclude")):
-        if reader.has(old):
-            reader.error(old, f"'{old}' was removed in Kafka 4.0", f"use '{new}'", code="E303")
+    for key in REMOVED_KEYS:
+        if reader.has(key.name):
+            reader.error(key.name, f"'{key.name}' was removed in Kafka 4.0", f"use '{key.removed}'", code="E303")
     version = read_syntax(reader)
 
     def paths(key: str) -> tuple[FieldPath, ...]:
@@ -326,7 +344,8 @@ REPLACE_FIELD = TransformSpec(
     keys=(
         ConfigKey("exclude", "LIST", [], "Fields to drop; wins over include."),
         ConfigKey("include", "LIST", [], "Fields to keep; empty keeps every field."),
-        ConfigKey("renames", "LIST", [], "Renames as old:new pairs."),
+        ConfigKey("renames", "LIST", [], "`old:new` renames."),
+        *REMOVED_KEYS,
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),

@@ -58,7 +58,9 @@ def full_match(column: ir.Expr, pattern: str) -> ir.Expr:
 TOPIC_NAME_MATCHES = PredicateSpec(
     name="TopicNameMatches",
     doc="True when the whole topic name matches the Java regex `pattern` (`foo` does not match `foobar`).",
-    keys=(ConfigKey("pattern", "STRING", None, "A Java regular expression that must match the whole topic name."),),
+    keys=(
+        ConfigKey("pattern", "STRING", None, "A Java regular expression that must match the whole topic name.", required=True, nonempty=True),
+    ),
     parse=parse_topic_name_matches,
     lower=lambda cfg: full_match(ir.Col("topic"), cfg.pattern),
     example="is_test: {type: TopicNameMatches, pattern: \"test-.*\"}",
@@ -73,7 +75,7 @@ class HasHeaderKeyConfig:
 HAS_HEADER_KEY = PredicateSpec(
     name="HasHeaderKey",
     doc="True when at least one header has the key `name` (a header with a null value counts).",
-    keys=(ConfigKey("name", "STRING", None, "The header key to look for."),),
+    keys=(ConfigKey("name", "STRING", None, "The header key to look for.", required=True, nonempty=True),),
     parse=lambda reader: (lambda n: HasHeaderKeyConfig(n) if n is not None else None)(reader.nonempty("name")),
     lower=lambda cfg: ir.Func(
         "exists", (ir.Col("headers"), ir.Lambda("h", ir.BinOp("==", ir.Get(ir.Var("h"), "key"), ir.Lit(cfg.name))))

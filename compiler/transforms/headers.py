@@ -178,8 +178,13 @@ INSERT_HEADER = TransformSpec(
     doc="Append a header with a literal value, typed as Kafka's `Values.parseString` types it and written as "
     "SimpleHeaderConverter writes it (`1.50` becomes `1.5`, `null` a null value). Existing headers with the key are kept.",
     keys=(
-        ConfigKey("header", "STRING", None, "The header key."),
-        ConfigKey("value.literal", "STRING", None, "The literal value (a number, boolean, date, array, map or string, as Kafka parses it)."),
+        ConfigKey("header", "STRING", None, "The header key.", required=True),
+        ConfigKey(
+            "value.literal", "STRING", None,
+            "The literal value, typed as Kafka's Values.parseString types it (1 an INT8, true a BOOLEAN, a date, an "
+            "array, a map, else a STRING); a YAML number is taken as its text.",
+            required=True,
+        ),
     ),
     parse=parse_insert_header,
     infer=lambda cfg, shape, ctx: shape.with_headers(added=(cfg.header,)),
@@ -221,7 +226,7 @@ DROP_HEADERS = TransformSpec(
     name="DropHeaders",
     purpose="header removal",
     doc="Remove every header whose key is listed, keeping the order of the others; keys not present are ignored.",
-    keys=(ConfigKey("headers", "LIST", None, "The header keys to remove (non-empty)."),),
+    keys=(ConfigKey("headers", "LIST", None, "The header keys to remove; keys not present are ignored.", required=True, nonempty=True),),
     parse=parse_drop_headers,
     infer=lambda cfg, shape, ctx: shape.with_headers(dropped=tuple(cfg.keys)),
     lower=lower_drop_headers,
@@ -323,9 +328,9 @@ HEADER_FROM = TransformSpec(
     "after the existing headers, written as SimpleHeaderConverter writes the field's value. A null key or value "
     "is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "The fields to read (non-empty), one per entry of `headers`."),
-        ConfigKey("headers", "LIST", None, "The header keys, as many as `fields`."),
-        ConfigKey("operation", "STRING", None, "`copy` keeps the fields, `move` removes them.", ("move", "copy")),
+        ConfigKey("fields", "LIST", None, "The fields to read, one per entry of `headers`.", required=True, nonempty=True),
+        ConfigKey("headers", "LIST", None, "The header keys, as many as `fields`; the headers are appended.", required=True, nonempty=True),
+        ConfigKey("operation", "STRING", None, "`copy` keeps the fields, `move` removes them.", ("move", "copy"), required=True),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),

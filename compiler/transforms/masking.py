@@ -182,8 +182,13 @@ MASK_FIELD = TransformSpec(
     "epoch for dates and timestamps, an empty array or map; or by `replacement` converted to the field's type (numbers "
     "parsed as Java's BigDecimal, integers truncated). A null key or value is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "Fields (V2: paths) to mask; at least one."),
-        ConfigKey("replacement", "STRING", None, "Non-empty replacement value, converted to each field's type."),
+        ConfigKey("fields", "LIST", None, "Fields (V2: paths) to mask.", required=True, nonempty=True),
+        ConfigKey(
+            "replacement", "STRING", None,
+            "The replacement value, converted to each field's type; without it, the type's empty value (0, false, "
+            "empty string, ...).",
+            nonempty=True,
+        ),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),

@@ -139,8 +139,8 @@ REGEX_ROUTER = TransformSpec(
     doc="When the whole topic matches the Java regex `regex`, replace it with `replacement` (`$1`, `${name}`, `\\$`), "
     "as Java's `replaceFirst`; other records keep their topic.",
     keys=(
-        ConfigKey("regex", "STRING", None, "A Java regular expression that must match the whole topic."),
-        ConfigKey("replacement", "STRING", None, "The new topic, in Java's replacement syntax."),
+        ConfigKey("regex", "STRING", None, "A Java regular expression that must match the whole topic.", required=True),
+        ConfigKey("replacement", "STRING", None, "The new topic, in Java's replacement syntax ($1, ${name}, \\$).", required=True),
     ),
     parse=parse_regex_router,
     infer=lambda cfg, shape, ctx: dataclasses.replace(shape, routed=True),
@@ -194,7 +194,7 @@ TIMESTAMP_ROUTER = TransformSpec(
     "is a record error.",
     keys=(
         ConfigKey("topic.format", "STRING", "${topic}-${timestamp}", "The new topic, with `${topic}` and `${timestamp}` placeholders."),
-        ConfigKey("timestamp.format", "STRING", "yyyyMMdd", "A java.text.SimpleDateFormat pattern, formatted in UTC."),
+        ConfigKey("timestamp.format", "STRING", "yyyyMMdd", "The java.text.SimpleDateFormat pattern of `${timestamp}`, formatted in UTC."),
     ),
     parse=parse_timestamp_router,
     infer=lambda cfg, shape, ctx: dataclasses.replace(shape, routed=True),

@@ -68,11 +68,11 @@ def lower_set_schema_metadata(cfg: SetSchemaMetadataConfig, shape: Shape, low: L
 SET_SCHEMA_METADATA = TransformSpec(
     name="SetSchemaMetadata",
     purpose="updating schema metadata",
-    doc="Set the schema name and/or version of the key or value. Records are unchanged (tombstones pass through); "
+    doc="Set the schema name and/or version of the key or value (at least one of the two). Records are unchanged (tombstones pass through); "
     "the name and version are kept for formats that carry a schema name (the avro record name).",
     keys=(
         ConfigKey("schema.name", "STRING", None, "The schema name to set."),
-        ConfigKey("schema.version", "INT", None, "The schema version to set."),
+        ConfigKey("schema.version", "INT", None, "The schema version to set, an integer."),
         NULL_DEFAULT_KEY,
     ),
     parse=parse_set_schema_metadata,

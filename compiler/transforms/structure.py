@@ -28,10 +28,10 @@ def _shown(steps: tuple[str, ...]) -> str:
 
 
 def read_paths(reader: ConfigReader, key: str, version: str, code: str) -> tuple[FieldPath, ...]:
-    """A non-empty LIST key of field paths (an empty list is an error at the key)."""
+    """A required, non-empty LIST key of field paths (an empty list is an error at the key, a missing one at the step)."""
     items = reader.items(key)
-    if not items and reader.has(key):
-        reader.error(key, f"'{key}' must list at least one field", code=code)
+    if not items:
+        reader.error(key if reader.has(key) else None, f"'{key}' must list at least one field", code=code)
     return tuple(p for p in (read_path(reader, key, text, version) for text in items) if p is not None)
 
 
@@ -86,7 +86,7 @@ EXTRACT_FIELD = TransformSpec(
     doc="Replace the key or value by one of its fields (with V2, a nested field); the result may be a primitive. "
     "A null key or value, or a null parent on the path, gives null.",
     keys=(
-        ConfigKey("field", "STRING", None, "The field to extract (a dotted path under V2)."),
+        ConfigKey("field", "STRING", None, "The field to extract (a dotted path under V2).", required=True),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),
@@ -248,7 +248,7 @@ HOIST_FIELD = TransformSpec(
     "null). With `hoisted` (KIP-821), wrap only the element at that path: it is replaced, in place, by `field` holding "
     "a struct with that element under its own name.",
     keys=(
-        ConfigKey("field", "STRING", None, "Name of the single field of the new struct."),
+        ConfigKey("field", "STRING", None, "Name of the single field of the new struct.", required=True),
         ConfigKey("hoisted", "STRING", "", "KIP-821: path of the element to wrap; empty wraps the whole key or value."),
         SYNTAX_KEY,
     ),
@@ -320,7 +320,7 @@ VALUE_TO_KEY = TransformSpec(
     "one path gives the value found there as the key; several give a struct whose fields are named by each path's "
     "last step. A tombstone (null value) is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "Value fields (V2: paths) forming the key; at least one."),
+        ConfigKey("fields", "LIST", None, "Value fields (V2: paths) forming the key.", required=True, nonempty=True),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),

@@ -206,8 +206,12 @@ TIMESTAMP_CONVERTER = TransformSpec(
     ),
     keys=(
         ConfigKey("field", "STRING", "", "The field to convert; empty converts the whole key/value."),
-        ConfigKey("target.type", "STRING", None, "Required: string, unix, Date, Time or Timestamp (case-sensitive).", TARGETS),
-        ConfigKey("format", "STRING", "", "SimpleDateFormat pattern (UTC); required for string output or input."),
+        ConfigKey("target.type", "STRING", None, "The type to convert to (case-sensitive).", TARGETS, required=True),
+        ConfigKey(
+            "format", "STRING", "",
+            "java.text.SimpleDateFormat pattern (UTC); needed when target.type is string or the input is a string, "
+            "which must match it fully.",
+        ),
         ConfigKey("unix.precision", "STRING", "milliseconds", "Unit of unix epoch numbers read or written.", PRECISIONS),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 ERRORS = FIXTURES / "errors"
+TRANSFORM_ERRORS = ROOT / "tests" / "transforms" / "errors"  # the transform library's cases, same harness
 VALID = FIXTURES / "valid"
 EXAMPLE = ROOT / "pipelines" / "orders_enriched.yaml"
 

@@ -13,7 +13,8 @@ import pytest
 from compiler.diagnostics import CompileError
 from compiler.project import build_all, generate_all
 from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from compiler.testing.runner import load_job, python_operators
+from compiler.testing.runner import load_job
+from native_plan import python_operators
 
 HERE = Path(__file__).resolve().parent / "pipelines"
 

@@ -28,7 +28,7 @@ from confluent_kafka import (
 )
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from compiler.testing.kafka_broker import start_broker, stop_broker
+from kafka_broker import start_broker, stop_broker
 
 TIMEOUT_S = 30.0
 TIMESTAMP_TYPES = {TIMESTAMP_CREATE_TIME: "CreateTime", TIMESTAMP_LOG_APPEND_TIME: "LogAppendTime"}

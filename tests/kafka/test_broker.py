@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pytest
 
-from compiler.testing.kafka_broker import broker_status
+from kafka_broker import broker_status
 
 pytestmark = pytest.mark.kafka
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from compiler.project import build_all, generate_all
-from compiler.testing.runner import batch_frame, load_job, python_operators, run_tests
+from compiler.testing.runner import load_job, run_tests
+from native_plan import batch_frame, python_operators
 
 pytestmark = pytest.mark.spark
 HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""Start and stop the single-node Kafka broker of `scripts/kafka` from Python (pytest, demos).
+"""Start and stop the single-node Kafka broker of `scripts/kafka` from the Kafka tests (tests/kafka/conftest.py).
 
 Standard library only. The script fetches Kafka's jars from Maven Central on first use (cached in
 $PIPEC_CACHE, default ~/.cache/pipec) and prints the bootstrap servers; see its header for settings.

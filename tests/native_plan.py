@@ -1,0 +1,47 @@
+"""Checks that a job's record path is native Spark: no Python UDF, pandas UDF or RDD operator in a physical plan.
+
+Shared by the record, changelog, dead-letter and example-plan tests (SPEC section 1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from compiler.build import Compiled
+from compiler.model import TestCase
+from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+from compiler.testing.runner import KAFKA_CONNECTORS, write_given_files
+
+# Physical operators that would mean Python code (or an RDD, or JVM objects) on the record path.
+PYTHON_OPERATORS = (
+    "BatchEvalPython", "ArrowEvalPython", "PythonUDF", "MapInPandas", "MapInArrow", "PythonMapInArrow",
+    "FlatMapGroupsInPandas", "FlatMapCoGroupsInPandas", "AggregateInPandas", "WindowInPandas", "ExternalRDD",
+    "SerializeFromObject", "DeserializeToObject", "MapPartitions",
+)
+
+
+def python_operators_in(plan: str) -> list[str]:
+    """The PYTHON_OPERATORS named in a physical plan's text (empty for a native plan)."""
+    return [op for op in PYTHON_OPERATORS if op in plan]
+
+
+def python_operators(df) -> list[str]:
+    """The Python/RDD operators in a DataFrame's physical plan (empty for a native plan)."""
+    return python_operators_in(df._jdf.queryExecution().executedPlan().toString())
+
+
+def batch_frame(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path):
+    """The job's `transform` over a test case's given records, as one batch DataFrame (for plan checks)."""
+    if compiled.pipeline.source.connector in KAFKA_CONNECTORS:
+        rows = kafka_rows(compiled.pipeline.source, list(case.given))
+        raw = spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)
+        if hasattr(job, "micro_batch"):
+            return job.micro_batch(raw, 0, str(tmp / "checkpoint"))
+        return job.transform(raw)
+    src = tmp / "source"
+    src.mkdir()
+    write_given_files(spark, job, compiled, [r.fields.get("value") for r in case.given], src, 0)
+    args = job.parse_args(["--source-path", str(src)])
+    args.streaming = False
+    return job.transform(job.read_source(spark, args))
