@@ -17,7 +17,7 @@ from .connectors.kafka import KAFKA_SOURCE, metadata_keys
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
 from .errors_policy import dead_letter_problems
-from .envrefs import Text, check_env_refs, mentions_env
+from .envrefs import Text
 from .loader import Document
 from .model import Column, ErrorPolicy, Pipeline, Predicate, Sink, Source, Step, TestCase, TestRecord
 from .shape import Shape
@@ -25,14 +25,6 @@ from .transforms import REGISTRY, ConfigReader, Context
 from .transforms.structs import conform
 from .types import BYTES, HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type, same_name
 
-# Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
-ENV_PATHS = (
-    ("source", "properties", "*"), ("sink", "properties", "*"),
-    ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
-    ("source", "path"), ("sink", "path"), ("sink", "checkpoint"),
-    ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
-    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"), ("errors", "deadletterqueue.properties", "*"),
-)
 STEP_KEYS = ("name", "type", "predicate", "negate")
 REFUSED_CONSUMER_PROPERTIES = {
     "auto.offset.reset": "set startup.mode instead",
@@ -53,35 +45,6 @@ class Compiled:
     @property
     def final(self) -> Shape:
         return self.shapes[-1]
-
-
-def _env_allowed(path: tuple) -> bool:
-    return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path)) for p in ENV_PATHS)
-
-
-def check_env(doc: Document, diags: Collector) -> None:
-    """`${env:...}` only where allowed, always well formed; test data is exempt."""
-
-    def walk(value: Any, path: tuple) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                walk(v, path + (k,))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                walk(v, path + (i,))
-        elif isinstance(value, str) and "${" in value:
-            loc = doc.smap.at(path)
-            if _env_allowed(path):
-                problem = check_env_refs(value)
-                if problem:
-                    diags.error("E105", f"{problem}", loc, "write ${env:NAME} or ${env:NAME:-default}; $${ for a literal ${")
-            elif mentions_env(value):
-                where = ".".join(str(p) for p in path)
-                diags.error("E106", f"{where} cannot use ${{env:...}}: the compiler must check this value", loc,
-                            "environment references are allowed in properties, topics, paths, checkpoint, startup and dead-letter settings")
-
-    data = doc.data if isinstance(doc.data, dict) else {}
-    walk({k: v for k, v in data.items() if k != "tests"}, ())
 
 
 def _text(value: Any) -> Text | None:
@@ -116,7 +79,8 @@ class Builder:
         try:
             return parse_type(text)
         except TypeSyntaxError as exc:
-            self.diags.error("E200", f"bad type '{text}': {exc.message}", self.doc.smap.text_at(path, exc.offset))
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            self.diags.error("E200", f"bad type '{shown}': {exc.message}", self.doc.smap.text_at(path, exc.offset))
             return None
 
     def columns(self, src: dict, connector) -> tuple[Column, ...]:
@@ -463,7 +427,6 @@ class Builder:
     # ------------------------------------------------------------ all
 
     def build(self) -> Compiled | None:
-        check_env(self.doc, self.diags)
         source = self.source()
         predicates = self.predicates()
         start = initial_shape(source) if source else None
@@ -476,7 +439,7 @@ class Builder:
         d = self.data
         pipeline = Pipeline(
             name=d["name"],
-            file=self.doc.file,
+            file=self.doc.repo_file,
             sha256=self.doc.sha256,
             mode=d.get("mode", "streaming"),
             source=source,

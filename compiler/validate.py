@@ -9,6 +9,7 @@ from pathlib import Path
 from .connectors.upsert_kafka import schema_hint
 from .diagnostics import Collector, did_you_mean, one_of
 from .loader import Document
+from .scalars import settle
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "pipeline.schema.json"
 
@@ -68,13 +69,17 @@ def _describe(error) -> tuple[str, str | None, tuple]:
     return f"{where}: {error.message}", None, path
 
 
-def validate_document(doc: Document, diags: Collector) -> bool:
-    """Schema-check `doc.data`; every error goes to `diags`. True when the document is well formed."""
+def validate_document(doc: Document, diags: Collector) -> Document | None:
+    """Settle `doc`'s scalars (scalars.py), then schema-check it; every error goes to `diags`. The settled
+    document when it is well formed, else None."""
     before = len(diags.errors)
+    doc, reported = settle(doc, diags, _validator())
     seen = set()
     for error in _validator().iter_errors(doc.data):
         for leaf in _leaves(error):
             message, hint, path = _describe(leaf)
+            if path in reported:
+                continue
             hint = schema_hint(doc.data, path) or hint
             is_key = leaf.validator in ("additionalProperties", "unevaluatedProperties")
             loc = doc.smap.key(path) if is_key else doc.smap.at(path)
@@ -82,4 +87,4 @@ def validate_document(doc: Document, diags: Collector) -> bool:
                 continue
             seen.add((loc, message))
             diags.error("E100", message, loc, hint)
-    return len(diags.errors) == before
+    return doc if len(diags.errors) == before else None
