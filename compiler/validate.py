@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .connectors.upsert_kafka import schema_hint
 from .diagnostics import Collector, did_you_mean, one_of
+from .exclusive import check_exclusive
 from .loader import Document
 from .scalars import settle
 
@@ -74,6 +75,7 @@ def validate_document(doc: Document, diags: Collector) -> Document | None:
     document when it is well formed, else None."""
     before = len(diags.errors)
     doc, reported = settle(doc, diags, _validator())
+    reported |= check_exclusive(doc, diags)
     seen = set()
     for error in _validator().iter_errors(doc.data):
         for leaf in _leaves(error):
