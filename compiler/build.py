@@ -295,15 +295,13 @@ class Builder:
             if pred is not None and pred not in predicates and pred not in (self.data.get("predicates") or {}):
                 self.diags.error("E322", f"step '{alias}' names predicate '{pred}', which is not defined", self.at(*path, "predicate"),
                                  did_you_mean(pred, predicates) or "define it under predicates:")
-            if "negate" in raw and pred is None:
-                self.diags.error("E323", f"step '{alias}' sets negate but no predicate to negate", self.at(*path, "negate"),
-                                 "add predicate: <alias>, or remove negate")
             owner = f"{type_name.rsplit('.', 1)[-1]} '{alias}'"
             config_raw = {k: v for k, v in raw.items() if k not in STEP_KEYS}
             reader = ConfigReader(owner, config_raw, self.doc.smap, path, self.diags)
             errors_before = len(self.diags.errors)
             config = spec.parse(reader)
-            step = Step(alias, spec.name, side, type_name, config, self.at(*path), pred, bool(raw.get("negate", False)))
+            negate = ConfigReader(owner, raw, self.doc.smap, path, self.diags).boolean("negate", False)  # "false" is false
+            step = Step(alias, spec.name, side, type_name, config, self.at(*path), pred, negate)
             if len(self.diags.errors) == errors_before:
                 before = shape
                 shape = spec.infer(config, shape, Context(owner, side, reader, self.diags))

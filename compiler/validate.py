@@ -50,6 +50,10 @@ def _describe(error) -> tuple[str, str | None, tuple]:
         key = extra[0] if extra else "?"
         hint = did_you_mean(key, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else None)
         return f"unknown key '{key}' in {where}", hint, path + (key,)
+    if v == "dependentRequired":
+        key, missing = next((k, missing) for k, deps in error.validator_value.items()
+                            if k in error.instance and (missing := [d for d in deps if d not in error.instance]))
+        return f"{key} needs a {one_of(missing)}, and there is none", f"add {one_of(missing)}, or remove {key}", path + (key,)
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"'{missing}' is required in {where}", None, path

@@ -131,6 +131,15 @@ def test_a_plain_scalar_settles_by_its_slot(key, yaml_text, path, value):
     assert (type(node), node) == (type(value), value), diags.items
 
 
+@pytest.mark.parametrize("spelling, negate", [("false", False), ("'false'", False), ("' TRUE '", True), ("True", True)])
+def test_negate_reads_kafkas_boolean_spellings(spelling, negate):
+    text = _with_step("{name: s, type: Filter, predicate: p, negate: %s}" % spelling).replace(
+        "transforms:", "predicates:\n  p: {type: HasHeaderKey, name: h}\ntransforms:")
+    result = build_all([_write(text)])
+    assert not result.diags.errors, result.diags.errors
+    assert result.compiled[0].pipeline.steps[0].negate is negate
+
+
 def _with_step(step: str) -> str:
     return TEXTS.split("transforms:\n")[0] + f"transforms:\n  - {step}\n" + "sink:" + TEXTS.split("sink:")[1].split("tests:")[0]
 
