@@ -69,6 +69,8 @@ def _describe(error) -> tuple[str, str | None, tuple]:
     if v == "pattern":
         label = sch.get("description", "").split(".")[0]
         return f"{where} {error.instance!r} does not match {error.validator_value}", label or None, path
+    if v == "minLength" and error.instance == "":
+        return f"{where} must not be empty", None, path
     if v == "type":
         return f"{where} must be of type {one_of(error.validator_value) if isinstance(error.validator_value, list) else error.validator_value}, not {type(error.instance).__name__}", None, path
     return f"{where}: {error.message}", None, path

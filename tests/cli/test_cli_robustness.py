@@ -70,7 +70,7 @@ def test_expect_with_expect_error_is_said_in_words_at_the_second_key(capsys, mon
 
 def test_negate_without_a_predicate_says_so_at_negate(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
-    run = run_cli(["validate", rel(ERRORS / "negate_without_a_predicate.yaml")], capsys)
+    run = run_cli(["validate", rel(ERRORS / "negate_without_predicate.yaml")], capsys)
     (line,) = [line for line in run.err.splitlines() if "error[" in line]
     assert line.endswith(":15:13: error[E100]: negate needs a predicate, and there is none")
 
