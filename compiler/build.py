@@ -13,7 +13,7 @@ from . import ir
 from .connectors import SINKS, SOURCES
 from .changelog import check_sink_takes_changelog, source_yields_changelog
 from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint
-from .connectors.kafka import KAFKA_SOURCE, metadata_keys
+from .connectors.kafka import KAFKA_SOURCE, SPECIFIC_OFFSETS_FORMAT, metadata_keys, specific_offsets_problem
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
 from .errors_policy import dead_letter_problems
@@ -234,6 +234,12 @@ class Builder:
             self.diags.error("E233", "startup mode latest-offset reads nothing in a batch pipeline", at("startup", "mode"), "use earliest-offset")
         if mode == "specific-offsets" and len(source.topics) != 1:
             self.diags.error("E234", "specific-offsets needs exactly one topic in topics", at("startup", "specific-offsets"))
+        offsets = Text(str(source.startup.get("specific-offsets", "")))
+        problem = specific_offsets_problem(offsets.raw) if offsets.raw and not offsets.has_env else None
+        if problem:
+            self.diags.error("E244", f"bad specific-offsets: {problem[1]}",
+                             self.doc.smap.text_at(("source", "startup", "specific-offsets"), problem[0]),
+                             f"write {SPECIFIC_OFFSETS_FORMAT}, naming every partition of the topic")
         physical = [c for c in source.columns if c.physical]
         values = [c for c in physical if not (source.fields_include == "EXCEPT_KEY" and c.name in source.key_fields)]
         if source.format == "raw" and (len(values) != 1 or not (values[0].type.is_string or values[0].type.is_binary)):
