@@ -348,14 +348,17 @@ class Builder:
             properties=tuple((k, Text(str(v))) for k, v in (raw.get("properties") or {}).items()),
             key_format=raw.get("key", {}).get("format", self.default_key_format(shape)),
             key_fields=tuple(raw.get("key", {}).get("fields", [])),
+            key_field_locs=tuple(self.at("sink", "key", "fields", i) for i in range(len(raw.get("key", {}).get("fields", [])))),
             fields_include=raw.get("value", {}).get("fields-include", "ALL"),
             metadata=tuple((raw.get("metadata") or {}).items()),
+            metadata_locs=tuple(self.at("sink", "metadata", k) for k in (raw.get("metadata") or {})),
             record_name=self.data["name"],
             key_schema_id=_int(raw.get("key", {}).get("schema-id")),
             value_schema_id=_int(raw.get("value", {}).get("schema-id")),
         )
         if raw["connector"] == UPSERT_KAFKA:
-            sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]))
+            sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
+                           key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))
         if raw["connector"] in ("kafka", UPSERT_KAFKA):
             sink = replace(sink, format=raw["value"]["format"])
             if not any(k == "bootstrap.servers" for k, _ in sink.properties) and not self.source_bootstrap():
