@@ -63,10 +63,12 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
     re-read with the pure-Python parser, whose messages the error fixtures pin."""
 
 
+# Timestamps stay strings; YAML 1.1's `=` ("value" type, which PyYAML cannot even construct) is the text "=".
 _RESOLVERS = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+MERGE = "tag:yaml.org,2002:merge"
 _Loader.yaml_implicit_resolvers = _FastLoader.yaml_implicit_resolvers = _RESOLVERS
 
 
@@ -92,7 +94,7 @@ class _Tree:
 
     def key(self, node: yaml.Node) -> str | None:
         """A mapping key is always text: a plain `on` or `0123` is the key "on" or "0123", as JSON has it."""
-        if node.tag == "tag:yaml.org,2002:merge":
+        if node.tag == MERGE:
             self.diags.error("E001", "YAML merge keys (<<) are not supported", self.loc(node), "write the keys out")
         elif not isinstance(node, yaml.ScalarNode):
             self.diags.error("E001", "mapping keys must be plain scalars", self.loc(node))
@@ -121,6 +123,9 @@ class _Tree:
             return result
         if isinstance(node, yaml.SequenceNode):
             return [self.build(n, path + (i,)) for i, n in enumerate(node.value)]
+        if node.tag == MERGE:  # `<<` as a value, not a key: its text
+            self.plain[path] = node.value
+            return node.value
         if node.style in ("'", '"'):
             self.quoted.add(path)
         elif not node.style and node.tag == self.loader.resolve(yaml.ScalarNode, node.value, (True, False)):

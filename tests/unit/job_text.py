@@ -7,23 +7,30 @@ import tempfile
 from pathlib import Path
 
 from compiler.diagnostics import CompileError
+from compiler.model import Pipeline
 from compiler.project import build_all, generate_all
 
 
 def compile_text(text: str) -> tuple[str | None, list[str]]:
     """(the generated job, None on errors; every diagnostic rendered)."""
+    source, diagnostics, _ = compile_pipeline(text)
+    return source, diagnostics
+
+
+def compile_pipeline(text: str) -> tuple[str | None, list[str], Pipeline | None]:
+    """(the generated job, None on errors; every diagnostic rendered; the pipeline model, None on errors)."""
     with tempfile.TemporaryDirectory(prefix="pipec-text-") as tmp:
         path = Path(tmp) / "p.yaml"
         path.write_text(text, encoding="utf-8")
         result = build_all([str(path)])
         rendered = [d.render() for d in result.diags.items]
         if result.diags.errors:
-            return None, rendered
+            return None, rendered, None
         try:
             (source,) = generate_all(result).values()
         except CompileError as exc:
-            return None, rendered + [d.render() for d in exc.diagnostics]
-        return source, rendered
+            return None, rendered + [d.render() for d in exc.diagnostics], None
+        return source, rendered, result.compiled[0].pipeline
 
 
 def literals(source: str) -> set[str | bytes]:

@@ -64,6 +64,14 @@ def test_test_names_and_record_keys_are_text():
     assert case.given[0].fields["value"] == {"off": "a", "on": "b", "yes": 1}  # keys as written, values typed
 
 
+def test_yaml_1_1_value_and_merge_words_are_text_as_values():
+    """`=` (YAML 1.1's "value" type, which PyYAML cannot construct) and `<<` (a merge key only as a key)."""
+    source, diagnostics = compile_text(_with_step("{name: s, type: InsertField$Value, static.field: f, static.value: =}")
+                                       .replace("name: yes, type: BIGINT", "name: <<, type: BIGINT"))
+    assert source is not None, diagnostics
+    assert {"=", "<<"} <= literals(source)
+
+
 @pytest.mark.parametrize("slot", [
     "{name: s, type: InsertField$Value, static.field: f, static.value: '$${env:HOME}'}",
     "{name: s, type: InsertField$Value, static.field: f, static.value: \"$${env:HOME}\"}",
