@@ -1,5 +1,6 @@
 """The pipeline's description is the first line of the job's docstring and of its --help, exactly: quotes and
-backslashes included (the docstring escapes them), whatever else the text holds."""
+backslashes included (the docstring escapes them), and % signs (argparse formats a description only when it
+holds %(prog)), whatever else the text holds."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ DESCRIPTIONS = [
     'Ends in a quote "',
     'Triple """ and \'\'\' quotes, \\" and \\\\ and \\n as typed',
     "Keeps 100% of %(prog)s records, {{ jinja }} and ${x}",
+    "50% off, %d and %% as typed",
     "Tabs\tand\nnewlines fold to one line; ünïcode stays",
 ]
 
@@ -44,7 +46,7 @@ def test_the_docstring_holds_the_description_exactly(description):
     assert doc.split("\n")[0] == f"described: {comment_text(description)}"
 
 
-@pytest.mark.parametrize("description", DESCRIPTIONS[:4])
+@pytest.mark.parametrize("description", DESCRIPTIONS)
 def test_help_prints_the_description_exactly(description):
     with tempfile.TemporaryDirectory() as tmp:
         job = Path(tmp) / "described.py"
