@@ -148,6 +148,28 @@ def test_negate_reads_kafkas_boolean_spellings(spelling, negate):
     assert result.compiled[0].pipeline.steps[0].negate is negate
 
 
+# How a plain scalar settles follows each config key's kind in Kafka's ConfigDef (the registry's ConfigKey):
+# STRING and LIST keys are text; BOOLEAN keys keep true/false; INT keys keep decimal integers.
+TEXT_ONLY = {"boolean", "integer", "null"}
+KIND_TYPES = {  # kind -> (JSON types the slot must name, types it must not)
+    "STRING": ({"string"}, TEXT_ONLY), "LIST": ({"string", "array"}, TEXT_ONLY),
+    "BOOLEAN": ({"boolean", "string"}, set()), "INT": ({"integer", "string"}, set()), "LONG": ({"integer", "string"}, set()),
+}
+
+
+def test_the_schema_gives_each_config_key_the_slot_its_kind_needs():
+    from compiler.scalars import _Slots
+    from compiler.transforms import REGISTRY
+    from compiler.validate import _validator
+
+    slots, defs = _Slots(_validator()), _validator().schema["$defs"]
+    for name, spec in {**REGISTRY.transforms, **REGISTRY.predicates}.items():
+        for key in spec.keys:
+            types = slots.types(slots.expand([defs[name]["properties"][key.name]], conditions=False))
+            needed, refused = KIND_TYPES[key.kind]
+            assert types is not None and needed <= types and not refused & types, (name, key.name, key.kind, types)
+
+
 def _with_step(step: str) -> str:
     return TEXTS.split("transforms:\n")[0] + f"transforms:\n  - {step}\n" + "sink:" + TEXTS.split("sink:")[1].split("tests:")[0]
 
