@@ -82,17 +82,29 @@ def env_allowed(path: tuple) -> bool:
     return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path)) for p in ENV_PATHS)
 
 
-class _Slots:
-    """The schema's view of one position: the subschemas that apply there (`$ref`, `allOf`, `if` followed)."""
+class Slots:
+    """The schema's view of a position: the subschemas that apply there (`$ref`, `allOf`, `if` followed). One per
+    process: it remembers the answers of the schema's conditions."""
 
     def __init__(self, validator):
-        self.validator, self.root, self._evolved = validator, validator.schema, {}
+        self.validator, self.root, self._evolved, self._conditions = validator, validator.schema, {}, {}
 
     def valid(self, schema: dict, instance: Any) -> bool:
         key = id(schema)
         if key not in self._evolved:
             self._evolved[key] = self.validator.evolve(schema=schema)
         return self._evolved[key].is_valid(instance)
+
+    def condition(self, schema: dict, instance: Any) -> bool:
+        """An `if` on a mapping: it tests the keys it names (`connector`, `type`, `mode`), so one answer per
+        distinct value of those keys; the dispatch of every step and connector asks again and again."""
+        named = schema.get("properties", {})
+        if not isinstance(instance, dict) or set(schema) - {"type", "properties", "required"}:
+            return self.valid(schema, instance)
+        key = (id(schema), tuple((k, repr(instance.get(k, self))) for k in named))
+        if key not in self._conditions:
+            self._conditions[key] = self.valid(schema, {k: instance[k] for k in named if k in instance})
+        return self._conditions[key]
 
     def expand(self, schemas: list, instance: Any = None, conditions: bool = True) -> list[dict]:
         """Every schema that applies; `if` is decided on `instance`, or skipped without `conditions` (a scalar's
@@ -111,7 +123,7 @@ class _Slots:
             for sub in schema.get("allOf", ()):
                 add(sub)
             if "if" in schema and conditions:
-                add(schema.get("then") if self.valid(schema["if"], instance) else schema.get("else"))
+                add(schema.get("then") if self.condition(schema["if"], instance) else schema.get("else"))
 
         for schema in schemas:
             add(schema)
@@ -150,8 +162,8 @@ class _Slots:
 class _Settler:
     """One document's pass; `reported` holds the paths it refused, so schema validation says nothing more there."""
 
-    def __init__(self, doc: Document, diags: Collector, validator):
-        self.doc, self.diags, self.slots = doc, diags, _Slots(validator)
+    def __init__(self, doc: Document, diags: Collector, slots: Slots):
+        self.doc, self.diags, self.slots = doc, diags, slots
         self.reported: set[tuple] = set()
 
     def error(self, code: str, message: str, path: tuple, hint: str | None = None) -> None:
@@ -180,8 +192,7 @@ class _Settler:
             agreed = _read(text, _AGREED)
             if agreed is not _NOT_AGREED and _JSON_TYPE[type(agreed)] in types:
                 return agreed
-            as_text = "string" in types and self.slots_accept(schemas, text)
-            if "boolean" in types and text.lower() in BOOLEAN_LIKE and not as_text:
+            if "boolean" in types and text.lower() in BOOLEAN_LIKE and not ("string" in types and self.accepts(schemas, text)):
                 self.error("E009", f"{where} takes true or false; YAML reads '{text}' as a boolean-like word", path,
                            "write true or false")
                 return value
@@ -196,7 +207,7 @@ class _Settler:
                        path, f"write {one_of(options)}: every YAML reads that alike")
         return value
 
-    def slots_accept(self, schemas: list[dict], instance: Any) -> bool:
+    def accepts(self, schemas: list[dict], instance: Any) -> bool:
         return all(self.slots.valid(s, instance) for s in schemas)
 
     def env(self, value: str, path: tuple) -> str:
@@ -214,8 +225,8 @@ class _Settler:
         return value.replace("$${", "${")
 
 
-def settle(doc: Document, diags: Collector, validator) -> tuple[Document, frozenset]:
+def settle(doc: Document, diags: Collector, slots: Slots) -> tuple[Document, frozenset]:
     """`doc` with each scalar settled as the module docstring says, and the paths already reported."""
-    settler = _Settler(doc, diags, validator)
-    data = settler.value(doc.data, [validator.schema], ())
+    settler = _Settler(doc, diags, slots)
+    data = settler.value(doc.data, [slots.root], ())
     return replace(doc, data=data), frozenset(settler.reported)

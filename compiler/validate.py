@@ -10,7 +10,7 @@ from .connectors.upsert_kafka import schema_hint
 from .diagnostics import Collector, did_you_mean, one_of
 from .exclusive import check_exclusive
 from .loader import Document
-from .scalars import settle
+from .scalars import Slots, settle
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "pipeline.schema.json"
 
@@ -25,6 +25,11 @@ def _validator():
     from jsonschema import Draft202012Validator  # imported lazily: validation is the only user
 
     return Draft202012Validator(schema())
+
+
+@lru_cache(maxsize=1)
+def _slots() -> Slots:
+    return Slots(_validator())
 
 
 def _leaves(error):
@@ -80,7 +85,7 @@ def validate_document(doc: Document, diags: Collector) -> Document | None:
     """Settle `doc`'s scalars (scalars.py), then schema-check it; every error goes to `diags`. The settled
     document when it is well formed, else None."""
     before = len(diags.errors)
-    doc, reported = settle(doc, diags, _validator())
+    doc, reported = settle(doc, diags, _slots())
     reported |= check_exclusive(doc, diags)
     seen = set()
     for error in _validator().iter_errors(doc.data):

@@ -158,11 +158,11 @@ KIND_TYPES = {  # kind -> (JSON types the slot must name, types it must not)
 
 
 def test_the_schema_gives_each_config_key_the_slot_its_kind_needs():
-    from compiler.scalars import _Slots
     from compiler.transforms import REGISTRY
-    from compiler.validate import _validator
+    from compiler.validate import _slots
 
-    slots, defs = _Slots(_validator()), _validator().schema["$defs"]
+    slots = _slots()
+    defs = slots.root["$defs"]
     for name, spec in {**REGISTRY.transforms, **REGISTRY.predicates}.items():
         for key in spec.keys:
             types = slots.types(slots.expand([defs[name]["properties"][key.name]], conditions=False))
