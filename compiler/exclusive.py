@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from .diagnostics import Collector
+from .errors_policy import PATH, TOPIC
 from .loader import Document
-
-TOPIC, PATH = "deadletterqueue.topic.name", "deadletterqueue.path"
 
 # (the mapping, '*' for any key or index; keys of which it may hold one; why)
 EXCLUSIVE = (
