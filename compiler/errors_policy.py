@@ -46,9 +46,6 @@ def dead_letter_problems(policy: ErrorPolicy, source: Source | None, raw: dict |
     if not targets:
         problems.append(Problem("E107", "tolerance: all needs a dead-letter target: pipec never drops a bad record silently",
                                 ("tolerance",), f"add `{TOPIC}: <topic>` or `{PATH}: <folder>`"))
-    if len(targets) > 1:
-        problems.append(Problem("E108", f"give one dead-letter target, not both {TOPIC} and {PATH}", (PATH,),
-                                f"remove {PATH} to use the topic, or {TOPIC} to write files"))
     upsert = [c for c in (source.connector if source else None, sink_connector) if c in NO_DEAD_LETTERS_WITH]
     if upsert:
         problems.append(Problem("E109", f"tolerance: all is not supported with an {upsert[0]} source or sink yet: its per-key "

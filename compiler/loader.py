@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from .diagnostics import Collector, Location
+from .yaml_limits import scan
 
 YamlPath = tuple  # of str keys and int indexes
 
@@ -22,6 +23,7 @@ class SourceMap:
     values: dict
     keys: dict
     quoted: frozenset = frozenset()  # paths of quoted scalars: their text starts one column after the value
+    plain: dict = field(default_factory=dict)  # path -> source text of each plain (unquoted) scalar
 
     def text_at(self, path: YamlPath, offset: int) -> Location:
         """The location of character `offset` of the scalar string at `path`."""
@@ -44,7 +46,8 @@ class SourceMap:
 class Document:
     """One loaded pipeline file."""
 
-    file: str  # as shown to users: relative to the repository root where possible, '/'-separated
+    file: str  # as diagnostics show it: relative to the working directory where possible, '/'-separated
+    repo_file: str  # as generated code names it: relative to the repository root where possible
     text: str
     sha256: str
     data: Any
@@ -60,10 +63,12 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
     re-read with the pure-Python parser, whose messages the error fixtures pin."""
 
 
+# Timestamps stay strings; YAML 1.1's `=` ("value" type, which PyYAML cannot even construct) is the text "=".
 _RESOLVERS = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+MERGE = "tag:yaml.org,2002:merge"
 _Loader.yaml_implicit_resolvers = _FastLoader.yaml_implicit_resolvers = _RESOLVERS
 
 
@@ -71,51 +76,70 @@ def _loc(file: str, node: yaml.Node) -> Location:
     return Location(file, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _build(node: yaml.Node, path: tuple, file: str, loader: _Loader, values: dict, keys: dict, diags: Collector, quoted: set):
-    values[path] = _loc(file, node)
-    if isinstance(node, yaml.MappingNode):
-        result: dict = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                diags.error("E001", "YAML merge keys (<<) are not supported", _loc(file, key_node), "write the keys out")
-                continue
-            try:
-                key = loader.construct_object(key_node, deep=True)
-            except yaml.YAMLError as exc:
-                diags.error("E001", f"bad mapping key: {getattr(exc, 'problem', exc)}", _loc(file, key_node))
-                continue
-            if not isinstance(key, (str, int, float, bool)) or key is None:
-                diags.error("E001", "mapping keys must be plain scalars", _loc(file, key_node))
-                continue
-            key = str(key) if not isinstance(key, str) else key
-            if key in result:
-                diags.error(
-                    "E002",
-                    f"duplicate key '{key}' (first at line {keys[path + (key,)].line})",
-                    _loc(file, key_node),
-                    "remove one of them: YAML would silently keep only the last",
-                )
-                continue
-            keys[path + (key,)] = _loc(file, key_node)
-            result[key] = _build(value_node, path + (key,), file, loader, values, keys, diags, quoted)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_build(n, path + (i,), file, loader, values, keys, diags, quoted) for i, n in enumerate(node.value)]
-    if node.style in ("'", '"'):
-        quoted.add(path)
-    return loader.construct_object(node, deep=True)
+@dataclass
+class _Tree:
+    """What `_build` collects besides the data: where each value and key stands, which scalars were quoted,
+    the source text of the plain ones."""
+
+    file: str
+    loader: yaml.SafeLoader
+    diags: Collector
+    values: dict = field(default_factory=dict)
+    keys: dict = field(default_factory=dict)
+    quoted: set = field(default_factory=set)
+    plain: dict = field(default_factory=dict)
+
+    def loc(self, node: yaml.Node) -> Location:
+        return Location(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def key(self, node: yaml.Node) -> str | None:
+        """A mapping key is always text: a plain `on` or `0123` is the key "on" or "0123", as JSON has it."""
+        if node.tag == MERGE:
+            self.diags.error("E001", "YAML merge keys (<<) are not supported", self.loc(node), "write the keys out")
+        elif not isinstance(node, yaml.ScalarNode):
+            self.diags.error("E001", "mapping keys must be plain scalars", self.loc(node))
+        else:
+            return node.value
+        return None
+
+    def build(self, node: yaml.Node, path: tuple) -> Any:
+        self.values[path] = self.loc(node)
+        if isinstance(node, yaml.MappingNode):
+            result: dict = {}
+            for key_node, value_node in node.value:
+                key = self.key(key_node)
+                if key is None:
+                    continue
+                if key in result:
+                    self.diags.error(
+                        "E002",
+                        f"duplicate key '{key}' (first at line {self.keys[path + (key,)].line})",
+                        self.loc(key_node),
+                        "remove one of them: YAML would silently keep only the last",
+                    )
+                    continue
+                self.keys[path + (key,)] = self.loc(key_node)
+                result[key] = self.build(value_node, path + (key,))
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(n, path + (i,)) for i, n in enumerate(node.value)]
+        if node.tag == MERGE:  # `<<` as a value, not a key: its text
+            self.plain[path] = node.value
+            return node.value
+        if node.style in ("'", '"'):
+            self.quoted.add(path)
+        elif not node.style and node.tag == self.loader.resolve(yaml.ScalarNode, node.value, (True, False)):
+            self.plain[path] = node.value  # not quoted, no explicit tag: YAML picked its type from the text
+        return self.loader.construct_object(node, deep=True)
 
 
 def display_name(path: Path, root: Path | None = None) -> str:
-    """The path users see: relative to `root` (or the working directory) when inside it, '/'-separated."""
+    """A path relative to `root` (default: the working directory) when inside it, else absolute; '/'-separated."""
     path = path.resolve()
-    for base in (root, Path.cwd()):
-        if base is not None:
-            try:
-                return path.relative_to(base.resolve()).as_posix()
-            except ValueError:
-                pass
-    return path.as_posix()
+    try:
+        return path.relative_to((root or Path.cwd()).resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def _compose(text: str) -> yaml.Node | None:
@@ -134,43 +158,50 @@ def _compose(text: str) -> yaml.Node | None:
         loader.dispose()
 
 
-def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None) -> Document | None:
-    """Parse YAML text; syntax errors and duplicate keys go to `diags`. `raw` is the file's bytes (for its sha256)."""
+def _yaml_error(exc: yaml.YAMLError, file: str, what: str) -> tuple[str, Location]:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc) or "invalid YAML"
+    return f"{what}: {problem}", Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
+
+
+def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None, repo_file: str | None = None) -> Document | None:
+    """Parse YAML text; syntax errors, duplicate keys and crossed limits go to `diags`.
+
+    `file` names the file in diagnostics, `repo_file` in generated code (default `file`); `raw` is the file's
+    bytes (for its sha256)."""
     sha = hashlib.sha256(raw if raw is not None else text.encode("utf-8")).hexdigest()
+    exceeded = scan(text, _FastLoader, _Loader)
+    if exceeded:
+        diags.error("E008", exceeded.message, Location(file, exceeded.line + 1, exceeded.col + 1), exceeded.hint)
+        return None
     try:
         node = _compose(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
-        diags.error("E000", f"YAML syntax error: {problem}", loc, "check indentation and quoting near here")
-        return None
     except yaml.YAMLError as exc:
-        diags.error("E000", f"YAML syntax error: {exc}", Location(file, 1, 1))
+        message, loc = _yaml_error(exc, file, "YAML syntax error")
+        diags.error("E000", message, loc, "check indentation and quoting near here")
         return None
     if node is None:
         diags.error("E003", "the file is empty", Location(file, 1, 1), "a pipeline needs at least version, name, source and sink")
         return None
-    values: dict = {}
-    keys: dict = {}
-    quoted: set = set()
+    tree = _Tree(file, _Loader(""), diags)
     try:
-        data = _build(node, (), file, _Loader(""), values, keys, diags, quoted)
+        data = tree.build(node, ())
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
-        diags.error("E000", f"YAML error: {getattr(exc, 'problem', None) or exc}", loc)
+        message, loc = _yaml_error(exc, file, "YAML error")
+        diags.error("E000", message, loc)
         return None
-    return Document(file, text, sha, data, SourceMap(file, values, keys, frozenset(quoted)))
+    smap = SourceMap(file, tree.values, tree.keys, frozenset(tree.quoted), tree.plain)
+    return Document(file, repo_file or file, text, sha, data, smap)
 
 
 def load_file(path: Path, diags: Collector, root: Path | None = None) -> Document | None:
-    """Read and parse one pipeline file."""
-    file = display_name(path, root)
+    """Read and parse one pipeline file: named relative to the working directory in diagnostics, relative to
+    `root` (the repository) in generated code."""
+    file = display_name(path)
     try:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         diags.error("E004", f"cannot read the file: {exc}", Location(file, 1, 1))
         return None
-    return load_text(text, file, diags, raw)
+    return load_text(text, file, diags, raw, display_name(path, root) if root else file)

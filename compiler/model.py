@@ -92,8 +92,10 @@ class Sink:
     properties: tuple[tuple[str, Text], ...] = ()
     key_format: str | None = None
     key_fields: tuple[str, ...] = ()
+    key_field_locs: tuple[Location, ...] = ()  # where each key field is named (key.fields, or primary-key)
     fields_include: str = "ALL"
     metadata: tuple[tuple[str, str], ...] = ()
+    metadata_locs: tuple[Location, ...] = ()  # where each metadata column is named
     record_name: str = "record"  # the Avro record name (the pipeline's, unless SetSchemaMetadata names one)
     key_schema_id: int | None = None
     value_schema_id: int | None = None

@@ -57,7 +57,8 @@ def build_all(paths: list[str]) -> Result:
     names: dict[str, Location] = {}
     for path in files:
         doc = load_file(path, diags, repo_root(path.parent))
-        if doc is None or not validate_document(doc, diags):
+        doc = doc and validate_document(doc, diags)
+        if doc is None:
             continue
         compiled = Builder(doc, diags).build()
         if compiled is None:

@@ -56,9 +56,9 @@ def comment_text(text: str) -> str:
 
 
 def doc_text(text: str) -> str:
-    """Text safe inside a triple-quoted docstring: `comment_text`, with backslashes and double quotes
-    (which could escape or end the docstring) replaced by look-alikes."""
-    return comment_text(text).replace(chr(92), "/").replace(chr(34), "'")
+    """`comment_text` as the source of a triple-quoted docstring: backslashes and double quotes are escaped, so
+    the docstring's value (and `--help`, which prints its first line) holds them exactly and none can end it."""
+    return comment_text(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 # spark-avro's functions live in their own module, imported by jobs that use them as `A`.

@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 
+MAX_TYPE_DEPTH = 64  # ARRAY/MAP/STRUCT levels in one type string: the compiler recurses once per level
+
+
 class TypeSyntaxError(ValueError):
     """A type string that does not parse; ``offset`` is the 0-based problem position."""
 
@@ -589,6 +592,7 @@ class _Parser:
         self.text = text
         self.toks = _tokenize(text)
         self.i = 0
+        self.depth = 0
 
     # token helpers
 
@@ -669,7 +673,14 @@ class _Parser:
             raise self.error(self.unknown_message(tok.value), tok.offset)
         self.next()
         form: Callable[[str, _Tok], SqlType] = getattr(self, f"_form_{head.form}")
-        return form(head.target, tok)
+        nested = head.form in ("array", "map", "struct")
+        self.depth += nested
+        if self.depth > MAX_TYPE_DEPTH:
+            raise self.error(f"the type nests deeper than {MAX_TYPE_DEPTH} levels here", tok.offset)
+        try:
+            return form(head.target, tok)
+        finally:
+            self.depth -= nested
 
     @staticmethod
     def unknown_message(word: str) -> str:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from .connectors.upsert_kafka import schema_hint
 from .diagnostics import Collector, did_you_mean, one_of
+from .exclusive import check_exclusive
 from .loader import Document
+from .scalars import Slots, settle
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "pipeline.schema.json"
 
@@ -23,6 +25,11 @@ def _validator():
     from jsonschema import Draft202012Validator  # imported lazily: validation is the only user
 
     return Draft202012Validator(schema())
+
+
+@lru_cache(maxsize=1)
+def _slots() -> Slots:
+    return Slots(_validator())
 
 
 def _leaves(error):
@@ -48,6 +55,10 @@ def _describe(error) -> tuple[str, str | None, tuple]:
         key = extra[0] if extra else "?"
         hint = did_you_mean(key, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else None)
         return f"unknown key '{key}' in {where}", hint, path + (key,)
+    if v == "dependentRequired":
+        key, missing = next((k, missing) for k, deps in error.validator_value.items()
+                            if k in error.instance and (missing := [d for d in deps if d not in error.instance]))
+        return f"{key} needs a {one_of(missing)}, and there is none", f"add {one_of(missing)}, or remove {key}", path + (key,)
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"'{missing}' is required in {where}", None, path
@@ -63,18 +74,25 @@ def _describe(error) -> tuple[str, str | None, tuple]:
     if v == "pattern":
         label = sch.get("description", "").split(".")[0]
         return f"{where} {error.instance!r} does not match {error.validator_value}", label or None, path
+    if v == "minLength" and error.instance == "":
+        return f"{where} must not be empty", None, path
     if v == "type":
         return f"{where} must be of type {one_of(error.validator_value) if isinstance(error.validator_value, list) else error.validator_value}, not {type(error.instance).__name__}", None, path
     return f"{where}: {error.message}", None, path
 
 
-def validate_document(doc: Document, diags: Collector) -> bool:
-    """Schema-check `doc.data`; every error goes to `diags`. True when the document is well formed."""
+def validate_document(doc: Document, diags: Collector) -> Document | None:
+    """Settle `doc`'s scalars (scalars.py), then schema-check it; every error goes to `diags`. The settled
+    document when it is well formed, else None."""
     before = len(diags.errors)
+    doc, reported = settle(doc, diags, _slots())
+    reported |= check_exclusive(doc, diags)
     seen = set()
     for error in _validator().iter_errors(doc.data):
         for leaf in _leaves(error):
             message, hint, path = _describe(leaf)
+            if path in reported:
+                continue
             hint = schema_hint(doc.data, path) or hint
             is_key = leaf.validator in ("additionalProperties", "unevaluatedProperties")
             loc = doc.smap.key(path) if is_key else doc.smap.at(path)
@@ -82,4 +100,4 @@ def validate_document(doc: Document, diags: Collector) -> bool:
                 continue
             seen.add((loc, message))
             diags.error("E100", message, loc, hint)
-    return len(diags.errors) == before
+    return doc if len(diags.errors) == before else None

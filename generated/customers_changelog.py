@@ -464,9 +464,11 @@ def start_trigger(writer, trigger: str | None):
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    description = __doc__.split("\n")[0]
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
-        description=__doc__.split("\n")[0].replace("%", "%%"),
+        # argparse %-formats a description only when it holds %(prog): then every % is escaped, else none
+        description=description.replace("%", "%%") if "%(prog)" in description else description,
         epilog="Spark packages: " + (", ".join(SPARK_PACKAGES) or "none"),
     )
     parser.add_argument(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .. import ir
 from ..changelog import OP
 from ..model import Column, Source
@@ -23,6 +25,29 @@ KAFKA_METADATA = {
     "timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: ir.Col("timestamp")),
     "timestamp-type": MetaKey(STRING, lambda s: timestamp_type_name(ir.Col("timestampType"))),
 }
+
+
+SPECIFIC_OFFSETS_FORMAT = "partition:0,offset:42;partition:1,offset:300"
+_OFFSETS_ITEM = re.compile(r"partition:(?P<partition>[0-9]+),offset:(?P<offset>-?[0-9]+)")
+
+
+def specific_offsets_problem(text: str) -> tuple[int, str] | None:
+    """(character offset, what is wrong) in a `startup.specific-offsets` string, or None (Flink's format: one
+    `partition:P,offset:O` per partition, `;`-separated; -2 is earliest, -1 latest)."""
+    seen: set[int] = set()
+    start = 0
+    for item in text.split(";"):
+        match = _OFFSETS_ITEM.fullmatch(item)
+        if not match:
+            return start, f"'{item}' is not partition:<number>,offset:<number>"
+        partition, offset = int(match["partition"]), int(match["offset"])
+        if offset < -2:
+            return start + match.start("offset"), f"offset {offset} is below -2 (-2 is earliest, -1 latest)"
+        if partition in seen:
+            return start, f"partition {partition} is named twice"
+        seen.add(partition)
+        start += len(item) + 1
+    return None
 
 
 def wire_name(source: Source, column: str) -> str:

@@ -7,10 +7,10 @@ a routed topic), `headers` and, when a column is named for it, `partition`.
 from __future__ import annotations
 
 from .. import ir
-from ..diagnostics import Collector
+from ..diagnostics import Collector, Location, did_you_mean
 from ..model import Sink
 from ..shape import Shape
-from ..types import HEADERS, HEADERS_MAP, INT, StructField, StructType, SqlType
+from ..types import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, StructType, SqlType
 from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
@@ -120,8 +120,8 @@ def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
 
 
 def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
-    def error(code: str, message: str, hint: str | None = None) -> None:
-        diags.error(code, f"kafka sink: {message}", sink.loc, hint)
+    def error(code: str, message: str, hint: str | None = None, at: Location | None = None) -> None:
+        diags.error(code, f"kafka sink: {message}", at or sink.loc, hint)
 
     if sink.format not in FORMATS:
         error("E520", f"value format {sink.format} is not implemented yet", f"available now: {', '.join(FORMATS)}")
@@ -132,22 +132,36 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     if not isinstance(value, StructType) and (sink.key_fields or sink.fields_include != "ALL" or sink.metadata):
         error("E521", "key fields, fields-include and metadata need a struct value; the value here is a primitive")
         return
+    key_locs = dict(zip(sink.key_fields, sink.key_field_locs))
     for k in sink.key_fields:
         if k not in names:
-            error("E522", f"key field '{k}' is not a field of the value; fields: {', '.join(names)}")
+            error("E522", f"key field '{k}' is not a field of the value; fields: {', '.join(names)}", did_you_mean(k, names),
+                  key_locs.get(k))
+        elif sink.key_format == "csv" and isinstance(value.field(k).type, (StructType, ArrayType, MapType)):
+            error("E532", f"a csv key cannot hold '{k}', a {value.field(k).type.sql()}", "use a json key", at=key_locs.get(k))
+        elif sink.key_format == "raw" and len(sink.key_fields) > 1:
+            if k != sink.key_fields[0]:
+                error("E533", "a raw key writes exactly one field", "name one key field, or use a json key", at=key_locs.get(k))
+        elif sink.key_format == "raw" and not (value.field(k).type.is_string or value.field(k).type.is_binary):
+            error("E533", f"a raw key writes one STRING or BYTES field, and '{k}' is {value.field(k).type.sql()}",
+                  "Cast it to string first, or use a json key", at=key_locs.get(k))
     if sink.fields_include == "EXCEPT_KEY" and not sink.key_fields:
         error("E523", "fields-include EXCEPT_KEY needs key.fields")
+    metadata_locs = dict(zip((k for k, _ in sink.metadata), sink.metadata_locs))
     for key, column in sink.metadata:
+        at = metadata_locs.get(key)
         if key == "timestamp":
             error("E524", "Spark's Kafka sink takes no record timestamp column, so a timestamp cannot be written",
-                  "remove metadata.timestamp: records carry the producer's time")
+                  "remove metadata.timestamp: records carry the producer's time", at)
         elif column not in names:
-            error("E525", f"metadata.{key} names '{column}', which is not a field of the value; fields: {', '.join(names)}")
+            error("E525", f"metadata.{key} names '{column}', which is not a field of the value; fields: {', '.join(names)}",
+                  did_you_mean(column, names), at)
         else:
             t = value.field(column).type
             allowed = (INT,) if key == "partition" else (HEADERS, HEADERS_MAP)
             if t not in allowed:
-                error("E526", f"metadata.{key} column '{column}' is {t.sql()}; it must be {' or '.join(a.sql() for a in allowed)}")
+                error("E526", f"metadata.{key} column '{column}' is {t.sql()}; it must be {' or '.join(a.sql() for a in allowed)}",
+                      at=at)
     if sink.format == "raw" and isinstance(value, StructType):
         payload = payload_fields(sink, shape, sink.key_fields)
         if len(payload) != 1 or not (payload[0].type.is_string or payload[0].type.is_binary):

@@ -188,7 +188,7 @@ INSERT_FIELD = TransformSpec(
         ConfigKey("offset.field", "STRING", None, "Field that receives the record's offset (BIGINT)."),
         ConfigKey("timestamp.field", "STRING", None, "Field that receives the record's timestamp (TIMESTAMP_LTZ(3))."),
         ConfigKey("static.field", "STRING", None, "Field that receives `static.value` (STRING).", requires=("static.value",)),
-        ConfigKey("static.value", "STRING", None, "The value written into `static.field`; a YAML number is taken as its text."),
+        ConfigKey("static.value", "STRING", None, "The value written into `static.field`, as written: an unquoted 0123, 1.50 or off is that text."),
         SYNTAX_KEY,
         ConfigKey(
             "field.on.missing.parent", "STRING", "create",

@@ -182,7 +182,7 @@ INSERT_HEADER = TransformSpec(
         ConfigKey(
             "value.literal", "STRING", None,
             "The literal value, typed as Kafka's Values.parseString types it (1 an INT8, true a BOOLEAN, a date, an "
-            "array, a map, else a STRING); a YAML number is taken as its text.",
+            "array, a map, else a STRING) from its text as written (an unquoted 0777 is the number 777).",
             required=True,
         ),
     ),

@@ -21,7 +21,9 @@ class Letter:
 
     Runs up to `same` letters translate to themselves; longer runs become `above` letters (same meaning in Spark),
     or are refused with `beyond`. `only` is the single length that translates; `refuse` refuses every length;
-    `no_parse` refuses the letter when parsing.
+    `no_parse` refuses the letter when parsing. `hint` says which pattern to write instead when formatting (the
+    output changes, every record still formats); when parsing, a hint may only name a pattern that reads the same
+    text (`parse_hint`), since any other fails on every record: without one the hint is NO_EXACT_PARSE.
     """
 
     same: int = 64
@@ -31,9 +33,12 @@ class Letter:
     refuse: str = ""
     hint: str = ""
     no_parse: str = ""
+    parse_hint: str = ""
 
 
 PADDED = "'{run}' pads to {n} digits, which Spark patterns cannot"
+NO_EXACT_PARSE = ("no Spark pattern reads this text as Java does (another pattern would fail on every record): keep the "
+                  "field a string, or have the producer write a pattern Spark can read")
 LETTERS: dict[str, Letter] = {
     "G": Letter(same=3, above=1),  # GGGG is "AD" in Java, "Anno Domini" in Spark
     "y": Letter(same=5, beyond="Spark formats a year of '{run}' differently", hint="use 'yyyy'"),
@@ -55,7 +60,8 @@ LETTERS: dict[str, Letter] = {
     "Z": Letter(same=3, above=1),  # ZZZZ is "+0000" in Java, "GMT" in Spark
     "X": Letter(same=3, beyond="invalid ISO 8601 format '{run}': Java allows X, XX or XXX"),
     "Y": Letter(refuse="'Y' is the week year",
-                hint="use 'yyyy' (the calendar year; it differs from the week year around New Year)"),
+                hint="use 'yyyy' (the calendar year; it differs from the week year around New Year)",
+                parse_hint="use 'yyyy' (it reads the same digits as the calendar year, which differs around New Year)"),
     "u": Letter(refuse="'u' (day number of the week) has no Spark equivalent", hint="use 'E' for the day name"),
     "w": Letter(refuse="'w' (week of the year) has no Spark equivalent"),
     "W": Letter(refuse="'W' (week of the month) has no Spark equivalent"),
@@ -70,21 +76,22 @@ def _letter(run: str, parsing: bool) -> str:
     rule = LETTERS.get(letter)
     if rule is None:
         raise PatternError(f"illegal pattern character '{letter}'", "quote literal text: 'T'", invalid=True)
+    hint = (rule.parse_hint or NO_EXACT_PARSE) if parsing else (rule.hint or None)
     if rule.refuse:
-        raise PatternError(rule.refuse, rule.hint or None)
+        raise PatternError(rule.refuse, hint)
     if parsing and rule.no_parse:
-        raise PatternError(rule.no_parse, rule.hint or None)
+        raise PatternError(rule.no_parse, hint)
     if parsing and letter == "y" and n == 2:
-        raise PatternError("'yy' parses in a sliding century in Java but as 2000-2099 in Spark", "use 'yyyy' for input")
+        raise PatternError("'yy' parses in a sliding century in Java but as 2000-2099 in Spark", hint)
     if rule.only is not None:
         if n == rule.only:
             return run
-        raise PatternError(rule.beyond.format(run=run, n=n), rule.hint or None)
+        raise PatternError(rule.beyond.format(run=run, n=n), hint)
     if n <= rule.same:
         return run
     if rule.above is not None:
         return letter * rule.above
-    raise PatternError(rule.beyond.format(run=run, n=n), rule.hint or None, invalid=letter == "X")
+    raise PatternError(rule.beyond.format(run=run, n=n), None if letter == "X" else hint, invalid=letter == "X")
 
 
 def _unsafe(c: str) -> bool:

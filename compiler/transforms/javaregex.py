@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 # Python's `re` errors that Java's Pattern raises too; other differences (\p{..}, possessive
 # quantifiers, embedded flags) are Java features that Python lacks, so they are not reported.
@@ -20,7 +21,9 @@ _STRUCTURAL = (
 def check_java_regex(pattern: str) -> str | None:
     """None when `pattern` is plausibly a valid Java regex, else the reason it is not."""
     try:
-        re.compile(pattern)
+        with warnings.catch_warnings():  # Java's set syntax ([a-z&&[^b]], [[:x:]]) makes Python warn of its future
+            warnings.simplefilter("ignore", FutureWarning)
+            re.compile(pattern)
     except re.error as exc:
         message = str(exc.msg)
         if any(message.startswith(s) for s in _STRUCTURAL):

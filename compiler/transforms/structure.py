@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from .. import ir
 from ..paths import FieldPath, format_path
 from ..shape import Shape
-from ..types import SqlType, StructField, StructType
+from ..types import MapType, SqlType, StructField, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
@@ -126,6 +126,15 @@ def infer_flatten(cfg: FlattenConfig, shape: Shape, ctx: Context) -> Shape:
     if t is None:
         return shape
     plan = _flat(t, cfg.delimiter)
+    # metadata columns ride in pipec's value, not in a Kafka Connect value: a headers map there is not Flatten's
+    metadata = (shape.virtual | {f for _, f in shape.persisted}) if ctx.side == "value" else frozenset()
+    maps = [(name, ft) for name, steps, ft in plan if isinstance(ft, MapType) and steps not in {(m,) for m in metadata}]
+    if maps:
+        name, ft = maps[0]
+        ctx.error("type", f"Kafka's Flatten does not support MAP for records with schemas, and field '{name}' is {ft.sql()}",
+                  "drop the map first (ReplaceField exclude) or move it to a header (HeaderFrom); Kafka fails every record",
+                  code="E756")
+        return shape
     clash = _first_clash([(name, _shown(steps)) for name, steps, _ in plan])
     if clash:
         ctx.error(
@@ -150,15 +159,16 @@ FLATTEN = TransformSpec(
     name="Flatten",
     purpose="flattening",
     doc="Inline nested structs as top-level fields named by joining the path with `delimiter` (`a.b` is then one literal "
-    "name). Arrays and maps are kept as they are; a null nested struct gives null fields; a null key or value stays null.",
+    "name). Arrays are kept as they are; a MAP field is a compile error, as Kafka's Flatten refuses it for records with "
+    "schemas; a null nested struct gives null fields; a null key or value stays null.",
     keys=(ConfigKey("delimiter", "STRING", ".", "The string joining parent and child field names."),),
     parse=lambda reader: FlattenConfig(reader.string("delimiter", ".")),
     infer=infer_flatten,
     lower=lower_flatten,
     example="- name: flat\n  type: Flatten$Value\n  delimiter: _",
     differences=(
-        "A MAP field is kept as it is (like an array since KAFKA-12305); Kafka's with-schema Flatten fails every "
-        "non-null record whose schema holds a map, and pipec values may carry map columns such as `headers`.",
+        "A MAP field is a compile error where Kafka's with-schema Flatten fails every non-null record; a metadata "
+        "column (such as a `headers` map) is kept, because it is not part of a Kafka Connect value.",
         "Two flattened fields with the same name (Spark: ignoring case) are a compile error (Kafka fails each record "
         "with SchemaBuilderException).",
     ),

@@ -127,6 +127,22 @@ def test_generated_bytes_do_not_depend_on_the_working_directory_outside_the_repo
     assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
 
 
+def test_diagnostics_name_the_file_relative_to_the_working_directory(capsys, monkeypatch):
+    """As the user typed it from where they stand, not from the repository root (the job's header keeps that)."""
+    monkeypatch.chdir(ERRORS.parent)
+    run = run_cli(["validate", "errors/bad_enum_values.yaml"], capsys)
+    assert diagnostic_lines(run.err) == [
+        "errors/bad_enum_values.yaml:3:7: error[E100]", "errors/bad_enum_values.yaml:15:11: error[E100]"]
+
+
+def test_the_job_header_names_the_file_relative_to_the_repository_from_any_directory(capsys, monkeypatch, tmp_path):
+    case = VALID / "quoting_and_unicode.yaml"
+    monkeypatch.chdir(case.parent)
+    assert run_cli(["compile", case.name, "--out", tmp_path], capsys).code == 0
+    (job,) = tmp_path.glob("*.py")
+    assert f"from {rel(case)}\n" in job.read_text(encoding="utf-8")
+
+
 def test_compile_into_a_path_that_is_a_file_is_an_error_not_a_traceback(capsys, workdir):
     write(workdir / "p.yaml", minimal("p"))
     write(workdir / "gen", "a file, not a folder\n")

@@ -60,6 +60,21 @@ def test_whitelist_and_blacklist_errors_suggest_include_and_exclude(capsys, monk
     assert "include" in hints["whitelist"] and "exclude" in hints["blacklist"]
 
 
+def test_expect_with_expect_error_is_said_in_words_at_the_second_key(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    run = run_cli(["validate", rel(ERRORS / "test_case_with_expect_and_expect_error.yaml")], capsys)
+    (line,) = [line for line in run.err.splitlines() if "error[" in line]
+    assert line.endswith("error[E111]: expect_error cannot be used together with expect (line 19): "
+                         "a test expects the records written, or a record error")
+
+
+def test_negate_without_a_predicate_says_so_at_negate(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    run = run_cli(["validate", rel(ERRORS / "negate_without_predicate.yaml")], capsys)
+    (line,) = [line for line in run.err.splitlines() if "error[" in line]
+    assert line.endswith(":15:13: error[E100]: negate needs a predicate, and there is none")
+
+
 # ---------------------------------------------------------------- no tracebacks
 
 

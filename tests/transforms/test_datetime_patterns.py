@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transforms.javadates import PatternError, spark_pattern
+from compiler.transforms.javadates import LETTERS, NO_EXACT_PARSE, PatternError, spark_pattern
 
 SAME = [
     "yyyyMMdd", "yyyy-MM-dd'T'HH:mm:ss.SSSZ", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", "yyyy MM dd HH mm ss SSS z",
@@ -82,6 +82,18 @@ def test_invalid_java_patterns(pattern: str, words: str):
         spark_pattern(pattern, parsing=True)
     assert words in caught.value.message
     assert caught.value.invalid
+
+
+@pytest.mark.parametrize("letter", sorted(LETTERS))
+def test_a_parsing_hint_never_names_a_pattern_that_reads_other_text(letter: str):
+    """Records are written in the pattern's text: a shorter or other run (`dd` for `ddd`, `yyyy` for `yy`, no day
+    name for `EEE`) validates and then fails to parse every record, so parsing hints name none (E724)."""
+    for n in range(1, 7):
+        try:
+            spark_pattern(letter * n, parsing=True)
+        except PatternError as exc:
+            if not exc.invalid:
+                assert exc.hint in (NO_EXACT_PARSE, LETTERS[letter].parse_hint), (letter * n, exc.hint)
 
 
 def test_formatting_only_letters_are_fine_for_output():

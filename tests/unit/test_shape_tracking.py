@@ -33,7 +33,8 @@ sink:
 def final_shape(text: str):
     diags = Collector()
     doc = load_text(text, "shapes.yaml", diags)
-    assert doc is not None and validate_document(doc, diags), diags.errors
+    doc = doc and validate_document(doc, diags)
+    assert doc is not None, diags.errors
     compiled = Builder(doc, diags).build()
     assert compiled is not None, diags.errors
     return compiled.final
