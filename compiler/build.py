@@ -487,6 +487,8 @@ class Builder:
             spark_conf=_options((d.get("spark") or {}).get("conf")),
             tests=tests,
             description=d.get("description", ""),
+            spark_version=(d.get("spark") or {}).get("version"),
+            spark_version_loc=self.at("spark", "version") if "version" in (d.get("spark") or {}) else None,
         )
         return Compiled(pipeline, shapes)
 
