@@ -14,6 +14,7 @@ from dataclasses import dataclass
 GROUP = "org.apache.spark"
 KAFKA = "spark-sql-kafka-0-10"  # brings spark-token-provider-kafka-0-10 and kafka-clients
 AVRO = "spark-avro"
+CONNECT_SERVER = "spark-connect"  # the Spark Connect server: in pyspark's jars from 4.0, from Maven Central for 3.5
 # The option and the environment variable that choose another connector release (a mirror without the default).
 PACKAGES_VERSION_OPTION = "--spark-packages-version"
 PACKAGES_VERSION_ENV = "PIPEC_SPARK_PACKAGES_VERSION"
@@ -21,20 +22,22 @@ PACKAGES_VERSION_ENV = "PIPEC_SPARK_PACKAGES_VERSION"
 
 @dataclass(frozen=True)
 class Line:
-    """One Spark minor line: the Scala suffix of its PyPI build and the connector release jobs ask for (None: the
-    running Spark's own version, as no release of the line resolves from Maven Central here)."""
+    """One Spark minor line: the Scala suffix of its PyPI build, the connector release jobs ask for (None: the
+    running Spark's own version, as no release of the line resolves from Maven Central here), and the pyspark
+    release `scripts/compat` tests the line with (its newest on PyPI)."""
 
     scala: str
     connectors: str | None
+    pyspark: str
     note: str = ""
 
 
 LINES: dict[str, Line] = {
-    "3.5": Line("2.12", "3.5.7", "3.5.8 and 3.5.9 connectors are not on Maven Central here"),
-    "4.0": Line("2.13", "4.0.0", "the token provider has no 4.0.1-4.0.5 here"),
-    "4.1": Line("2.13", "4.1.1", "4.1.0 spark-avro and 4.1.2-4.1.4 connectors are not on Maven Central here"),
-    "4.2": Line("2.13", "4.2.0", "4.2.1 connectors are not on Maven Central here"),
-    "4.3": Line("2.13", None, "no 4.3 connector release resolves from Maven Central here (4.3.0: 404)"),
+    "3.5": Line("2.12", "3.5.7", "3.5.9", "3.5.8 and 3.5.9 Kafka connectors are not on Maven Central here"),
+    "4.0": Line("2.13", "4.0.0", "4.0.5", "the token provider has no 4.0.1-4.0.5 here"),
+    "4.1": Line("2.13", "4.1.1", "4.1.4", "no 4.1.0 spark-avro; no 4.1.2-4.1.4 token provider or spark-avro here"),
+    "4.2": Line("2.13", "4.2.0", "4.2.1", "no 4.2.1 Kafka connector, token provider or spark-avro here"),
+    "4.3": Line("2.13", None, "4.3.0", "no 4.3 connector release resolves from Maven Central here (4.3.0: 404)"),
 }
 DEFAULT_LINE = "4.2"  # pyproject.toml's pyspark: the newest line whose connectors resolve here
 OLDEST_LINE = "3.5"
