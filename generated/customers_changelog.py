@@ -435,20 +435,31 @@ class Counts:
 
 
 def await_query(query) -> None:
-    """Wait for a streaming query, printing the counts of each micro-batch as its progress arrives."""
+    """Wait for a streaming query, printing the counts of each micro-batch as its progress arrives (counts that
+    cannot be read are said on stderr: the query goes on)."""
     reported = -1
     while True:
         done = query.awaitTermination(5)
         for progress in query.recentProgress:
-            metrics = progress.observedMetrics
-            if progress.batchId > reported and all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-                rows = {
-                    p: Counts.by_name(metrics[f"pipec_{p}"])
-                    for p in Counts.POINTS + Counts.OPTIONAL
-                    if f"pipec_{p}" in metrics
-                }
-                print(Counts.line(f"micro-batch {progress.batchId}", rows), flush=True)
-                reported = progress.batchId
+            if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
+                batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+            else:
+                batch, metrics = progress.batchId, progress.observedMetrics
+            if batch > reported and all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+                reported = batch
+                try:
+                    rows = {
+                        p: Counts.by_name(metrics[f"pipec_{p}"])
+                        for p in Counts.POINTS + Counts.OPTIONAL
+                        if f"pipec_{p}" in metrics
+                    }
+                    print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+                except Exception as exc:
+                    print(
+                        f"[{PIPELINE}] micro-batch {batch}: counts unavailable: {failure(exc)}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         if done:
             return
 
