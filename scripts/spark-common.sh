@@ -16,7 +16,6 @@ SPARK_HOME="$("$PYTHON" -c 'import os, pyspark; print(os.path.dirname(pyspark.__
 export SPARK_HOME
 export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PYTHON}"   # the executors' and the Connect server's Python workers
 export SPARK_LOCAL_IP=127.0.0.1                     # everything on loopback
-export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 
 state_dir() {  # explicit-dir default-name
   local dir="${1:-$CACHE/$2}"
@@ -38,18 +37,15 @@ running() {  # name
   [ -f "$STATE/$1.pid" ] && kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null
 }
 
-wait_for() {  # name regex: until the log says it, or the process died, or TIMEOUT
-  local name="$1" pattern="$2" waited=0
+wait_for() {  # name regex: until the log says it, or the process died, or TIMEOUT (then the log is kept)
+  local name="$1" pattern="$2" waited=0 why=""
   until grep -Eq "$pattern" "$STATE/$name.log" 2>/dev/null; do
-    if ! running "$name"; then
-      tail -20 "$STATE/$name.log" >&2 || true
-      stop_all
-      die "$name exited before it was ready (log above)"
-    fi
-    if [ "$waited" -ge "$TIMEOUT" ]; then
-      tail -20 "$STATE/$name.log" >&2 || true
-      stop_all
-      die "$name not ready after ${TIMEOUT}s (log above)"
+    if ! running "$name"; then why="exited before it was ready"; fi
+    if [ "$waited" -ge "$TIMEOUT" ]; then why="not ready after ${TIMEOUT}s"; fi
+    if [ -n "$why" ]; then
+      grep -m 5 -E "^[A-Za-z.]*(Exception|Error)|Caused by|ERROR" "$STATE/$name.log" >&2 || tail -20 "$STATE/$name.log" >&2 || true
+      stop_daemons
+      die "$name $why (the errors above; whole log: $STATE/$name.log)"
     fi
     sleep 1; waited=$((waited + 1))
   done
@@ -65,12 +61,16 @@ stop_one() {  # name: SIGTERM its process group, SIGKILL after STOP_TIMEOUT
   rm -f "$STATE/$1.pid"
 }
 
-stop_all() {  # every daemon with a pid file in STATE, then STATE itself
-  [ -d "$STATE" ] || return 0
+stop_daemons() {  # every daemon with a pid file in STATE
   local pidfile
   for pidfile in "$STATE"/*.pid; do
     [ -e "$pidfile" ] || continue
     stop_one "$(basename "$pidfile" .pid)"
   done
+}
+
+stop_all() {  # the daemons, then STATE itself
+  [ -d "$STATE" ] || return 0
+  stop_daemons
   rm -rf "$STATE"
 }
