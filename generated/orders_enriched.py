@@ -204,7 +204,7 @@ class Counts:
             line = self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
         except Exception as exc:
             print(
-                f"[{PIPELINE}] {label}: counts unavailable: {failure(exc)}",
+                f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
                 file=sys.stderr,
                 flush=True,
             )

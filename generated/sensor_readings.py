@@ -196,7 +196,7 @@ class Counts:
             line = self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
         except Exception as exc:
             print(
-                f"[{PIPELINE}] {label}: counts unavailable: {failure(exc)}",
+                f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
                 file=sys.stderr,
                 flush=True,
             )
@@ -226,7 +226,7 @@ def await_query(query) -> None:
                     print(Counts.line(f"micro-batch {batch}", rows), flush=True)
                 except Exception as exc:
                     print(
-                        f"[{PIPELINE}] micro-batch {batch}: counts unavailable: {failure(exc)}",
+                        f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
                         file=sys.stderr,
                         flush=True,
                     )

@@ -25,7 +25,7 @@ from ..build import Compiled
 from ..changelog import OP
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
-from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV
+from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types import StructType
 from .compare import compare, show
 from .dead_letters import check_dead_letters, split_rows
@@ -237,7 +237,10 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
         spark = spark or local_session(packages=sorted(packages))
         for compiled, case in cases:
             job = jobs[f"{compiled.pipeline.name}.py"]
-            outcome = run_case(spark, job, compiled, case)
+            if line_key(line_of(spark.version)) < line_key(job.SPARK_NEEDED):
+                outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {spark.version}",))
+            else:
+                outcome = run_case(spark, job, compiled, case)
             label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"
             print(f"{'PASS' if outcome.passed else 'FAIL'} {label}", file=out)
             for line in outcome.lines:

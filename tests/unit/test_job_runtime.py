@@ -50,7 +50,9 @@ def test_counts_that_cannot_be_read_do_not_fail_the_run(job, capsys):
     counts.report_batch()  # no exception: the write it reports on is committed already
     out = capsys.readouterr()
     assert out.out == ""
-    assert out.err == "[orders_enriched] batch: counts unavailable: [NO_METRICS] the query reported no observed metrics\n"
+    assert out.err == (
+        "[orders_enriched] batch: counts unavailable (RuntimeError: [NO_METRICS] the query reported no observed metrics)\n"
+    )
 
 
 def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, monkeypatch, tmp_path):
