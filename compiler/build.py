@@ -474,6 +474,7 @@ class Builder:
         if self.diags.errors or source is None or sink is None:
             return None
         d = self.data
+        spark = d.get("spark") or {}
         pipeline = Pipeline(
             name=d["name"],
             file=self.doc.file,
@@ -484,11 +485,11 @@ class Builder:
             steps=steps,
             sink=sink,
             errors=errors,
-            spark_conf=_options((d.get("spark") or {}).get("conf")),
+            spark_conf=_options(spark.get("conf")),
             tests=tests,
             description=d.get("description", ""),
-            spark_version=(d.get("spark") or {}).get("version"),
-            spark_version_loc=self.at("spark", "version") if "version" in (d.get("spark") or {}) else None,
+            spark_version=spark.get("version"),
+            spark_version_loc=self.at("spark", "version") if "version" in spark else None,
         )
         return Compiled(pipeline, shapes)
 
