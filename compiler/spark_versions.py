@@ -44,8 +44,8 @@ OLDEST_LINE = "3.5"
 UNKNOWN_LINE_SCALA = "2.13"  # a line newer than this table: Spark 4's Scala
 
 # Spark Connect returns a batch job's observed metrics (its counts) from this line on. Measured: Connect 3.5 has no
-# Observation.get (NOT_IMPLEMENTED); with 4.0.5 the job's first Observation came back without its metrics. The jobs
-# still write everything and exit 0, printing "counts unavailable" (docs/compatibility.md).
+# Observation.get (NOT_IMPLEMENTED); with 4.0.5 an Observation came back without its metrics (KeyError 'rows').
+# Jobs still write everything and exit 0, printing "counts unavailable" (docs/compatibility.md).
 CONNECT_BATCH_COUNTS_SINCE = "4.1"
 
 # Functions and Column methods generated code calls that not every supported line has: the line that added them
