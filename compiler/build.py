@@ -438,6 +438,7 @@ class Builder:
         if self.diags.errors or source is None or sink is None:
             return None
         d = self.data
+        spark = d.get("spark") or {}
         pipeline = Pipeline(
             name=d["name"],
             file=self.doc.repo_file,
@@ -448,9 +449,11 @@ class Builder:
             steps=steps,
             sink=sink,
             errors=errors,
-            spark_conf=_options((d.get("spark") or {}).get("conf")),
+            spark_conf=_options(spark.get("conf")),
             tests=tests,
             description=d.get("description", ""),
+            spark_version=spark.get("version"),
+            spark_version_loc=self.at("spark", "version") if "version" in spark else None,
         )
         return Compiled(pipeline, shapes)
 

@@ -6,16 +6,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from . import __version__, render
+from . import __version__, render, spark_versions
 from .build import Compiled
 from .envrefs import Text
 from .lower import Lowered, lower
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .model import Pipeline, Sink, Source
+from .targets import job_needs
 from .types import StructField, StructType
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-SPARK_VERSION_PLACEHOLDER = "{spark}"
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,9 @@ def text_expr(text: Text | None) -> str:
     return f"env({render.py_literal(text.raw)})" if text.has_env else render.py_literal(text.literal)
 
 
-def spark_version() -> str:
-    """The pyspark version jobs are generated for (the installed one), read without importing pyspark."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("pyspark")
-    except PackageNotFoundError:
-        return "4.0.0"
+def path_expr(text: Text | None) -> str:
+    """Python source for a configured path: resolved by the job's `location` (absolute under Spark Connect)."""
+    return "None" if text is None else f"location({text_expr(text)})"
 
 
 def _files_context(source: Source) -> dict:
@@ -64,7 +59,7 @@ def _files_context(source: Source) -> dict:
         "schema": render.py_literal(table_ddl(physical)),
         "format": render.py_literal(source.format),
         "options": render.py_literal(dict(source.options)),
-        "path": text_expr(source.path),
+        "path": path_expr(source.path),
         "summary": render.doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value."),
     }
 
@@ -129,7 +124,7 @@ def _kafka_sink_context(sink: Sink, source: Source) -> dict:
     kind = "Upsert-kafka sink (key: primary key; -D a tombstone)" if sink.primary_key else "Kafka sink"
     return {
         "options": _dict_expr(items),
-        "checkpoint": text_expr(sink.checkpoint),
+        "checkpoint": path_expr(sink.checkpoint),
         "summary": render.doc_text(f"{kind}: {sink.format} values to {where} (at least once)."),
     }
 
@@ -144,8 +139,8 @@ def _sink_context(sink: Sink, source: Source) -> dict:
         "format": render.py_literal(sink.format),
         "options": render.py_literal(options),
         "partition_by": render.py_literal(list(sink.partition_by)),
-        "path": text_expr(sink.path),
-        "checkpoint": text_expr(sink.checkpoint),
+        "path": path_expr(sink.path),
+        "checkpoint": path_expr(sink.checkpoint),
         "summary": render.doc_text(f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + "."),
     }
 
@@ -172,7 +167,7 @@ def _dead_letter_context(p: Pipeline) -> dict:
     target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
     return {
         "topic": text_expr(policy.dlq_topic) if policy.dlq_topic else None,
-        "path": text_expr(policy.dlq_path),
+        "path": path_expr(policy.dlq_path),
         "options": _dict_expr(options),
         "context_headers": policy.context_headers,
         "log": policy.log,
@@ -185,9 +180,23 @@ def _lines(block) -> list[str]:
     return render.block(block)
 
 
+def _spark_context(lowered: Lowered) -> dict:
+    """The connectors (their coordinates chosen by the job from its Spark) and the oldest Spark line it needs."""
+    line = spark_versions.DEFAULT_LINE
+    shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
+    needed, names = job_needs(lowered)
+    return {
+        "connectors_literal": render.py_literal(list(lowered.packages)),
+        "spark_lines": render.py_literal(spark_versions.job_tables()),
+        "spark_needed": render.py_literal(needed),
+        "spark_needed_by": f" ({', '.join(names)})" if names else "",
+        "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)" if shown else "none (no connector jars needed)",
+        "packages_flag": f"--packages {','.join(shown)} " if shown else "",
+    }
+
+
 def context(compiled: Compiled, lowered: Lowered) -> dict:
     p = compiled.pipeline
-    packages = [pkg.replace(SPARK_VERSION_PLACEHOLDER, spark_version()) for pkg in lowered.packages]
     conf = {"spark.sql.session.timeZone": "UTC", "spark.sql.ansi.enabled": "true", "spark.sql.mapKeyDedupPolicy": "LAST_WIN"}
     if p.sink.connector in KAFKA_SINKS and not p.streaming or per_batch(p):
         # Kafka's batch write through the V2 path, where Spark's observed metrics (the job's counts) reach the
@@ -204,9 +213,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sha256": p.sha256,
         "streaming": "True" if p.streaming else "False",
         "is_streaming": p.streaming,
-        "packages_literal": render.py_literal(packages),
-        "packages_text": ", ".join(packages) or "none (no connector jars needed)",
-        "packages_flag": f"--packages {','.join(packages)} " if packages else "",
+        **_spark_context(lowered),
         "job_path": job_path,
         "session_conf": render.py_literal(conf),
         "jvm_options": render.py_literal(JVM_OPTIONS),

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
+from .diagnostics import Location
+
 
 class Expr:
     """A Spark Column expression."""
@@ -174,3 +176,4 @@ class Block:
 
     comment: str
     ops: tuple[Op, ...]
+    loc: Location | None = None  # the YAML it lowers (source, step or sink), for errors about the generated code

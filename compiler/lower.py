@@ -96,7 +96,7 @@ def step_comment(step: Step, file: str) -> str:
 def lower(compiled: Compiled) -> Lowered:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
-    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name))
+    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name), p.source.loc)
     tolerant = p.errors.tolerance == "all"
     formats = {"key": p.source.key_format, "value": p.source.format}
     if tolerant:
@@ -106,13 +106,13 @@ def lower(compiled: Compiled) -> Lowered:
     blocks = []
     if reads_changelog(p.source):
         blocks.append(ir.Block(f"{p.file}:{p.source.loc.line} source: skip tombstones and DDL messages (counted as filtered)",
-                               (skip_unchanged(),)))
+                               (skip_unchanged(),), p.source.loc))
     rebuilt: set[str] = set()  # columns set by the chain so far
     keep_topic = p.sink.topic is not None and compiled.final.routed
     for i, step in enumerate(p.steps):
         if keep_topic and compiled.shapes[i + 1].routed and not compiled.shapes[i].routed:
             blocks.append(ir.Block("the source topic, so the sink's topic applies to records no router renamed",
-                                   (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),)))
+                                   (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),), p.sink.loc))
             rebuilt.add(SOURCE_TOPIC)
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
@@ -124,13 +124,13 @@ def lower(compiled: Compiled) -> Lowered:
         comment = step_comment(step, p.file)
         if len(pinned) > len(guarded):
             comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
-        block = ir.Block(comment, pinned)
+        block = ir.Block(comment, pinned, step.loc)
         if tolerant:
             stage = record_errors.Stage(record_errors.TRANSFORMATION, PACKAGE + step.type_name.rsplit(".", 1)[-1])
             block = record_errors.tolerate_block(block, lambda name, stage=stage: stage)
         blocks.append(block)
     encoded = sink.encode(p.sink, compiled.final)
-    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", encoded if isinstance(encoded, tuple) else (encoded,))
+    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", encoded if isinstance(encoded, tuple) else (encoded,), p.sink.loc)
     if tolerant:
         encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))

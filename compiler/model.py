@@ -150,6 +150,8 @@ class Pipeline:
     spark_conf: tuple[tuple[str, str], ...]
     tests: tuple[TestCase, ...]
     description: str = ""
+    spark_version: str | None = None  # spark.version: the oldest Spark line the job must run on
+    spark_version_loc: Location | None = None
 
     @property
     def streaming(self) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 from .build import Builder, Compiled
 from .diagnostics import Collector, CompileError, Location
 from .loader import load_file
+from .targets import check_target
 from .validate import validate_document
 
 SUFFIXES = (".yaml", ".yml")
@@ -63,6 +64,7 @@ def build_all(paths: list[str]) -> Result:
         compiled = Builder(doc, diags).build()
         if compiled is None:
             continue
+        check_target(compiled, diags)
         name = compiled.pipeline.name
         loc = doc.smap.at(("name",))
         if name in names:

@@ -284,7 +284,7 @@ def tolerate_op(op: ir.Op, stage_of) -> tuple[ir.Op, ...]:
 
 
 def tolerate_block(block: ir.Block, stage_of) -> ir.Block:
-    return ir.Block(block.comment, tuple(o for op in block.ops for o in tolerate_op(op, stage_of)))
+    return replace(block, ops=tuple(o for op in block.ops for o in tolerate_op(op, stage_of)))
 
 
 def checked_decode(ops: tuple[ir.Op, ...], formats: dict[str, str]) -> tuple[ir.Op, ...]:

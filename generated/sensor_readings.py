@@ -7,6 +7,7 @@ Record path: read_source -> transform (decode, chain, encode) -> write_sink.
 Spark packages: none (no connector jars needed)
 The job sets spark.sql.session.timeZone=UTC and spark.sql.ansi.enabled=true on its own session.
 Run: python generated/sensor_readings.py [--help]   or   spark-submit generated/sensor_readings.py
+or, with SPARK_REMOTE=sc://HOST:PORT set (Spark Connect, the server holding the packages), python generated/sensor_readings.py.
 With spark-submit, also pass --driver-java-options=-XX:-DontCompileHugeMethods (and the same in
 spark.executor.extraJavaOptions on a cluster), as the job does for a JVM it starts: long chains run faster.
 """
@@ -18,12 +19,22 @@ import os
 import re
 import sys
 
+import pyspark
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 PIPELINE = "sensor_readings"
 STREAMING = True
-SPARK_PACKAGES = []
+SPARK_CONNECTORS = []  # spark_packages() picks their Scala suffix and release
+# Spark line -> (Scala suffix, connector release that resolves from Maven Central; None: the Spark's own version)
+SPARK_LINES = {
+    "3.5": ["2.12", "3.5.7"],
+    "4.0": ["2.13", "4.0.0"],
+    "4.1": ["2.13", "4.1.1"],
+    "4.2": ["2.13", "4.2.0"],
+    "4.3": ["2.13", None],
+}
+SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.ansi.enabled": "true",
@@ -60,7 +71,7 @@ def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
         reader.format("csv")
         .schema(SOURCE_SCHEMA)
         .options(**{"header": "true"})
-        .load(args.source_path or env("${env:READINGS_DIR:-pipelines/data/readings}"))
+        .load(args.source_path or location(env("${env:READINGS_DIR:-pipelines/data/readings}")))
         .select("*", "_metadata")
     )
 
@@ -170,26 +181,55 @@ class Counts:
             f"superseded={superseded} dead_lettered={dead}"
         )
 
+    @staticmethod
+    def by_name(metric) -> dict:
+        """An observed metric's values by name, whatever its shape: a Row (Spark), a dict (an Observation
+        under Spark Connect) or a Row of `values` and `schema` (a streaming progress, Connect)."""
+        values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
+        if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
+            return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
+        return values
+
     def report_batch(self, label: str = "batch") -> None:
-        metrics = {p: dict(o.get) for p, o in self.observations.items()}
-        print(self.line(label, metrics), flush=True)
+        """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""
+        try:
+            line = self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
+        except Exception as exc:
+            print(
+                f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
+                file=sys.stderr,
+                flush=True,
+            )
+            return
+        print(line, flush=True)
 
 
 def await_query(query) -> None:
-    """Wait for a streaming query, printing the counts of each micro-batch as its progress arrives."""
+    """Wait for a streaming query, printing the counts of each micro-batch as its progress arrives (counts that
+    cannot be read are said on stderr: the query goes on)."""
     reported = -1
     while True:
         done = query.awaitTermination(5)
         for progress in query.recentProgress:
-            metrics = progress.observedMetrics
-            if progress.batchId > reported and all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-                rows = {
-                    p: metrics[f"pipec_{p}"].asDict()
-                    for p in Counts.POINTS + Counts.OPTIONAL
-                    if f"pipec_{p}" in metrics
-                }
-                print(Counts.line(f"micro-batch {progress.batchId}", rows), flush=True)
-                reported = progress.batchId
+            if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
+                batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+            else:
+                batch, metrics = progress.batchId, progress.observedMetrics
+            if batch > reported and all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+                reported = batch
+                try:
+                    rows = {
+                        p: Counts.by_name(metrics[f"pipec_{p}"])
+                        for p in Counts.POINTS + Counts.OPTIONAL
+                        if f"pipec_{p}" in metrics
+                    }
+                    print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+                except Exception as exc:
+                    print(
+                        f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         if done:
             return
 
@@ -207,7 +247,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
 
 def write_sink(rows: DataFrame, args: argparse.Namespace):
     """files sink: json files at ${env:OUT_DIR:-out}/sensor_readings."""
-    path = args.sink_path or env("${env:OUT_DIR:-out}/sensor_readings")
+    path = args.sink_path or location(env("${env:OUT_DIR:-out}/sensor_readings"))
     writer = (
         rows.writeStream.format("json")
         .options(**{"ignoreNullFields": "false"})
@@ -215,7 +255,7 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
         .option("path", path)
         .option(
             "checkpointLocation",
-            args.checkpoint or env("${env:CHECKPOINT_DIR:-checkpoints}/sensor_readings"),
+            args.checkpoint or location(env("${env:CHECKPOINT_DIR:-checkpoints}/sensor_readings")),
         )
     )
     return start_trigger(writer, args.trigger).start()
@@ -234,13 +274,56 @@ def start_trigger(writer, trigger: str | None):
     raise SystemExit(f"{PIPELINE}: unknown trigger {trigger!r}")
 
 
+def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
+    """The connectors' Maven coordinates for a Spark version: its line's Scala suffix and connector release
+    (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given."""
+    scala, known = SPARK_LINES.get(".".join(spark_version.split(".")[:2]), ("2.13", None))
+    return [
+        f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"
+        for artifact in SPARK_CONNECTORS
+    ]
+
+
+def check_spark(spark: SparkSession) -> None:
+    """Fail in one line when the Spark is older than the job needs, or a connector on spark.jars.packages is of
+    another Spark line (a 4.0 Kafka connector on Spark 4.1 fails mid-stream)."""
+    version = spark.version
+    line = ".".join(version.split(".")[:2])
+    if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):
+        raise SystemExit(
+            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {version}"
+        )
+    wanted = spark_packages(version)
+    for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):
+        _, artifact, release = (coordinate.strip().split(":") + ["", ""])[:3]
+        if artifact.rsplit("_", 1)[0] in SPARK_CONNECTORS and not release.startswith(line + "."):
+            raise SystemExit(
+                f"{PIPELINE}: connector {coordinate.strip()} does not match Spark {version}: pass "
+                f"--spark-packages-version {line}.N (or set PIPEC_SPARK_PACKAGES_VERSION), or to spark-submit "
+                f"--packages {','.join(wanted)}"
+            )
+
+
+def location(path: str | None) -> str | None:
+    """A path as the job means it. Under Spark Connect (SPARK_REMOTE) the server has another working directory:
+    a relative local path is made absolute here, on the client. Otherwise as given (on a cluster a relative path
+    is relative to the default file system's working directory)."""
+    if path and "SPARK_REMOTE" in os.environ and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.abspath(path)
+    return path
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
+    packages = ",".join(spark_packages(pyspark.__version__, release))
     description = __doc__.split("\n")[0]
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
         # argparse %-formats a description only when it holds %(prog): then every % is escaped, else none
         description=description.replace("%", "%%") if "%(prog)" in description else description,
-        epilog="Spark packages: " + (", ".join(SPARK_PACKAGES) or "none"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the coordinates unbroken
+        epilog=f"Spark packages for this pyspark ({pyspark.__version__}):\n  {packages or 'none'}\nA JVM the job "
+        "starts gets them itself; give them to spark-submit as --packages; a Spark Connect server needs them.",
     )
     parser.add_argument(
         "--bootstrap-servers",
@@ -249,7 +332,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--checkpoint", help="streaming checkpoint folder (overrides the YAML's)")
     parser.add_argument("--trigger", help="available-now | once | 'processing-time: 10 seconds'")
     parser.add_argument(
-        "--master", help="Spark master; default local[*] when not started by spark-submit"
+        "--master",
+        help="Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
+        "--master stands, and under Spark Connect (SPARK_REMOTE)",
+    )
+    parser.add_argument(
+        "--spark-packages-version",
+        default=release,
+        metavar="VERSION",
+        help="connector release for a JVM the job starts, of the same Spark line (default: the table's for the "
+        "line, else the Spark's own version; env PIPEC_SPARK_PACKAGES_VERSION), e.g. for a mirror that lacks it",
     )
     parser.add_argument(
         "--conf", action="append", default=[], metavar="K=V", help="extra Spark configuration"
@@ -260,29 +352,38 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sink-path", help="write to this path instead of the YAML's (files sink)")
     args = parser.parse_args(argv)
     args.streaming = STREAMING
+    for name in ("checkpoint", "source_path", "sink_path"):
+        setattr(args, name, location(getattr(args, name)))
     args.trigger = args.trigger or "available-now"
     return args
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's own session: its configuration, UTC and ANSI, and the Spark packages it needs."""
+    """The job's own session: its configuration, UTC and ANSI; a JVM it starts itself also gets the master, the
+    connectors of its Spark and JVM_OPTIONS. Under spark-submit (its JVM exists: its --master and --packages
+    stand) and Spark Connect (SPARK_REMOTE: the server has them) only SQL configuration is set."""
     builder = SparkSession.builder.appName(PIPELINE)
-    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
-    if args.master or not under_submit:
+    extra = dict(item.split("=", 1) for item in args.conf)
+    if "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ:
         builder = builder.master(args.master or "local[*]").config(
             "spark.ui.showConsoleProgress", "false"
         )
-    extra = dict(item.split("=", 1) for item in args.conf)
-    if not under_submit:
-        if SPARK_PACKAGES:
-            builder = builder.config("spark.jars.packages", ",".join(SPARK_PACKAGES))
+        packages = spark_packages(pyspark.__version__, args.spark_packages_version)
+        if packages:
+            builder = builder.config("spark.jars.packages", ",".join(packages))
         options = "spark.driver.extraJavaOptions"
         extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
+    elif args.master:
+        print(
+            f"{PIPELINE}: --master {args.master} ignored: spark-submit or Spark Connect chose the master",
+            file=sys.stderr,
+        )
     for key, value in {**extra, **SESSION_CONF}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
+    check_spark(spark)
     return spark
 
 
@@ -302,16 +403,15 @@ def failure(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    spark = session(args)
     counts = Counts(args.streaming)
-    rows = transform(read_source(spark, args), counts)
     try:
-        query = write_sink(rows, args)
+        spark = session(args)
+        query = write_sink(transform(read_source(spark, args), counts), args)
         if query is not None:
             await_query(query)
         else:
             counts.report_batch()
-    except Exception as exc:  # the query failed: say why in one line, exit non-zero
+    except Exception as exc:  # the session, the source or the query failed: one line, exit non-zero
         print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
         return 1
     return 0

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 
-from .. import ir
+from .. import ir, spark_versions
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
 
-AVRO_PACKAGE = "org.apache.spark:spark-avro_2.13:{spark}"
+AVRO_PACKAGE = spark_versions.AVRO
 FORMATS = ("avro", "avro-confluent")
 _NAME = re.compile(r"[^A-Za-z0-9_]")
 

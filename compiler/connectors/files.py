@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import ir
+from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector
 from ..model import Sink, Source
@@ -18,7 +18,7 @@ from .base import (
     header_columns,
 )
 
-AVRO_PACKAGE = "org.apache.spark:spark-avro_2.13:{spark}"
+AVRO_PACKAGE = spark_versions.AVRO
 FILE = ir.Col("_metadata")
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from .. import ir
+from .. import ir, spark_versions
 from ..changelog import OP
 from ..model import Column, Source
 from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
 from . import avro, cdc_json
 from .base import MetaKey, SourceConnector, cast_metadata, header_columns, timestamp_type_name
 
-KAFKA_PACKAGE = "org.apache.spark:spark-sql-kafka-0-10_2.13:{spark}"
+KAFKA_PACKAGE = spark_versions.KAFKA
 # The decoded payloads, materialised once each (parsing inline in several places repeats it in the plan).
 PARSED_VALUE, PARSED_KEY = "__value", "__key"
 HEADERS = ir.Col("headers")

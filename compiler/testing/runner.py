@@ -11,6 +11,7 @@ import base64
 import datetime as dt
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from ..build import Compiled
 from ..changelog import OP
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
+from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types import StructType
 from .compare import compare, show
 from .dead_letters import check_dead_letters, split_rows
@@ -226,12 +228,19 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
         for name, text in files.items():
             (Path(tmp) / name).write_text(text, encoding="utf-8")
             jobs[name] = load_job(Path(tmp) / name)
-        # record tests need no broker: only the format packages (spark-avro), not the Kafka connector
-        packages = {p for job in jobs.values() for p in job.SPARK_PACKAGES if "spark-sql-kafka" not in p}
+        # record tests need no broker: only the format packages (spark-avro), not the Kafka connector; each job
+        # picks their coordinates for the installed pyspark, as it does when it runs
+        import pyspark
+
+        release = os.environ.get(PACKAGES_VERSION_ENV)
+        packages = {p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p}
         spark = spark or local_session(packages=sorted(packages))
         for compiled, case in cases:
             job = jobs[f"{compiled.pipeline.name}.py"]
-            outcome = run_case(spark, job, compiled, case)
+            if line_key(line_of(spark.version)) < line_key(job.SPARK_NEEDED):
+                outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {spark.version}",))
+            else:
+                outcome = run_case(spark, job, compiled, case)
             label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"
             print(f"{'PASS' if outcome.passed else 'FAIL'} {label}", file=out)
             for line in outcome.lines:

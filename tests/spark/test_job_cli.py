@@ -1,7 +1,7 @@
 """A checked-in generated job run as users run it: `python generated/NAME.py ...` in its own process (SPEC section 1).
 
-This starts a second JVM (the job's real entry point), so the module keeps to two subprocess runs: one job run
-and one `--help` (which exits before any Spark session starts).
+This starts a second JVM (the job's real entry point), so the module keeps to few subprocess runs: one job run,
+one `--help` (which exits before any Spark session starts) and one run refused at start.
 """
 
 from __future__ import annotations
@@ -75,6 +75,36 @@ def test_help_names_the_spark_packages():
     done = _run("--help", timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: {JOB}"), done.stdout
-    assert re.search(r"^Spark packages: \S", done.stdout, re.MULTILINE), done.stdout
+    assert re.search(r"^Spark packages for this pyspark \(\d+\.\d+\.\d+\):\n  none$", done.stdout, re.MULTILINE), done.stdout
+    assert "ignored under spark-submit, whose --master stands" in " ".join(done.stdout.split())
     for flag in ("--checkpoint", "--trigger", "--master", "--conf", "--bootstrap-servers", "--sink-path"):
         assert flag in done.stdout
+
+
+def test_a_connector_of_another_spark_line_fails_at_start_in_one_line(tmp_path):
+    """A Kafka connector of another line (here 4.1.1 on 4.2) fails mid-stream at run time; the job refuses it at
+    start and says what to pass. (The broker address is never reached.)"""
+    import pyspark
+
+    done = subprocess.run(
+        [str(PYTHON) if PYTHON.exists() else sys.executable, "generated/clicks_traced.py", "--spark-packages-version",
+         "4.1.1", "--bootstrap-servers", "127.0.0.1:9", "--checkpoint", str(tmp_path / "ck"), "--sink-path", str(tmp_path / "out")],
+        cwd=ROOT, env={k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")},
+        capture_output=True, text=True, timeout=600,
+    )
+    line = pyspark.__version__.rsplit(".", 1)[0]
+    assert done.returncode == 1, done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("clicks_traced: connector org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1 does not match "
+                           f"Spark {pyspark.__version__}: pass --spark-packages-version {line}.N"), last
+    assert "Traceback" not in done.stderr
+
+
+def test_a_source_that_cannot_load_fails_in_one_line(spark, tmp_path, capsys):
+    """read_source's failure (a missing folder) is the job's one-line failure, not a traceback."""
+    from compiler.testing.runner import load_job
+
+    job = load_job(ROOT / "generated" / f"{JOB}.py")
+    assert job.main(["--source-path", str(tmp_path / "missing"), "--sink-path", str(tmp_path / "out")]) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"{JOB}: failed: ") and "missing" in last, last

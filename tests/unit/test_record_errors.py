@@ -43,7 +43,7 @@ def test_tolerance_all_never_raises_and_carries_the_raw_record(compile_text):
     assert "raise_error" not in source
     assert '"__raw": F.struct(' in source and "DEAD_LETTERS = True" in source
     assert '"org.apache.kafka.connect.transforms.Cast$Value"' in source
-    assert '"VALUE_CONVERTER"' in source and ".json(\"/tmp/dlq\")" in source
+    assert '"VALUE_CONVERTER"' in source and ".json(location(\"/tmp/dlq\"))" in source
 
 
 def test_error_of_follows_lazy_branches():

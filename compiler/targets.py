@@ -1,0 +1,49 @@
+"""The Spark line a job needs: the functions its generated code calls, against `spark.version` when declared."""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+
+from . import ir
+from .build import Compiled
+from .diagnostics import Collector
+from .lower import Lowered, lower
+from .spark_versions import SINCE, line_key, needed_line
+
+
+def names_called(node: object) -> set[str]:
+    """The `F.*` functions and Column methods an IR node calls."""
+    if isinstance(node, (tuple, list)):
+        return set().union(*(names_called(n) for n in node))
+    if not is_dataclass(node):
+        return set()
+    own = {node.name} if isinstance(node, (ir.Func, ir.Method)) else set()
+    return own.union(*(names_called(getattr(node, f.name)) for f in fields(node) if f.name != "loc"))
+
+
+def blocks(lowered: Lowered) -> tuple[ir.Block, ...]:
+    return (lowered.decode, *lowered.chain, lowered.encode)
+
+
+def job_needs(lowered: Lowered) -> tuple[str, list[str]]:
+    """The oldest Spark line the job runs on, and the functions that need that line."""
+    return needed_line(set().union(*(names_called(b.ops) for b in blocks(lowered))))
+
+
+def check_target(compiled: Compiled, diags: Collector) -> None:
+    """A pipeline that declares `spark.version`: every source, step and sink whose code needs a newer line is an
+    error at its own YAML line."""
+    p = compiled.pipeline
+    target = p.spark_version
+    if target is None:
+        return
+    for block in blocks(lower(compiled)):
+        newer = sorted(n for n in names_called(block.ops) if n in SINCE and line_key(SINCE[n]) > line_key(target))
+        if newer:
+            need = max((SINCE[n] for n in newer), key=line_key)
+            diags.error(
+                "E900",
+                f"needs Spark {need} or newer ({', '.join(newer)}), but spark.version is {target}",
+                block.loc or p.spark_version_loc,
+                f"raise spark.version to {need} (at {p.spark_version_loc}), or use a step PySpark {target} can run",
+            )
