@@ -75,7 +75,7 @@ def cmd_compile(args) -> int:
     for path in write_atomically(out, files):
         _say(args, f"wrote {path}")
     if args.lineage:
-        from .tools.lineage import write_events
+        from .tools.openlineage import write_events
 
         for path in write_events(args.paths, Path(args.lineage)):
             _say(args, f"wrote {path}")
