@@ -81,7 +81,8 @@ def add_tool_commands(sub) -> None:
                                description="Translate Kafka Connect connector configurations into pipeline YAML.")
     connect.add_argument("files", nargs="+", metavar="FILE", help="connector configs: REST JSON ({name, config}), bare JSON config, or .properties")
     connect.add_argument("--out", metavar="DIR", help="write one NAME.yaml per connector into DIR (default: stdout)")
-    connect.add_argument("--sample", metavar="FILE", help="a sample record value (JSON, or a JsonConverter envelope with its schema) to type the columns")
+    connect.add_argument("--value-sample", metavar="FILE", help="a record value (plain JSON, or a JsonConverter envelope with its Connect schema) whose fields become the columns")
+    connect.add_argument("--key-sample", metavar="FILE", help="a record key, likewise, for the key columns")
     connect.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
     connect.set_defaults(func=cmd_import_connect)
 
