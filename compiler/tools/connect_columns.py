@@ -12,7 +12,7 @@ from pathlib import Path
 from ..transforms import REGISTRY
 from ..types import quote_name
 
-CONNECT_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT", "float32": "FLOAT",
+CONNECT_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT", "float32": "FLOAT", "float": "FLOAT", "double": "DOUBLE",
                  "float64": "DOUBLE", "boolean": "BOOLEAN", "string": "STRING", "bytes": "BYTES"}
 LOGICAL_TYPES = {"org.apache.kafka.connect.data.Timestamp": "TIMESTAMP_LTZ(3)", "org.apache.kafka.connect.data.Date": "DATE",
                  "org.apache.kafka.connect.data.Time": "TIMESTAMP_LTZ(3)"}
