@@ -113,14 +113,14 @@ class Importer:
         enable = (self.c.get(f"{key}.schemas.enable", "true") or "").lower()
         return Format(mapped, envelope=mapped == "json" and enable == "true")
 
-    def value_columns(self, fmt: Format, steps) -> tuple[list[tuple[str, str]], str | None]:
-        """(columns, a TODO comment or None)."""
+    def value_columns(self, fmt: Format, steps) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+        """(columns, the lines of a TODO comment, if any)."""
         if fmt.name == "raw":
-            return [("value", fmt.raw_type)], None
+            return [("value", fmt.raw_type)], ()
         if self.value_sample:
-            return self.value_sample.columns, None
+            return self.value_sample.columns, ()
         inferred = columns_from_steps(steps, "value")
-        todo = ("TODO: Connect configs declare no schema: these columns are the fields the transforms name, typed as "
+        todo = ("TODO: Connect configs declare no schema: these columns are the fields the transforms name, typed as",
                 "they read them; declare every field of the records (or import again with --value-sample FILE)")
         return inferred or [("TODO_field", "STRING")], todo
 
@@ -274,8 +274,7 @@ class Importer:
                           "schemas.enable=true, as in Kafka's sample worker config")
             fields_include = [("fields-include", "EXCEPT_KEY")] if prefix else []
             y.flow("value", [("format", value.name)] + fields_include)
-            if todo:
-                y.comment(todo)
+            y.comment(*todo)
             y.key("columns")
             cols = [("key_payload", self.payload_type(self.key_sample, key_columns))] if prefix else []
             cols += [("payload", self.payload_type(self.value_sample, value_columns))] if value.envelope else value_columns
