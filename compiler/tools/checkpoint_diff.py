@@ -10,7 +10,7 @@ from ..build import Compiled
 from ..emit import per_batch
 from ..model import Pipeline
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
-from .contract import Contract, contract, flat_fields
+from .contract import KAFKA_SINKS, Contract, contract, flat_fields
 
 # Severities: checkpoint (reset, safe, note) and output contract (breaking, compatible).
 RESET, SAFE, NOTE, BREAKING, COMPATIBLE = "reset", "safe", "note", "breaking", "compatible"
@@ -174,7 +174,7 @@ class Judge:
         if o.connector == n.connector == "files" and o.format != n.format:
             self.add(RESET, "file-sink-log", f"the output format changes from {o.format} to {n.format} in one folder, "
                      "whose _spark_metadata log then lists files of both formats")
-        if (o.topic and o.topic.raw) != (n.topic and n.topic.raw) and "kafka" in (before, after):
+        if (o.topic and o.topic.raw) != (n.topic and n.topic.raw) and {o.connector, n.connector} <= set(KAFKA_SINKS):
             self.add(SAFE, "output-topic", "the sink topic changes")
 
     def settings(self) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..build import Compiled
 from ..connectors.kafka_sink import payload_fields
-from ..types import ArrayType, MapType, SqlType, StructType
+from ..types import SqlType, StructType
 
 KAFKA_SINKS = ("kafka", "upsert-kafka")
 ROUTERS = ("RegexRouter", "TimestampRouter")
@@ -96,7 +96,3 @@ def flat_fields(t: SqlType | None, prefix: str = "") -> dict[str, SqlType]:
         else:
             out[path] = f.type
     return out
-
-
-def is_nested(t: SqlType) -> bool:
-    return isinstance(t, (StructType, ArrayType, MapType))

@@ -10,6 +10,19 @@ from typing import Any
 import yaml
 
 
+def _printable(ch: str) -> bool:
+    """Characters YAML takes as they are in any scalar (no line breaks, no C1 controls, no BOM or separators)."""
+    code = ord(ch)
+    return 0x20 <= code <= 0x7E or (0xA0 <= code <= 0xFFFD and not 0xD800 <= code <= 0xDFFF
+                                    and code not in (0x2028, 0x2029, 0xFEFF)) or code > 0xFFFF
+
+
+def _quoted(text: str) -> str:
+    """A double-quoted scalar (JSON's escapes are YAML's), escaping whatever YAML would not read back as written."""
+    body = json.dumps(text, ensure_ascii=False)[1:-1]
+    return '"' + "".join(ch if _printable(ch) else f"\\u{ord(ch):04x}" for ch in body) + '"'
+
+
 def scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -18,7 +31,8 @@ def scalar(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(scalar(v) for v in value) + "]"
     text = str(value)
-    plain_ok = text == text.strip() and text != "" and not any(ch in text for ch in ",[]{}#&*!|>'\"%@`\n\t") \
+    plain_ok = text == text.strip() and text != "" and all(_printable(ch) for ch in text) \
+        and not any(ch in text for ch in ",[]{}#&*!|>'\"%@`\\") \
         and not text.startswith(("-", "?", ":")) and ": " not in text and not text.endswith(":")
     if plain_ok:
         try:
@@ -26,7 +40,7 @@ def scalar(value: Any) -> str:
                 return text
         except yaml.YAMLError:
             pass
-    return json.dumps(text, ensure_ascii=False)
+    return _quoted(text)
 
 
 def _flow(pairs: list[tuple[str, Any]]) -> str:
@@ -51,7 +65,9 @@ class YamlWriter:
             self.level -= 1
 
     def comment(self, *lines: str) -> None:
-        self.lines += [f"{self.pad}# {line}".rstrip() for line in lines]
+        """Comment lines; a character that could end the comment (a line break) is written as its escape."""
+        safe = ["".join(ch if _printable(ch) or ch == "\t" else f"\\u{ord(ch):04x}" for ch in line) for line in lines]
+        self.lines += [f"{self.pad}# {line}".rstrip() for line in safe]
 
     def key(self, key: str) -> None:
         self.lines.append(f"{self.pad}{scalar(key)}:")

@@ -198,7 +198,7 @@ def pipec_outcomes(spark, config: ConnectorConfig, doc: DocConfig, text: str, re
             if r["tombstone"]:
                 try:
                     outcomes.update(run([r]))
-                except Exception as exc:  # a record error: the job fails naming the record
+                except Exception:  # a record error: the job fails naming the record
                     outcomes[r["offset"]] = "error"  # (the messages are each system's own)
         return outcomes
 

@@ -11,7 +11,7 @@ import collections
 import pytest
 
 from connect_roundtrip import (
-    CONFIGS, DOC_CONFIGS, canonical, harness_document, import_config, kafka_outcomes, pipec_outcomes, records,
+    CONFIGS, DOC_CONFIGS, harness_document, import_config, kafka_outcomes, pipec_outcomes, records,
 )
 from diff_run import run_harness
 
