@@ -43,9 +43,7 @@ def sink_rows(folder: Path) -> list[dict]:
     """Rows of every file the sink's _spark_metadata log lists as committed (what Spark reads)."""
     rows = []
     log = folder / "_spark_metadata"
-    for entry in sorted(log.iterdir(), key=lambda p: int(p.name.split(".")[0])):
-        if entry.name.startswith("."):
-            continue
+    for entry in sorted((p for p in log.iterdir() if p.name.split(".")[0].isdigit()), key=lambda p: int(p.name.split(".")[0])):
         for line in entry.read_text().splitlines()[1:]:  # the first line is the log's version
             path = json.loads(line)["path"]
             rows += [json.loads(r) for r in Path(path.removeprefix("file:")).read_text().splitlines() if r]
