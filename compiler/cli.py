@@ -74,6 +74,11 @@ def cmd_compile(args) -> int:
         return code
     for path in write_atomically(out, files):
         _say(args, f"wrote {path}")
+    if args.lineage:
+        from .tools.openlineage import write_events
+
+        for path in write_events(args.paths, Path(args.lineage)):
+            _say(args, f"wrote {path}")
     return OK
 
 
@@ -132,28 +137,41 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"pipec {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
 
-    def command(name: str, func, help: str, many: bool = True, out: bool = False) -> argparse.ArgumentParser:
+    def command(name: str, func, help: str, many: bool = True, out: bool = False, changed: bool = False) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
         p.add_argument("paths", nargs="+" if many else 1, metavar="PATH", help="pipeline files or folders")
         p.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
         if out:
             p.add_argument("--out", default="generated", help="folder of generated jobs (default: generated)")
+        if changed:
+            p.add_argument("--changed-since", metavar="REF",
+                           help="only the pipelines changed since git revision REF (all of them when pipec or a shared file changed)")
         p.set_defaults(func=func)
         return p
 
     command("validate", cmd_validate, "schema and semantic checks; writes nothing")
-    command("compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True)
-    command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True)
-    command("test", cmd_test, "run each pipeline's tests: on a local Spark")
+    compile_ = command("compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True, changed=True)
+    compile_.add_argument("--lineage", metavar="DIR", help="also write each pipeline's OpenLineage run event (column lineage) into DIR")
+    command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True, changed=True)
+    command("test", cmd_test, "run each pipeline's tests: on a local Spark", changed=True)
     command("explain", cmd_explain, "the record schema after each step and the sink's layout", many=False)
     run = command("run", cmd_run, "compile to a temp folder and run the job locally", many=False)
     run.add_argument("job_args", nargs=argparse.REMAINDER, help="arguments for the job, after --")
+    from .tools.commands import add_tool_commands
+
+    add_tool_commands(sub)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
+        if getattr(args, "changed_since", None):
+            from .tools.commands import narrow_to_changed
+
+            code = narrow_to_changed(args)  # an exit code when there is nothing to do (or a bad revision)
+            if code is not None:
+                return code
         return args.func(args)
     except KeyboardInterrupt:
         return 130

@@ -1,0 +1,90 @@
+"""`pipec import connect FILE... [--out DIR] [--value-sample F] [--key-sample F]`: translate, check by compiling,
+write (all or nothing), and say what did not map."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from ..diagnostics import Collector, Location, render_all
+from ..project import build_all, write_atomically
+from .connect_columns import SampleError, read_sample
+from .connect_config import ConfigSyntaxError, ConnectorConfig, read_config
+from .connect_import import Imported, Importer
+
+
+# Where a compile error of the imported YAML points back to in the connector config, by top-level YAML key.
+SECTION_KEYS = {"source": ("topics", "topics.regex", "value.converter"), "sink": ("value.converter", "key.converter", "connector.class"),
+                "errors": ("errors.tolerance",), "predicates": ("predicates",)}
+
+
+def config_location(text: str, line: int, config: ConnectorConfig) -> tuple[Location, str]:
+    """The connector config's entry behind `line` of an imported pipeline: the transform's type for a step, else the
+    setting the YAML section came from."""
+    section, alias = None, None
+    for row in text.splitlines()[:line]:
+        if row and not row.startswith((" ", "#", "-")):
+            section, alias = row.split(":")[0], None
+        elif row.strip().startswith("- name: "):
+            alias = row.strip()[len("- name: "):].strip('"')
+    entry = config.entries.get(f"transforms.{alias}.type") if section == "transforms" and alias else None
+    if entry is not None:
+        return entry.loc, f"transform '{alias}'"
+    for key in SECTION_KEYS.get(section or "", ()):
+        if key in config.entries:
+            return config.entries[key].loc, f"{key} ({section})"
+    return Location(config.file, 1, 1), "the imported pipeline"
+
+
+def check_compiles(imported: Imported, config: ConnectorConfig) -> None:
+    """Compile the imported YAML; pipec's errors become refusals at the connector config's own lines."""
+    with tempfile.TemporaryDirectory(prefix="pipec-import-") as tmp:
+        path = Path(tmp) / f"{imported.name}.yaml"
+        path.write_text(imported.text, encoding="utf-8")
+        result = build_all([str(path)])
+    for d in result.diags.items:
+        loc, where = config_location(imported.text, d.loc.line, config) if d.loc else (Location(config.file, 1, 1), "the imported pipeline")
+        report = imported.diags.error if d.severity == "error" else imported.diags.warn
+        report("I300", f"{where}: {d.message}", loc, d.hint)
+
+
+def import_connect(args) -> int:
+    try:
+        value_sample = read_sample(Path(args.value_sample)) if args.value_sample else None
+        key_sample = read_sample(Path(args.key_sample)) if args.key_sample else None
+    except SampleError as exc:
+        print(f"pipec import connect: {exc}", file=sys.stderr)
+        return 2
+    results: list[Imported] = []
+    diags = Collector()
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            diags.error("E005", f"no such file: {name}", None)
+            continue
+        try:
+            config = read_config(path)
+        except (ConfigSyntaxError, UnicodeDecodeError) as exc:
+            diags.error("I001", getattr(exc, "message", str(exc)), getattr(exc, "loc", Location(str(path), 1, 1)))
+            continue
+        imported = Importer(config, value_sample, key_sample).run()
+        if not imported.diags.errors:
+            check_compiles(imported, config)
+        diags.extend(imported.diags.items)
+        results.append(imported)
+    if diags.items:
+        print(render_all(diags.items, args.format), file=sys.stderr)
+    if diags.errors:
+        print("pipec import connect: nothing written (fix the configs above, or import the others alone)", file=sys.stderr)
+        return 2
+    names = [r.name for r in results]
+    if len(set(names)) != len(names):
+        print(f"pipec import connect: two connectors give the same pipeline name ({', '.join(names)})", file=sys.stderr)
+        return 2
+    if args.out:
+        for target in write_atomically(Path(args.out), {f"{r.name}.yaml": r.text for r in results}):
+            print(f"wrote {target}", file=sys.stderr)
+    else:
+        print("---\n".join(r.text for r in results), end="")
+    return 0

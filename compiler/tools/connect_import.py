@@ -1,0 +1,380 @@
+"""Kafka Connect connector config -> pipeline YAML (`pipec import connect`).
+
+What a connector becomes:
+- a sink connector (it has `topics` or `topics.regex`): a kafka source on those topics -> the chain -> a files sink
+  with `envelope: true` (JSON lines holding each record's key, topic, partition, offset, timestamp, headers and
+  value: everything the connector would have received after its transforms). Object-store sinks (S3, GCS, HDFS,
+  Azure) keep their bucket path and format; pipec has no JDBC or Elasticsearch sink, so those write the folder
+  `${env:OUT_DIR:-out}/<name>` and the connector's own settings become a comment.
+- a source connector (Debezium, JDBC source, FileStreamSource, ...): pipec cannot read a database, so the connector
+  keeps running without its transforms, writing to `<topic>.raw`; the pipeline reads those topics, restores each
+  record's topic name (a first RegexRouter step), runs the chain and writes each record to its own topic (a kafka
+  sink), which is where the connector wrote before.
+Key and value formats follow the converters; `transforms.*`, `predicates.*` and `errors.*` keep their order, names
+and comments. What cannot map is a YAML comment and a warning, or, where no pipeline could be written, a refusal
+located at the config key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..diagnostics import Collector, did_you_mean
+from ..transforms import PACKAGE, PREDICATE_PACKAGE, REGISTRY
+from .connect_columns import Sample, columns_from_steps
+from .connect_config import ConnectorConfig, Entry
+from .yaml_text import YamlWriter
+
+JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+CONVERTERS = {
+    JSON_CONVERTER: "json",
+    "org.apache.kafka.connect.storage.StringConverter": "raw:STRING",
+    "org.apache.kafka.connect.converters.ByteArrayConverter": "raw:BYTES",
+    "io.confluent.connect.avro.AvroConverter": "avro-confluent",
+}
+OBJECT_STORE_SINKS = {  # connector class -> (URL scheme, bucket key)
+    "io.confluent.connect.s3.S3SinkConnector": ("s3a", "s3.bucket.name"),
+    "io.confluent.connect.gcs.GcsSinkConnector": ("gs", "gcs.bucket.name"),
+    "io.confluent.connect.azure.blob.AzureBlobStorageSinkConnector": ("wasbs", "azblob.container.name"),
+    "io.confluent.connect.hdfs.HdfsSinkConnector": ("", "hdfs.url"),
+    "io.confluent.connect.hdfs3.Hdfs3SinkConnector": ("", "hdfs.url"),
+}
+STORAGE_FORMATS = {"JsonFormat": "json", "AvroFormat": "avro", "ParquetFormat": "parquet"}
+ERRORS = {  # Connect's errors.* key -> pipec's errors: key
+    "errors.tolerance": "tolerance", "errors.deadletterqueue.topic.name": "deadletterqueue.topic.name",
+    "errors.deadletterqueue.context.headers.enable": "deadletterqueue.context.headers.enable",
+    "errors.log.enable": "log.enable", "errors.log.include.messages": "log.include.messages",
+}
+STEP_KEYS = ("type", "predicate", "negate")
+RAW_SUFFIX = ".raw"
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str  # json | raw | avro-confluent
+    raw_type: str = ""  # STRING or BYTES for raw
+    envelope: bool = False  # JsonConverter with schemas.enable=true: {schema, payload}
+    assumed: bool = False  # the config names no converter (the worker's applies)
+
+
+@dataclass
+class Imported:
+    name: str
+    kind: str  # source | sink
+    text: str = ""
+    diags: Collector = field(default_factory=Collector)
+
+
+def pipeline_name(name: str) -> str:
+    cleaned = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
+    return cleaned if re.match(r"[a-z]", cleaned or "") else f"connector_{cleaned or 'imported'}"
+
+
+class Importer:
+    def __init__(self, config: ConnectorConfig, value_sample: Sample | None = None, key_sample: Sample | None = None):
+        self.c, self.value_sample, self.key_sample = config, value_sample, key_sample
+        self.out = Imported(pipeline_name(config.name), "sink" if self.is_sink else "source")
+        self.diags = self.out.diags
+        self.used: set[str] = set()
+
+    @property
+    def is_sink(self) -> bool:
+        cls = self.c.get("connector.class", "")
+        return "topics" in self.c.entries or "topics.regex" in self.c.entries or cls.endswith("SinkConnector")
+
+    def take(self, key: str) -> str | None:
+        self.used.add(key)
+        return self.c.get(key)
+
+    def refuse(self, key: str, message: str, hint: str | None = None) -> None:
+        e = self.c.entries.get(key)
+        self.diags.error("I100", message + (f" (at {e.pointer})" if e and e.pointer else ""), self.c.loc(key), hint)
+
+    def warn(self, key: str, message: str, hint: str | None = None) -> None:
+        e = self.c.entries.get(key)
+        self.diags.warn("I200", message + (f" (at {e.pointer})" if e and e.pointer else ""), self.c.loc(key), hint)
+
+    # ------------------------------------------------------------ converters and columns
+
+    def format(self, side: str) -> Format:
+        key = f"{side}.converter"
+        cls = self.take(key)
+        if cls is None:  # the worker's converter applies: bytes pass through as they are for a key
+            return Format("raw", "BYTES", assumed=True) if side == "key" else Format("json", envelope=True, assumed=True)
+        mapped = CONVERTERS.get(cls)
+        if mapped is None:
+            self.refuse(key, f"{key} {cls} has no pipec format", f"pipec reads {', '.join(CONVERTERS)}")
+            return Format("json")
+        for k in (f"{key}.schema.registry.url", f"{key}.schemas.enable", f"{key}.decimal.format"):
+            self.used.add(k)
+        if mapped.startswith("raw:"):
+            return Format("raw", mapped[4:])
+        enable = (self.c.get(f"{key}.schemas.enable", "true") or "").lower()
+        return Format(mapped, envelope=mapped == "json" and enable == "true")
+
+    def value_columns(self, fmt: Format, steps) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+        """(columns, the lines of a TODO comment, if any)."""
+        if fmt.name == "raw":
+            return [("value", fmt.raw_type)], ()
+        if self.value_sample:
+            return self.value_sample.columns, ()
+        inferred = columns_from_steps(steps, "value")
+        todo = ("TODO: Connect configs declare no schema: these columns are the fields the transforms name, typed as",
+                "they read them; declare every field of the records (or import again with --value-sample FILE)")
+        return inferred or [("TODO_field", "STRING")], todo
+
+    @staticmethod
+    def payload_type(sample: Sample | None, columns: list[tuple[str, str]]) -> str:
+        """The type of an envelope's payload: the sample's one value, or a struct of the columns."""
+        return columns[0][1] if sample is not None and sample.primitive else _struct(columns)
+
+    # ------------------------------------------------------------ transforms, predicates, errors
+
+    def comments_of(self, key: str) -> tuple[str, ...]:
+        e = self.c.entries.get(key)
+        return e.comments if e else ()
+
+    def aliases(self, key: str) -> list[str]:
+        value = self.take(key) or ""
+        return [a for a in re.split(r"\s*,\s*", value.strip()) if a]
+
+    def steps(self) -> list[tuple[str, Entry | None, dict[str, str], list[Entry]]]:
+        """(alias, type entry, config, entries) of each transform, in the `transforms` order."""
+        out = []
+        for alias in self.aliases("transforms"):
+            prefix = f"transforms.{alias}."
+            entries = self.c.under(prefix)
+            self.used.update(e.key for e in entries)
+            type_entry = self.c.entries.get(prefix + "type")
+            if type_entry is None:
+                self.refuse("transforms", f"transform '{alias}' has no {prefix}type", f"add {prefix}type=<class>, as Kafka Connect requires")
+                continue
+            out.append((alias, type_entry, {e.key[len(prefix):]: e.value for e in entries}, entries))
+        return out
+
+    def write_steps(self, y: YamlWriter, steps, predicates: set[str]) -> None:
+        for alias, type_entry, config, entries in steps:
+            cls = type_entry.value.strip()
+            spec, side = REGISTRY.lookup(cls)
+            comments = [c for e in entries for c in e.comments]
+            if spec is None:
+                self.warn(type_entry.key, f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
+                          did_you_mean(cls.rsplit(".", 1)[-1], REGISTRY.spellings()) or "pipec runs the transforms of Kafka's "
+                          "org.apache.kafka.connect.transforms package (SPEC section 6)")
+                y.comment(f"TODO: transform '{alias}' ({cls}) has no pipec equivalent; it was:", *comments)
+                for e in entries:
+                    y.comment(f"  {e.key}={e.value}")
+                continue
+            pred = config.get("predicate")
+            if pred is not None and pred not in predicates:
+                self.refuse(f"transforms.{alias}.predicate", f"transform '{alias}' names predicate '{pred}', which is not defined",
+                            did_you_mean(pred, predicates) or "list it in predicates= with its predicates.<alias>.type")
+            short = cls[len(PACKAGE):] if cls.startswith(PACKAGE) else cls
+            y.item_comment(*comments)
+            y.item([("name", alias), ("type", short)] + [(k, v) for k, v in config.items() if k != "type"])
+
+    def write_predicates(self, y: YamlWriter) -> set[str]:
+        names = self.aliases("predicates")
+        if not names:
+            return set()
+        y.comment(*self.comments_of("predicates"))
+        y.key("predicates")
+        with y.indent():
+            for alias in names:
+                prefix = f"predicates.{alias}."
+                entries = self.c.under(prefix)
+                self.used.update(e.key for e in entries)
+                config = {e.key[len(prefix):]: e.value for e in entries}
+                cls = config.get("type")
+                if cls is None:
+                    self.refuse("predicates", f"predicate '{alias}' has no {prefix}type", f"add {prefix}type=<class>")
+                    continue
+                if REGISTRY.lookup_predicate(cls) is None:
+                    self.refuse(prefix + "type", f"predicate '{alias}' ({cls}) has no pipec equivalent",
+                                "pipec has HasHeaderKey, RecordIsTombstone and TopicNameMatches")
+                short = cls[len(PREDICATE_PACKAGE):] if cls.startswith(PREDICATE_PACKAGE) else cls
+                y.comment(*[c for e in entries for c in e.comments])
+                y.mapping(alias, [("type", short)] + [(k, v) for k, v in config.items() if k != "type"])
+        return set(names)
+
+    def write_errors(self, y: YamlWriter) -> None:
+        entries = [(ERRORS[e.key], e) for e in self.c.under("errors.") if e.key in ERRORS]
+        self.used.update(e.key for e in self.c.under("errors."))
+        for e in self.c.under("errors."):
+            if e.key not in ERRORS:
+                self.warn(e.key, f"{e.key} has no pipec equivalent (a record error is not transient: nothing is retried)"
+                          if e.key.startswith("errors.retry") else f"{e.key} has no pipec equivalent; left out")
+        if not entries:
+            return
+        tolerance = next((e.value.strip() for k, e in entries if k == "tolerance"), "none")
+        y.key("errors")
+        with y.indent():
+            for key, e in entries:
+                y.comment(*e.comments)
+                y.pair(key, e.value.strip())
+            if tolerance == "all" and not any(k == "deadletterqueue.topic.name" for k, _ in entries):
+                y.comment("Kafka Connect skips (and logs) records that fail with errors.tolerance=all and no dead-letter",
+                          "topic; pipec never drops a bad record silently: they go to this folder")
+                y.pair("deadletterqueue.path", f"${{env:OUT_DIR:-out}}/{self.out.name}-dead-letters")
+
+    # ------------------------------------------------------------ source and sink
+
+    def source_topics(self) -> tuple[list[str], str | None]:
+        """(topics, topic pattern) the pipeline reads."""
+        if self.is_sink:
+            pattern = self.take("topics.regex")
+            return [t for t in re.split(r"\s*,\s*", (self.take("topics") or "").strip()) if t], pattern
+        return [t + RAW_SUFFIX for t in self.connector_topics()], None
+
+    def connector_topics(self) -> list[str]:
+        """The topics a source connector writes to, from its own settings."""
+        for key in ("topic", "kafka.topic"):
+            if self.take(key):
+                return [self.c.get(key)]
+        prefix = self.take("topic.prefix") or self.take("database.server.name") or ""
+        tables = [t for key in ("table.include.list", "table.whitelist", "collection.include.list")
+                  for t in re.split(r"\s*,\s*", (self.take(key) or "").strip()) if t]
+        cls = self.c.get("connector.class", "")
+        if tables and prefix:
+            join = "." if cls.startswith("io.debezium") else ""
+            return [prefix + join + t for t in tables]
+        if prefix:
+            return [prefix]
+        self.warn("connector.class", "cannot tell which topics this source connector writes to",
+                  "set the source topics in the YAML by hand")
+        return ["TODO_topic"]
+
+    def write_source(self, y: YamlWriter, key: Format, value: Format, steps) -> None:
+        topics, pattern = self.source_topics()
+        y.key("source")
+        with y.indent():
+            y.pair("connector", "kafka")
+            if pattern:
+                y.pair("topic-pattern", pattern)
+            else:
+                y.flow_list("topics", topics)
+            y.mapping("properties", [("bootstrap.servers", "${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}")])
+            key_columns = self.key_sample.columns if self.key_sample else columns_from_steps(steps, "key")
+            value_columns, todo = self.value_columns(value, steps)
+            prefix = "key_" if key.envelope and not key.assumed else ""
+            if key.assumed:
+                y.comment("the config names no key.converter (the worker's applies): the key passes through as raw bytes")
+                y.flow("key", [("format", "raw")])
+            elif key.name == "raw":
+                y.flow("key", [("format", "raw")])
+            elif key.envelope:
+                y.comment("key.converter JsonConverter with schemas.enable=true: keys are {schema, payload}; the key column",
+                          "key_payload reads the payload (the step unwrap_key_envelope makes it the key)")
+                y.flow("key", [("format", "json"), ("fields", ["key_payload"]), ("fields-prefix", "key_")])
+            else:
+                y.flow("key", [("format", key.name), ("fields", [n for n, _ in key_columns])])
+            if value.assumed:
+                y.comment("the config names no value.converter (the worker's applies): assumed JsonConverter with",
+                          "schemas.enable=true, as in Kafka's sample worker config")
+            fields_include = [("fields-include", "EXCEPT_KEY")] if prefix else []
+            y.flow("value", [("format", value.name)] + fields_include)
+            y.comment(*todo)
+            y.key("columns")
+            cols = [("key_payload", self.payload_type(self.key_sample, key_columns))] if prefix else []
+            cols += [("payload", self.payload_type(self.value_sample, value_columns))] if value.envelope else value_columns
+            if key.name == "json" and not prefix and not key.assumed:  # key fields are columns too (Flink's key.fields)
+                cols += [(n, t) for n, t in key_columns if n not in dict(cols)]
+            for n, t in cols:
+                y.list_flow([("name", n), ("type", t)])
+
+    def envelope_steps(self, y: YamlWriter, key: Format, value: Format) -> None:
+        """Steps standing for the converters and the `.raw` topics: before the connector's own chain."""
+        if key.envelope and not key.assumed:
+            y.item([("name", "unwrap_key_envelope"), ("type", "ExtractField$Key"), ("field", "key_payload")])
+        if value.envelope:
+            y.item_comment("the value converter's {schema, payload} envelope: the records are the payloads")
+            y.item([("name", "unwrap_value_envelope"), ("type", "ExtractField$Value"), ("field", "payload")])
+        if not self.is_sink:
+            y.item_comment(f"the connector writes to <topic>{RAW_SUFFIX} without its transforms; the chain sees its own topic names")
+            y.item([("name", "restore_topic"), ("type", "RegexRouter"), ("regex", "(.*)" + re.escape(RAW_SUFFIX)), ("replacement", "$1")])
+
+    def write_sink(self, y: YamlWriter, key: Format, value: Format) -> None:
+        cls = self.c.get("connector.class", "")
+        y.key("sink")
+        with y.indent():
+            if not self.is_sink:
+                y.comment("each record goes to its own topic: where the connector wrote before")
+                y.pair("connector", "kafka")
+                if not key.assumed:
+                    y.flow("key", [("format", key.name)])
+                y.flow("value", [("format", value.name)])
+                if value.envelope:
+                    self.warn("value.converter" if not value.assumed else "connector.class", "records are written as plain JSON: pipec writes no {schema, payload} envelope",
+                              "consumers read them with value.converter.schemas.enable=false")
+            elif cls in OBJECT_STORE_SINKS:
+                scheme, bucket_key = OBJECT_STORE_SINKS[cls]
+                bucket = self.take(bucket_key) or "TODO_bucket"
+                folder = self.take("topics.dir") or "topics"
+                storage = (self.take("format.class") or "JsonFormat").rsplit(".", 1)[-1]
+                fmt = STORAGE_FORMATS.get(storage)
+                if fmt is None:
+                    self.warn("format.class", f"format.class {storage} has no pipec files format; json is written instead")
+                y.pair("connector", "files")
+                y.pair("path", f"{scheme}://{bucket}/{folder}" if scheme else f"{bucket.rstrip('/')}/{folder}")
+                y.pair("format", fmt or "json")
+            else:
+                y.comment(f"pipec has no sink for {cls or 'this connector'}: the records it would have received, as JSON",
+                          "lines with their key, topic, partition, offset, timestamp and headers")
+                y.pair("connector", "files")
+                y.pair("path", f"${{env:OUT_DIR:-out}}/{self.out.name}")
+                y.pair("format", "json")
+            if self.is_sink:
+                y.pair("envelope", True)
+            y.pair("checkpoint", f"${{env:CHECKPOINT_DIR:-checkpoints}}/{self.out.name}")
+
+    # ------------------------------------------------------------ all
+
+    def run(self) -> Imported:
+        c = self.c
+        if "connector.class" not in c.entries:
+            self.refuse("connector.class", "the config has no connector.class", "every Kafka Connect connector config names its class")
+        self.used.update(("connector.class", "name", "tasks.max"))
+        key, value = self.format("key"), self.format("value")
+        steps = self.steps()
+        kinds = [(REGISTRY.lookup(t.value.strip())[0], REGISTRY.lookup(t.value.strip())[1], cfg) for _, t, cfg, _ in steps]
+        kinds = [(spec.name, side, cfg) for spec, side, cfg in kinds if spec is not None]
+        y = YamlWriter()
+        y.comment(f"Imported by `pipec import connect` from {c.file}: connector {c.name} ({c.get('connector.class', '?')}),",
+                  f"a {self.out.kind} connector (see docs/import-connect.md).", *c.header)
+        y.pair("version", 1)
+        y.pair("name", self.out.name)
+        y.pair("description", f"Imported from the Kafka Connect {self.out.kind} connector {c.name}.")
+        y.pair("mode", "streaming")
+        self.write_source(y, key, value, kinds)
+        predicates = self.write_predicates(y)
+        chain = YamlWriter(level=1)
+        self.envelope_steps(chain, key, value)
+        self.write_steps(chain, steps, predicates)
+        if getattr(chain, "items", 0):
+            y.comment(*self.comments_of("transforms"))
+            y.key("transforms")
+        y.extend(chain)
+        self.write_sink(y, key, value)
+        self.write_errors(y)
+        rest = [e for k, e in c.entries.items() if k not in self.used]
+        if rest:
+            y.comment(f"connector settings with no pipec counterpart ({self.out.kind} connector {c.get('connector.class', '?')}):")
+            for e in rest:
+                y.comment(f"  {e.key}={_hide(e.key, e.value)}")
+        self.out.text = y.text()
+        return self.out
+
+
+SECRET = re.compile(r"password|secret|credential|jaas|token|key$", re.I)
+
+
+def _hide(key: str, value: str) -> str:
+    """Secrets never land in YAML: a password-like setting is shown as [hidden]."""
+    return "[hidden]" if SECRET.search(key) and not key.endswith(("converter", ".key")) else value
+
+
+def _struct(columns: list[tuple[str, str]]) -> str:
+    from ..types import quote_name
+
+    return "STRUCT<" + ", ".join(f"{quote_name(n)} {t}" for n, t in columns) + ">"

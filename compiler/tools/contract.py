@@ -1,0 +1,98 @@
+"""A pipeline's output contract: what consumers of its sink see (destination, formats, key, value, headers).
+
+Computed from the compiled model only (the sink and the shape after the last step), so `diff` can compare two
+versions of a pipeline and `graph` can name what each pipeline writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..build import Compiled
+from ..connectors.kafka_sink import payload_fields
+from ..types import SqlType, StructType
+
+KAFKA_SINKS = ("kafka", "upsert-kafka")
+ROUTERS = ("RegexRouter", "TimestampRouter")
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What a sink writes, as its consumers see it."""
+
+    connector: str
+    destination: str  # the topic (or "each record's own topic"), the folder, or "console"
+    routing: tuple[str, ...]  # router steps that rename topics, as "alias: Type {config}"
+    key_format: str | None
+    value_format: str | None
+    key: SqlType | None
+    value: SqlType | None
+    headers_added: tuple[str, ...]
+    headers_dropped: tuple[str, ...]
+    partition_by: tuple[str, ...]
+    changelog: bool
+    primary_key: tuple[str, ...]
+
+
+def _written_value(compiled: Compiled) -> SqlType | None:
+    sink, shape = compiled.pipeline.sink, compiled.final
+    if not isinstance(shape.value, StructType):
+        return shape.value
+    if sink.connector in KAFKA_SINKS:
+        return StructType(tuple(payload_fields(sink, shape, sink.key_fields)))
+    return StructType(tuple(f for f in shape.value.fields if f.name not in shape.virtual))
+
+
+def _written_key(compiled: Compiled) -> SqlType | None:
+    sink, shape = compiled.pipeline.sink, compiled.final
+    if sink.key_fields and isinstance(shape.value, StructType):
+        return StructType(tuple(f for f in shape.value.fields if f.name in sink.key_fields))
+    return shape.key
+
+
+def _destination(compiled: Compiled) -> str:
+    sink = compiled.pipeline.sink
+    if sink.connector in KAFKA_SINKS:
+        return f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
+    if sink.path is not None:
+        return f"{sink.format} files at {sink.path.raw}"
+    return sink.connector
+
+
+def _router(step) -> str:
+    when = f" when {'not ' if step.negate else ''}{step.predicate}" if step.predicate else ""
+    return f"{step.alias} ({step.type_name}{when}) {step.config!r}"
+
+
+def contract(compiled: Compiled) -> Contract:
+    p, shape = compiled.pipeline, compiled.final
+    keyed = p.sink.connector in KAFKA_SINKS or p.sink.envelope
+    return Contract(
+        connector=p.sink.connector,
+        destination=_destination(compiled),
+        routing=tuple(_router(s) for s in p.steps if s.kind in ROUTERS),
+        key_format=p.sink.key_format if keyed else None,
+        value_format=p.sink.format,
+        key=_written_key(compiled) if keyed else None,
+        value=_written_value(compiled),
+        headers_added=shape.headers_added,
+        headers_dropped=shape.headers_dropped,
+        partition_by=p.sink.partition_by,
+        changelog=shape.changelog and (p.sink.envelope or p.sink.format == "debezium-json"),
+        primary_key=p.sink.primary_key,
+    )
+
+
+def flat_fields(t: SqlType | None, prefix: str = "") -> dict[str, SqlType]:
+    """Dotted field path -> type, through nested structs (a struct inside an array or map counts as one type)."""
+    if not isinstance(t, StructType):
+        return {} if t is None else {prefix.rstrip(".") or "(whole)": t}
+    out: dict[str, SqlType] = {}
+    for f in t.fields:
+        path = prefix + f.name
+        if isinstance(f.type, StructType):
+            out[path] = f.type
+            out.update(flat_fields(f.type, path + "."))
+        else:
+            out[path] = f.type
+    return out

@@ -1,0 +1,208 @@
+"""Column lineage through a chain: which output field comes from which input field, metadata key or header.
+
+A slot is a place a value sits in the record: ("value", path), ("key", path), ("header", (key,)) or
+("meta", (envelope column,)); path () is the whole key or value. Each transform kind has a function in MOVES
+giving, for the output slots it changes, the input slot it reads, whether it transforms the value, and whether it
+masks it; every other slot passes through unchanged. Slots below a moved one follow their parent (a renamed
+struct's fields come from the old struct's fields).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import ir
+from ..build import Compiled
+from ..model import Source, Step
+from ..shape import Shape
+from ..transforms.structure import _flat
+from .contract import KAFKA_SINKS, flat_fields
+
+Slot = tuple[str, tuple[str, ...]]
+IDENTITY, TRANSFORMATION = "IDENTITY", "TRANSFORMATION"
+
+
+@dataclass(frozen=True)
+class Move:
+    """An output slot's input: the slot read (None for a literal), how, and whether the value is masked."""
+
+    source: Slot | None
+    subtype: str = IDENTITY
+    masking: bool = False
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an output field's data comes from: an input field name, and the strongest transformation on the way."""
+
+    field: str
+    subtype: str
+    masking: bool
+
+
+def _insert_field(cfg, side: str) -> dict[Slot, Move]:
+    return {(side, ins.path.steps): Move(("meta", (ins.value.name,)) if isinstance(ins.value, ir.Col) else None)
+            for ins in cfg.insertions}
+
+
+def _replace_field(cfg, side: str) -> dict[Slot, Move]:
+    return {(side, p.steps[:-1] + (new,)): Move((side, p.steps)) for p, new in cfg.renames}
+
+
+def _extract_field(cfg, side: str) -> dict[Slot, Move]:
+    return {(side, ()): Move((side, cfg.path.steps))}
+
+
+def _hoist_field(cfg, side: str) -> dict[Slot, Move]:
+    if cfg.hoisted is None:
+        return {(side, (cfg.field,)): Move((side, ()))}
+    steps = cfg.hoisted.steps
+    return {(side, steps[:-1] + (cfg.field, steps[-1])): Move((side, steps))}
+
+
+def _value_to_key(cfg, side: str) -> dict[Slot, Move]:
+    if cfg.version == "V2" and len(cfg.paths) == 1:
+        return {("key", ()): Move(("value", cfg.paths[0].steps))}
+    return {("key", (p.steps[-1],)): Move(("value", p.steps)) for p in cfg.paths}
+
+
+def _mask_field(cfg, side: str) -> dict[Slot, Move]:
+    return {(side, p.steps): Move((side, p.steps), TRANSFORMATION, True) for p in cfg.paths}
+
+
+def _cast(cfg, side: str) -> dict[Slot, Move]:
+    moves = {(side, f.path.steps): Move((side, f.path.steps), TRANSFORMATION) for f in cfg.fields}
+    if cfg.whole:
+        moves[(side, ())] = Move((side, ()), TRANSFORMATION)
+    return moves
+
+
+def _timestamp_converter(cfg, side: str) -> dict[Slot, Move]:
+    steps = cfg.path.steps if cfg.path else ()
+    return {(side, steps): Move((side, steps), TRANSFORMATION)}
+
+
+def _header_from(cfg, side: str) -> dict[Slot, Move]:
+    return {("header", (header,)): Move((side, path.steps)) for path, header in cfg.pairs}
+
+
+def _insert_header(cfg, side: str) -> dict[Slot, Move]:
+    return {("header", (cfg.header,)): Move(None)}
+
+
+MOVES: dict[str, Callable[[object, str], dict[Slot, Move]]] = {
+    "InsertField": _insert_field, "ReplaceField": _replace_field, "ExtractField": _extract_field,
+    "HoistField": _hoist_field, "ValueToKey": _value_to_key, "MaskField": _mask_field, "Cast": _cast,
+    "TimestampConverter": _timestamp_converter, "HeaderFrom": _header_from, "InsertHeader": _insert_header,
+}
+# Record-level inputs of predicates (KIP-585): what a predicate on a step or a Filter reads.
+PREDICATE_INPUTS: dict[str, Callable[[object], str]] = {
+    "TopicNameMatches": lambda cfg: "metadata:topic",
+    "HasHeaderKey": lambda cfg: f"header:{cfg.name}",
+    "RecordIsTombstone": lambda cfg: "value",
+}
+
+
+def _flatten_moves(step: Step, before: Shape) -> dict[Slot, Move]:
+    t = before.side(step.side)
+    return {(step.side, (name,)): Move((step.side, steps)) for name, steps, _ in _flat(t, step.config.delimiter)} if t else {}
+
+
+def source_origins(source: Source) -> dict[Slot, str]:
+    """The slots right after the source and the input field each holds."""
+    out: dict[Slot, str] = {}
+    except_key = source.fields_include == "EXCEPT_KEY"
+    for c in source.columns:
+        if c.metadata:
+            origin = f"metadata:{c.metadata}"
+        elif c.header:
+            origin = f"header:{c.header}"
+        elif c.headers:
+            origin = "headers"
+        else:
+            origin = f"key.{c.name}" if except_key and c.name in source.key_fields else c.name
+        out[("value", (c.name,))] = origin
+        if c.physical:
+            for sub in flat_fields(c.type, c.name + "."):
+                out[("value", tuple(sub.split(".")))] = origin + sub[len(c.name):]
+    for k in source.key_fields:
+        out[("key", (k,))] = f"key.{k}"
+    if source.key_format == "raw" and not source.key_fields:
+        out[("key", ())] = "key"
+    for meta in ("topic", "partition", "offset", "timestamp"):
+        out[("meta", (meta,))] = f"metadata:{meta}"
+    return out
+
+
+class Tracker:
+    """The origins of every slot, step by step."""
+
+    def __init__(self, compiled: Compiled):
+        self.compiled = compiled
+        self.origins: dict[Slot, dict[str, Origin]] = {
+            slot: {name: Origin(name, IDENTITY, False)} for slot, name in source_origins(compiled.pipeline.source).items()}
+        self.dataset: dict[str, str] = {}  # input -> FILTER or CONDITIONAL (OpenLineage's INDIRECT subtypes)
+
+    def lookup(self, slot: Slot) -> dict[str, Origin]:
+        """A slot's origins: its own, else its nearest ancestor's, else all of its descendants'."""
+        side, path = slot
+        for i in range(len(path), -1, -1):
+            if (side, path[:i]) in self.origins:
+                return self.origins[(side, path[:i])]
+        found: dict[str, Origin] = {}
+        for (s, p), origins in self.origins.items():
+            if s == side and p[: len(path)] == path:
+                found.update(origins)
+        return found
+
+    def step(self, step: Step, before: Shape, after: Shape) -> None:
+        moves = _flatten_moves(step, before) if step.kind == "Flatten" else MOVES.get(step.kind, lambda c, s: {})(step.config, step.side)
+        pred = self.compiled.pipeline.predicates.get(step.predicate) if step.predicate else None
+        if pred is not None:
+            self.dataset.setdefault(PREDICATE_INPUTS[pred.kind](pred.config), "CONDITIONAL")
+        if step.kind == "Filter":
+            for name in (PREDICATE_INPUTS[pred.kind](pred.config),) if pred else ():
+                self.dataset[name] = "FILTER"
+        new: dict[Slot, dict[str, Origin]] = {}
+        slots = {("value", tuple(p.split("."))) for p in flat_fields(after.value)} | {("key", tuple(p.split("."))) for p in flat_fields(after.key)}
+        slots = {(s, () if p == ("(whole)",) else p) for s, p in slots}
+        slots |= {slot for slot in self.origins if slot[0] in ("meta", "header")} | {slot for slot in moves if slot[0] == "header"}
+        for slot in slots:
+            new[slot] = self.resolve(slot, moves)
+        self.origins = {slot: o for slot, o in new.items() if o or slot[0] in ("meta",)}
+
+    def resolve(self, slot: Slot, moves: dict[Slot, Move]) -> dict[str, Origin]:
+        side, path = slot
+        for i in range(len(path), -1, -1):
+            move = moves.get((side, path[:i]))
+            if move is not None:
+                if move.source is None:
+                    return {}
+                src_side, src_path = move.source
+                return {name: Origin(name, TRANSFORMATION if TRANSFORMATION in (o.subtype, move.subtype) else IDENTITY,
+                                     o.masking or move.masking)
+                        for name, o in self.lookup((src_side, src_path + path[i:])).items()}
+        return self.lookup(slot)
+
+
+def column_lineage(compiled: Compiled) -> tuple[dict[str, list[Origin]], dict[str, str]]:
+    """Output field name -> its origins, and the record-level inputs (FILTER/CONDITIONAL) of the whole chain.
+
+    Output names are the written value's dotted field paths, `key` / `key.<path>` for the key where the sink writes
+    one, and `header:<key>` for headers the chain sets."""
+    tracker = Tracker(compiled)
+    for step, before, after in zip(compiled.pipeline.steps, compiled.shapes, compiled.shapes[1:]):
+        tracker.step(step, before, after)
+    final, sink = compiled.final, compiled.pipeline.sink
+    out: dict[str, list[Origin]] = {}
+    written = set(flat_fields(final.value)) - {v for v in final.virtual}
+    for (side, path), origins in sorted(tracker.origins.items()):
+        name = ".".join(path)
+        if side == "value" and (name in written or (not path and final.value is not None)) and path[:1] not in [(v,) for v in final.virtual]:
+            out[name or "value"] = sorted(origins.values(), key=lambda o: o.field)
+        elif side == "key" and (sink.connector in KAFKA_SINKS or sink.envelope):
+            out["key" + ("." + name if name else "")] = sorted(origins.values(), key=lambda o: o.field)
+        elif side == "header":
+            out[f"header:{path[0]}"] = sorted(origins.values(), key=lambda o: o.field)
+    return {k: v for k, v in out.items() if v}, tracker.dataset
