@@ -103,7 +103,9 @@ class ChangelogState:
         self.fs = self.Path(self.folder).getFileSystem(
             spark.sparkContext._jsc.hadoopConfiguration()
         )
-        self.cached: DataFrame | None = None
+        self.cached: list[DataFrame] = (
+            []
+        )  # this micro-batch's persisted frames, released by the next one
 
     def path(self, kind: str, batch_id: int) -> str:
         return f"{self.folder}/{kind}={batch_id}"
@@ -121,12 +123,20 @@ class ChangelogState:
                 found.append((kind, int(batch_id), complete))
         return sorted(found, key=lambda v: v[1])
 
-    def stored(self, raw: DataFrame, paths: list[str]) -> DataFrame:
-        """The images in these versions, each with the `__version` (micro-batch id) that wrote it."""
+    def read(self, raw: DataFrame, batch_id: int) -> tuple[DataFrame, int, list[int]]:
+        """The entries micro-batch `batch_id` starts from: the newest complete base before it (-1: none yet) and
+        the complete deltas after that base, each row with the `__version` (micro-batch id) that wrote it.
+        """
+        complete = [(kind, n) for kind, n, done in self.versions() if done and n < batch_id]
+        base = max((n for kind, n in complete if kind == "base"), default=-1)
+        deltas = [n for kind, n in complete if kind == "delta" and n > base]
+        paths = ([self.path("base", base)] if base >= 0 else []) + [
+            self.path("delta", n) for n in deltas
+        ]
         if paths:
-            return self.spark.read.parquet(*paths)
+            return self.spark.read.parquet(*paths), base, deltas
         empty = self.spark.createDataFrame([], raw.schema)
-        return empty.withColumn("__version", F.lit(0).cast("long"))
+        return empty.withColumn("__version", F.lit(0).cast("long")), base, deltas
 
     @staticmethod
     def newest(entries: DataFrame) -> DataFrame:
@@ -134,18 +144,31 @@ class ChangelogState:
         entry = F.max_by(F.struct(*entries.columns), F.col("__version")).alias("entry")
         return entries.groupBy("key").agg(entry).select("entry.*")
 
+    def write(
+        self, entries: DataFrame, changes: DataFrame, base: int, deltas: list[int], batch_id: int
+    ) -> None:
+        """Writes this micro-batch's version: its changes as a delta, or a new base once COMPACT_AFTER deltas
+        were read; then deletes what the base read replaces (a replay of this micro-batch reads no more).
+        """
+        if len(deltas) < self.COMPACT_AFTER:
+            changes.write.mode("overwrite").parquet(self.path("delta", batch_id))
+        else:  # the base's images of the keys no delta holds (a base row keeps the version that wrote it)
+            updates = entries.where(F.col("__version") > base).unionByName(changes)
+            kept = entries.where(F.col("__version") <= base).join(updates, "key", "left_anti")
+            compacted = kept.unionByName(self.newest(updates)).where(F.col("value").isNotNull())
+            compacted.write.mode("overwrite").parquet(self.path("base", batch_id))
+        for kind, n, _ in self.versions():
+            if n < base or (n == base and kind == "delta"):
+                self.fs.delete(self.Path(self.path(kind, n)), True)
+
     def apply(self, raw: DataFrame, batch_id: int) -> DataFrame:
         """This micro-batch's changelog, in offset order per key; writes the micro-batch's state version first."""
-        if self.cached is not None:
-            self.cached.unpersist()
+        for frame in self.cached:
+            frame.unpersist()
         columns = raw.columns
-        complete = [(kind, n) for kind, n, done in self.versions() if done and n < batch_id]
-        base = max((n for kind, n in complete if kind == "base"), default=-1)
-        deltas = [n for kind, n in complete if kind == "delta" and n > base]
-        read = [self.path("base", base)] if base >= 0 else []
-        entries = self.stored(raw, read + [self.path("delta", n) for n in deltas])
-
-        batch = keyed(raw).select(*columns, F.lit(1).alias("__batch"))
+        entries, base, deltas = self.read(raw, batch_id)
+        batch = keyed(raw).select(*columns, F.lit(1).alias("__batch")).persist()
+        batch.count()  # read once; its measured size lets Spark broadcast the touched keys to the state's scan
         touched = batch.select("key").distinct()  # only these keys' images take part
         images = self.newest(entries.join(touched, "key", "left_semi"))
         images = images.where(F.col("value").isNotNull())  # a deleted key has no image
@@ -161,23 +184,13 @@ class ChangelogState:
             "__before", before.over(by_key.rowsBetween(Window.unboundedPreceding, -1))
         )
         rows = rows.where(F.col("__changed")).persist()
-        self.cached = rows
+        self.cached = [batch, rows]
 
         # the keys this micro-batch changed, each with its newest image (a null value: deleted)
         last_image = F.max_by(image, F.struct("partition", "offset")).alias("image")
         changes = rows.where(F.col("__batch") == 1).groupBy("key").agg(last_image)
         changes = changes.select("image.*", F.lit(batch_id).cast("long").alias("__version"))
-        if len(deltas) < self.COMPACT_AFTER:
-            changes.write.mode("overwrite").parquet(self.path("delta", batch_id))
-        else:  # compaction: the base's images of keys no delta holds, each other key's newest entry
-            updates = entries.where(F.col("__version") > base).unionByName(changes)
-            kept = entries.where(F.col("__version") == base).join(updates, "key", "left_anti")
-            compacted = kept.unionByName(self.newest(updates)).where(F.col("value").isNotNull())
-            compacted.write.mode("overwrite").parquet(self.path("base", batch_id))
-        # the versions the base read replaces (a replay of this micro-batch reads the base and its deltas only)
-        for kind, n, _ in self.versions():
-            if n < base or (n == base and kind == "delta"):
-                self.fs.delete(self.Path(self.path(kind, n)), True)
+        self.write(entries, changes, base, deltas, batch_id)
 
         def event(op: str, row) -> "F.Column":
             return F.struct(F.lit(op).alias("op"), row.alias("image"))
