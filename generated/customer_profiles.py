@@ -110,6 +110,15 @@ class ChangelogState:
     def path(self, kind: str, batch_id: int) -> str:
         return f"{self.folder}/{kind}={batch_id}"
 
+    def version_paths(self, base: int, deltas: list[int]) -> tuple[list[str], list[str]]:
+        """The folders of a base (-1: none) and of deltas."""
+        bases = [self.path("base", base)] if base >= 0 else []
+        return bases, [self.path("delta", n) for n in deltas]
+
+    def size(self, paths: list[str]) -> int:
+        """Bytes on disk of these versions."""
+        return sum(self.fs.getContentSummary(self.Path(path)).getLength() for path in paths)
+
     def versions(self) -> list[tuple[str, int, bool]]:
         """(kind, micro-batch id, complete) of each version folder, oldest first."""
         root = self.Path(self.folder)
@@ -130,11 +139,9 @@ class ChangelogState:
         complete = [(kind, n) for kind, n, done in self.versions() if done and n < batch_id]
         base = max((n for kind, n in complete if kind == "base"), default=-1)
         deltas = [n for kind, n in complete if kind == "delta" and n > base]
-        paths = ([self.path("base", base)] if base >= 0 else []) + [
-            self.path("delta", n) for n in deltas
-        ]
-        if paths:
-            return self.spark.read.parquet(*paths), base, deltas
+        base_paths, delta_paths = self.version_paths(base, deltas)
+        if base_paths or delta_paths:
+            return self.spark.read.parquet(*base_paths, *delta_paths), base, deltas
         empty = self.spark.createDataFrame([], raw.schema)
         return empty.withColumn("__version", F.lit(0).cast("long")), base, deltas
 
@@ -147,10 +154,11 @@ class ChangelogState:
     def write(
         self, entries: DataFrame, changes: DataFrame, base: int, deltas: list[int], batch_id: int
     ) -> None:
-        """Writes this micro-batch's version: its changes as a delta, or a new base once COMPACT_AFTER deltas
-        were read; then deletes what the base read replaces (a replay of this micro-batch reads no more).
-        """
-        if len(deltas) < self.COMPACT_AFTER:
+        """Writes this micro-batch's version: its changes as a delta, or a new base once the deltas read number
+        COMPACT_AFTER or outweigh the base; then deletes what the base read replaces (a replay of this micro-batch
+        reads no more)."""
+        base_paths, delta_paths = self.version_paths(base, deltas)
+        if len(deltas) < self.COMPACT_AFTER and self.size(delta_paths) < self.size(base_paths):
             changes.write.mode("overwrite").parquet(self.path("delta", batch_id))
         else:  # the base's images of the keys no delta holds (a base row keeps the version that wrote it)
             updates = entries.where(F.col("__version") > base).unionByName(changes)

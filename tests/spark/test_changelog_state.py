@@ -1,10 +1,8 @@
 """The upsert-kafka changelog state (templates/changelog/state.py.j2) against a reference model of Flink's
-ChangelogNormalize, over random micro-batches with compaction every two deltas: each micro-batch's events, a
+ChangelogNormalize, over random micro-batches with frequent compaction: each micro-batch's events, a
 replayed micro-batch's events, the stored table, and the versions left on disk.
 
-The model follows docs/changelogs.md (Flink's semantics): per key in offset order, a new key gives +I, a changed
-value -U (the stored image) then +U, a delete -D with the stored image; a delete of an absent key and an identical
-re-upsert give nothing (and keep the stored image, with its offset).
+The model is tests/changelog_model.py.
 """
 
 from __future__ import annotations
@@ -15,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from changelog_model import normalize
 from compiler.testing.runner import load_job
 
 pytestmark = pytest.mark.spark
@@ -44,28 +43,6 @@ def random_batches(seed: int, batches: int, keys: int = 40) -> list[list[tuple]]
     return out
 
 
-def model(batches: list[list[tuple]]) -> tuple[list[list[tuple]], dict]:
-    """Each batch's events as (key, op, value, offset), and the table after the last batch: key -> (value, offset)."""
-    table: dict[bytes, tuple[bytes, int]] = {}
-    events = []
-    for rows in batches:
-        out = []
-        for key, value, _, _, offset, *_ in sorted(rows, key=lambda r: (r[3], r[4])):
-            stored = table.get(key)
-            if value is None:
-                if stored:
-                    out.append((key, "-D", *stored))
-                    del table[key]
-            elif stored is None:
-                out.append((key, "+I", value, offset))
-                table[key] = (value, offset)
-            elif value != stored[0]:
-                out += [(key, "-U", *stored), (key, "+U", value, offset)]
-                table[key] = (value, offset)
-        events.append(sorted(out))
-    return events, table
-
-
 def emitted(changes) -> list[tuple]:
     return sorted((bytes(r["key"]), r["op"], bytes(r["value"]), r["offset"]) for r in changes.collect())
 
@@ -77,19 +54,27 @@ def job():
 
 def test_events_replays_and_compaction_match_the_model(job, spark, tmp_path):
     batches = random_batches(seed=15, batches=7)
-    expected, table = model(batches)
+    table: dict = {}
+    expected = [sorted(normalize([(r[0], r[1], r[3], r[4]) for r in rows], table)) for rows in batches]
     state = job.ChangelogState(spark, str(tmp_path / "state"))
-    state.COMPACT_AFTER = 2  # micro-batches 2 and 5 write a base
+    state.COMPACT_AFTER = 2  # a base at least every third micro-batch (and whenever the deltas outweigh it)
+    compactions = []
     for batch_id, rows in enumerate(batches):
         raw = spark.createDataFrame(rows, RAW_SCHEMA)
         assert emitted(state.apply(raw, batch_id)) == expected[batch_id], f"micro-batch {batch_id}"
-        if batch_id in (1, 2, 5):  # Spark replays a micro-batch whose commit was lost: the same events again
+        if ("base", batch_id, True) in state.versions():
+            compactions.append(batch_id)
+        if batch_id == 1 or batch_id in compactions[1:]:  # Spark replays a micro-batch whose commit was lost
             assert emitted(state.apply(raw, batch_id)) == expected[batch_id], f"micro-batch {batch_id} replayed"
+    assert len(compactions) >= 3, compactions
 
+    # the last micro-batch read the newest base before it and the deltas after that base (a replay of it reads
+    # them again); every older version is gone
+    last = len(batches) - 1
+    base = max(n for n in compactions if n < last)
+    own = ("base" if last in compactions else "delta", last)
     versions = [(kind, n) for kind, n, complete in state.versions() if complete]
-    # micro-batch 6 read base 5 and wrote delta 6; base 2 and deltas 3 and 4 (read by micro-batch 5, which a
-    # replay would read again) are gone
-    assert versions == [("base", 5), ("delta", 6)]
+    assert versions == [("base", base), *(("delta", n) for n in range(base + 1, last)), own]
     entries, _, _ = state.read(raw, len(batches))
     stored = state.newest(entries).where("value IS NOT NULL").collect()
     assert {bytes(r["key"]): (bytes(r["value"]), r["offset"]) for r in stored} == table
