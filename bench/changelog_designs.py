@@ -1,9 +1,7 @@
-"""The changelog-state designs bench/changelog_state.py measures. Each runs a stream of raw Kafka-shaped micro-batches
-and calls `measure(batch_id, work)` once per micro-batch, where `work()` does the micro-batch and returns how many
-changelog events it emitted.
+"""The changelog-state designs bench/changelog_state.py measures, over the same raw Kafka-shaped micro-batches.
 
 deltas      the generated job's own ChangelogState (templates/changelog/state.py.j2): versioned deltas, compacted
-            into a base every COMPACT_AFTER micro-batches.
+            into a base once COMPACT_AFTER deltas pile up or they outweigh the base (deltas-<k>: COMPACT_AFTER = k).
 rewrite     the same class with COMPACT_AFTER = 0: every micro-batch writes a whole base (the design before issue
             15: each live image rewritten per micro-batch).
 state-store Spark's state store with the RocksDB provider, through `applyInPandasWithState`: per key, a Python
@@ -34,19 +32,16 @@ def stream(spark, source: Path):
     return spark.readStream.schema(RAW_SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(source))
 
 
-def run_query(changes, work: Path, one) -> None:
-    query = (changes.writeStream.foreachBatch(one).option("checkpointLocation", str(work / "checkpoint"))
-             .trigger(availableNow=True).start())
-    query.awaitTermination()
-
-
-def run_job_state(spark, source: Path, work: Path, measure, job, state_class=None, compact_after=None) -> None:
-    """A ChangelogState (the job's own, or a subclass) under foreachBatch, as the generated job runs it."""
-    state = (state_class or job.ChangelogState)(spark, str(work / "state"))
-    if compact_after is not None:
-        state.COMPACT_AFTER = compact_after
-    run_query(stream(spark, source), work, lambda batch, batch_id: measure(
-        batch_id, lambda: state.apply(batch, batch_id).count()))
+def job_state(spark, name: str, work: Path, job):
+    """The ChangelogState of a design the bench drives itself, one micro-batch at a time (deltas, deltas-<k>,
+    rewrite, delta-lake)."""
+    state_class = delta_lake_state(job) if name == "delta-lake" else job.ChangelogState
+    state = state_class(spark, str(work / "state"))
+    if name == "rewrite":
+        state.COMPACT_AFTER = 0
+    elif name.startswith("deltas-"):
+        state.COMPACT_AFTER = int(name.removeprefix("deltas-"))
+    return state
 
 
 def delta_lake_state(job):
@@ -59,8 +54,10 @@ def delta_lake_state(job):
         def read(self, raw, batch_id):
             from pyspark.sql import functions as F
 
-            if self.fs.exists(self.Path(self.table())):
-                entries = self.spark.read.format("delta").load(self.table())
+            if self.fs.exists(self.Path(self.table())):  # pinned: the events are read after the MERGE
+                history = self.spark.sql(f"DESCRIBE HISTORY delta.`{self.table()}` LIMIT 1")
+                version = history.first()["version"]
+                entries = self.spark.read.format("delta").option("versionAsOf", version).load(self.table())
                 return entries.withColumn("__version", F.lit(0).cast("long")), -1, []
             return super().read(raw, batch_id)
 
@@ -114,6 +111,7 @@ def changelog_in_pandas(key, pdfs, state):
 
 
 def run_state_store(spark, source: Path, work: Path, measure) -> None:
+    """The stream of micro-batches through applyInPandasWithState; measure(batch_id, work) times each."""
     from pyspark.sql.streaming.state import GroupStateTimeout
 
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
@@ -122,4 +120,6 @@ def run_state_store(spark, source: Path, work: Path, measure) -> None:
         changelog_in_pandas, "key BINARY, op STRING, value BINARY, offset BIGINT", "value BINARY, offset BIGINT",
         "append", GroupStateTimeout.NoTimeout,
     )
-    run_query(changes, work, lambda batch, batch_id: measure(batch_id, batch.count))
+    query = (changes.writeStream.foreachBatch(lambda batch, batch_id: measure(batch_id, batch.count))
+             .option("checkpointLocation", str(work / "checkpoint")).trigger(availableNow=True).start())
+    query.awaitTermination()

@@ -2,15 +2,18 @@
 
 For each state size (default 1,000 and 1,000,000 keys): micro-batch 0 inserts that many keys, then each later
 micro-batch changes 1,000 distinct keys (85% updates, 5% identical re-upserts, 5% deletes, 5% new keys), as raw
-Kafka-shaped rows in parquet files read as a stream, one file per micro-batch. Each design (bench/changelog_designs.py)
-runs every state size in one SparkSession (local[2]), after a warm-up; each micro-batch after the first is timed
-inside foreachBatch (wall, and CPU of the JVM with its Python workers plus the driver), with the load average and
-the bytes the state holds on disk after it. The designs must emit the same number of events for a state size.
+Kafka-shaped rows, one parquet file per micro-batch. All runs share one SparkSession (local[2]) and start after a
+warm-up. The designs that are a ChangelogState (bench/changelog_designs.py) take turns micro-batch by micro-batch,
+in a rotating order, so the host's load falls on all alike; the state-store design runs as a streaming query
+after them. Each micro-batch's work is timed (wall, and CPU of the JVM with its Python workers plus the driver),
+with the load average and the bytes the state holds on disk after it. The designs must emit the same number of
+events for a state size.
 
-Ratios, for each design: the big state's micro-batch ÷ the small state's (median and mean of the timed micro-batches,
-the mean including the compaction micro-batches). Target (issue 15): the shipped design's ratio <= 2.
+Ratios, for each design: the big state's micro-batch ÷ the small state's, over the micro-batches after the first:
+of the medians, of the means (which include the compaction micro-batches), and micro-batch by micro-batch. Target
+(issue 15): the shipped design's ratio of the means (`ratio`) <= 2.
 
-    .venv/bin/python -m bench.changelog_state [--states 1000,1000000] [--batches 34] [--designs deltas,rewrite]
+    .venv/bin/python -m bench.changelog_state [--states 1000,1000000] [--batches 18] [--designs deltas,rewrite]
         [--write]   (merge the figures into bench/results.json as `changelog_state` and rewrite docs/benchmarks.md)
 
 state-store needs pandas and pyarrow, delta-lake the io.delta:delta-spark package (fetched by Spark from Maven
@@ -25,6 +28,7 @@ import os
 import random
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +38,7 @@ from . import changelog_designs as designs
 ROOT = Path(__file__).resolve().parent.parent
 JOB = ROOT / "generated" / "customer_profiles.py"  # the job whose ChangelogState `deltas` and `rewrite` run
 RESULTS = ROOT / "bench" / "results.json"
+OUT = ROOT / "out" / "changelog-state.json"  # every run's figures (git ignores out/); --write merges them into RESULTS
 BATCH_KEYS = 1000
 MIX = (("update", 0.85), ("same", 0.05), ("delete", 0.05), ("insert", 0.05))
 WARMUP = dict(state=1000, batches=6)
@@ -146,19 +151,38 @@ def summarize(batches: list[dict], live_keys: int) -> dict:
 
 
 def ratios(small: dict, big: dict) -> dict:
-    return {f"{measure}_{stat}": round(big[measure][stat] / small[measure][stat], 3)
-            for measure in ("wall_s", "cpu_s") for stat in ("median", "mean")}
+    """The big state's micro-batch ÷ the small state's: of the medians, of the means, and micro-batch by
+    micro-batch (the same micro-batch id)."""
+    out = {f"{measure}_{stat}": round(big[measure][stat] / small[measure][stat], 3)
+           for measure in ("wall_s", "cpu_s") for stat in ("median", "mean")}
+    paired = [b["wall_s"] / s["wall_s"] for s, b in zip(small["batches"][1:], big["batches"][1:])]
+    out["wall_s_paired"] = {k: round(v, 3) for k, v in spread(paired).items()}
+    return out
 
 
-def run_design(spark, name: str, source: Path, work: Path, jvm_pid: int, job) -> list[dict]:
-    meter = Meter(jvm_pid, work / ("checkpoint/state" if name == "state-store" else "state"))
-    if name == "state-store":
-        designs.run_state_store(spark, source, work, meter)
-    elif name == "delta-lake":
-        designs.run_job_state(spark, source, work, meter, job, designs.delta_lake_state(job))
-    else:  # deltas, rewrite, deltas-<k>
-        compact_after = 0 if name == "rewrite" else int(name[7:]) if name.startswith("deltas-") else None
-        designs.run_job_state(spark, source, work, meter, job, compact_after=compact_after)
+def rotated(items: list, shift: int) -> list:
+    shift %= len(items)
+    return items[shift:] + items[:shift]
+
+
+def run_native(spark, names: list[str], sources: dict, batches: int, work: Path, jvm_pid: int, job) -> dict:
+    """The designs the bench drives itself, micro-batch by micro-batch, every (design, state size) taking its turn
+    at each micro-batch id in a rotating order, so the host's load falls on all alike."""
+    runs = [(name, state) for name in names for state in sources]
+    states = {run: designs.job_state(spark, run[0], work / f"{run[0]}-{run[1]}", job) for run in runs}
+    meters = {run: Meter(jvm_pid, Path(states[run].folder)) for run in runs}
+    for batch_id in range(batches):
+        for name, state in rotated(runs, batch_id):
+            raw = spark.read.schema(designs.RAW_SCHEMA).parquet(str(sources[state][0] / f"batch-{batch_id:04d}.parquet"))
+            meters[name, state](batch_id, lambda: states[name, state].apply(raw, batch_id).count())
+        if batch_id % 10 == 0:
+            log(f"micro-batch {batch_id} done")
+    return {run: meter.batches for run, meter in meters.items()}
+
+
+def run_state_store(spark, source: Path, work: Path, jvm_pid: int) -> list[dict]:
+    meter = Meter(jvm_pid, work / "checkpoint" / "state")
+    designs.run_state_store(spark, source, work, meter)
     return meter.batches
 
 
@@ -187,82 +211,110 @@ def measure(args) -> dict:
         spark.conf.set(key, value)
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
     result: dict = {"settings": {"states": args.states, "batches": args.batches, "batch_keys": BATCH_KEYS,
+                                 "state_store_states": args.state_store_states,
                                  "mix": dict(MIX), "compact_after": job.ChangelogState.COMPACT_AFTER},
                     "load_average_start": os.getloadavg(), "designs": {}}
     tmp = Path(tempfile.mkdtemp(prefix="pipec-bench-changelog-"))
     try:
         log(f"warm-up: deltas over {WARMUP['state']:,} keys, {WARMUP['batches']} micro-batches")
         make_source(spark, tmp / "warmup", WARMUP["state"], WARMUP["batches"])
-        run_design(spark, "deltas", tmp / "warmup", tmp / "warmup-work", jvm_pid, job)
+        run_native(spark, ["deltas"], {WARMUP["state"]: (tmp / "warmup", 0)}, WARMUP["batches"], tmp / "warmup-work",
+                   jvm_pid, job)
         sources = {}
-        for state in args.states:
+        for state in sorted(set(args.states) | (set(args.state_store_states) if "state-store" in names else set())):
             log(f"source: {state:,} keys, then {args.batches - 1} micro-batches of {BATCH_KEYS:,} changed keys")
             sources[state] = (tmp / f"source-{state}", make_source(spark, tmp / f"source-{state}", state, args.batches))
+        native = [n for n in names if n != "state-store"]
+        native_sources = {state: sources[state] for state in args.states}
+        batches = run_native(spark, native, native_sources, args.batches, tmp, jvm_pid, job) if native else {}
+        if "state-store" in names:
+            for state in args.state_store_states:
+                log(f"state-store: {state:,} keys in state")
+                batches["state-store", state] = run_state_store(spark, sources[state][0], tmp / f"store-{state}", jvm_pid)
         for name in names:
-            runs = {}
-            for state in (s for s in args.states if name != "state-store" or s <= args.state_store_max):
-                log(f"{name}: {state:,} keys in state")
-                folder, live = sources[state]
-                batches = run_design(spark, name, folder, tmp / f"{name}-{state}", jvm_pid, job)
-                runs[str(state)] = summarize(batches, live)
-                s = runs[str(state)]
-                log(f"{name} {state:,}: wall median {s['wall_s']['median']:.2f} s, mean {s['wall_s']['mean']:.2f} s, "
-                    f"max {s['wall_s']['max']:.2f} s; state {s['state_bytes_end']:,} bytes")
-            small, big = str(min(args.states)), str(max(args.states))
+            runs = {str(state): summarize(b, sources[state][1]) for (n, state), b in batches.items() if n == name}
             entry = {"runs": runs}
-            if small in runs and big in runs and small != big:
+            small, big = min(runs, key=int), max(runs, key=int)
+            if small != big:
                 entry["ratio"] = ratios(runs[small], runs[big])
-                log(f"{name}: ratio {entry['ratio']}")
+                entry["ratio_of_states"] = [int(small), int(big)]
+            for state, s in runs.items():
+                log(f"{name} {int(state):,}: first micro-batch {s['first_micro_batch_wall_s']:.1f} s; then wall median "
+                    f"{s['wall_s']['median']:.2f} s, mean {s['wall_s']['mean']:.2f} s, max {s['wall_s']['max']:.2f} s; "
+                    f"state {s['state_bytes_end']:,} bytes")
+            log(f"{name}: ratio {entry.get('ratio')}")
             result["designs"][name] = entry
         events = {(name, state): run["events"] for name, d in result["designs"].items() for state, run in d["runs"].items()}
-        for state in map(str, args.states):
-            found = {n: e for (n, s), e in events.items() if s == state}
-            if len(set(found.values())) > 1:
-                raise SystemExit(f"the designs disagree on the events over {state} keys: {found}")
+        result["events_differ"] = {
+            state: found for state in map(str, sources)
+            if len(set((found := {n: e for (n, s), e in events.items() if s == state}).values())) > 1
+        }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         spark.stop()
     result["load_average_end"] = os.getloadavg()
-    shipped = result["designs"].get("deltas", {})
-    if "ratio" in shipped:
-        big = shipped["runs"][str(max(args.states))]
-        result["ratio"] = shipped["ratio"]["wall_s_mean"]
-        result["state_bytes_per_live_key"] = big["state_bytes_per_live_key_end"]
     return result
+
+
+def headline(figures: dict) -> dict:
+    """The shipped design's figures the targets read: `ratio` (mean wall, largest ÷ smallest state), and over the
+    largest state the bytes per live key and `state_growth` (bytes on disk at the end ÷ after the first micro-batch)."""
+    shipped = figures["designs"].get("deltas", {})
+    if "ratio" in shipped:
+        big = shipped["runs"][str(shipped["ratio_of_states"][1])]
+        figures["ratio"] = shipped["ratio"]["wall_s_mean"]
+        figures["state_bytes_per_live_key"] = big["state_bytes_per_live_key_end"]
+        figures["state_growth"] = round(big["state_bytes_end"] / big["state_bytes_after_first"], 3)
+    return figures
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--states", default="1000,1000000", help="keys in state, comma-separated")
-    parser.add_argument("--batches", type=int, default=34, help="micro-batches per run, the first one included")
+    parser.add_argument("--batches", type=int, default=18, help="micro-batches per run, the first one included "
+                        "(18: one compaction cycle of the shipped design over 1M keys)")
     parser.add_argument("--designs", default="deltas,rewrite")
-    parser.add_argument("--state-store-max", type=int, default=100_000,
-                        help="largest state the state-store design builds (a Python call per key)")
+    parser.add_argument("--state-store-states", default="1000,100000",
+                        help="keys in state for the state-store design (it builds its state with a Python call per key)")
+    parser.add_argument("--merge", type=Path, metavar="JSON", help="only merge a run's figures (out/changelog-state.json)")
     parser.add_argument("--write", action="store_true",
                         help="merge into bench/results.json as changelog_state; rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     args.states = sorted(int(s) for s in args.states.split(","))
+    args.state_store_states = sorted(int(s) for s in args.state_store_states.split(","))
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    os.environ.setdefault("PYSPARK_PYTHON", str(Path(os.sys.executable)))
+    if args.merge:
+        write_results(headline(json.loads(args.merge.read_text(encoding="utf-8"))))
+        return 0
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     started = time.perf_counter()
-    figures = measure(args)
+    figures = headline(measure(args))
     figures["wall_s"] = round(time.perf_counter() - started, 1)
     figures["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(json.dumps({k: v for k, v in figures.items() if k != "designs"}
-                     | {"ratios": {n: d.get("ratio") for n, d in figures["designs"].items()}}, indent=1))
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote {OUT.relative_to(ROOT)}")
+    if figures["events_differ"]:
+        log(f"the designs disagree on the number of events: {figures['events_differ']}")
+        return 1
     if args.write:
-        from .report import markdown
-
-        result = json.loads(RESULTS.read_text(encoding="utf-8"))
-        result["changelog_state"] = figures
-        RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        (ROOT / "docs" / "benchmarks.md").write_text(markdown(result), encoding="utf-8")
-        log("wrote bench/results.json (changelog_state) and docs/benchmarks.md")
+        write_results(figures)
     return 0
+
+
+def write_results(figures: dict) -> None:
+    """Merges the figures into bench/results.json as `changelog_state` and rewrites docs/benchmarks.md."""
+    from .report import markdown
+
+    result = json.loads(RESULTS.read_text(encoding="utf-8"))
+    result["changelog_state"] = figures
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (ROOT / "docs" / "benchmarks.md").write_text(markdown(result), encoding="utf-8")
+    log("wrote bench/results.json (changelog_state) and docs/benchmarks.md")
 
 
 if __name__ == "__main__":
