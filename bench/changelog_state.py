@@ -13,7 +13,7 @@ Ratios, for each design: the big state's micro-batch ÷ the small state's, over 
 of the medians, of the means (which include the compaction micro-batches), and micro-batch by micro-batch. Target
 (issue 15): the shipped design's ratio of the means (`ratio`) <= 2.
 
-    .venv/bin/python -m bench.changelog_state [--states 1000,1000000] [--batches 18] [--designs deltas,rewrite]
+    scripts/bench changelog-state [--states 1000,1000000] [--batches 18] [--designs deltas,rewrite,...]
         [--write]   (merge the figures into bench/results.json as `changelog_state` and rewrite docs/benchmarks.md)
 
 state-store needs pandas and pyarrow, delta-lake the io.delta:delta-spark package (fetched by Spark from Maven
@@ -273,7 +273,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--states", default="1000,1000000", help="keys in state, comma-separated")
     parser.add_argument("--batches", type=int, default=18, help="micro-batches per run, the first one included "
                         "(18: one compaction cycle of the shipped design over 1M keys)")
-    parser.add_argument("--designs", default="deltas,rewrite")
+    parser.add_argument("--designs", default="deltas,rewrite,delta-lake,state-store")
     parser.add_argument("--state-store-states", default="1000,100000",
                         help="keys in state for the state-store design (it builds its state with a Python call per key)")
     parser.add_argument("--merge", type=Path, metavar="JSON", help="only merge a run's figures (out/changelog-state.json)")

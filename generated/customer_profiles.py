@@ -88,13 +88,14 @@ class ChangelogState:
     The images are raw Kafka rows kept as parquet under the checkpoint, in versions named by micro-batch id and
     complete once their _SUCCESS file exists: `delta=<n>` holds the images micro-batch n changed (a null value: the
     key was deleted), `base=<n>` every live image after micro-batch n. Micro-batch n reads the newest base before n
-    and the deltas after it, keeps only the keys it touches, and writes delta n, or base n once COMPACT_AFTER deltas
-    have piled up. So its cost follows the keys it touches, plus a scan of the base's keys. A micro-batch Spark
-    replays after a failure reads the same versions and recomputes the same events. Everything is native DataFrame
-    work: a window over each key in offset order finds each record's previous image.
+    and the deltas after it, keeps only the keys it touches, and writes delta n, or base n once the deltas number
+    COMPACT_AFTER or outweigh the base. So its cost follows the keys it touches, plus a scan of the stored rows
+    (docs/changelogs.md). A micro-batch Spark replays after a failure reads the same versions and recomputes the
+    same events. Everything is native DataFrame work: a window over each key in offset order finds each record's
+    previous image.
     """
 
-    COMPACT_AFTER = 16  # deltas at most before a base is written (docs/changelogs.md, measured)
+    COMPACT_AFTER = 16  # deltas at most before a base is written
 
     def __init__(self, spark: SparkSession, folder: str):
         self.spark, self.folder = spark, folder.rstrip("/")
