@@ -8,6 +8,9 @@ TARGETS = (  # (label, how to read the figure from the result, comparison, targe
     ("compile rate, pipelines/s (one process, as `pipec compile` runs)", lambda r: r["compile"]["pipelines_per_s"], ">=", 50.0),
     ("cold `pipec validate`, s (median)", lambda r: r["cold_validate"]["wall_s"]["median"], "<=", 0.3),
     ("50-step chain analysed and optimised, s (median)", lambda r: r["analysis"]["analyse_optimise_s"]["median"], "<", 2.0),
+    ("changelog state: a micro-batch over 1M keys ÷ over 1k keys (mean wall)", lambda r: r["changelog_state"]["ratio"], "<=", 2.0),
+    # two bases (the one a replay would read, for one micro-batch after a compaction) and at most 16 small deltas
+    ("changelog state on disk over 1M keys: most after any micro-batch ÷ the table", lambda r: r["changelog_state"]["state_bytes_max_vs_table"], "<=", 2.1),
 )
 
 NOTES = """\
@@ -216,7 +219,66 @@ def markdown(r: dict) -> str:
             *(f"| {g['steps']} | {_f(g['analyse_optimise_s'])} | {g['projects']} | {g['filters']} | {g['chars']:,} |" for g in r["growth"]),
             "",
         ]
+    if "changelog_state" in r:
+        out += changelog_section(r["changelog_state"])
     return "\n".join(out) + "\n" + NOTES
+
+
+CHANGELOG_DESIGNS = {
+    "deltas": "versioned deltas + compaction (shipped)",
+    "rewrite": "whole state rewritten per micro-batch (before)",
+    "delta-lake": "Delta Lake table, MERGE",
+    "state-store": "state store (RocksDB), `applyInPandasWithState`",
+}
+
+
+def changelog_section(c: dict) -> list[str]:
+    """docs/benchmarks.md's section for bench/changelog_state.py."""
+    st = c["settings"]
+    out = [
+        "## Changelog state (upsert-kafka, streaming)",
+        "",
+        f"`scripts/bench changelog-state --write` ({c['date']}, {_f(c['wall_s'] / 60, 1)} minutes; design: "
+        "docs/changelogs.md). Micro-batch 0 inserts the state's keys; each of the next "
+        f"{st['batches'] - 1} changes {st['batch_keys']:,} distinct keys (85% updates, 5% identical re-upserts, 5% "
+        "deletes, 5% new keys). The timed work is the state's: `ChangelogState.apply` and counting the events it "
+        "emits (for the state store, the stateful query's micro-batch). The ChangelogState designs take turns "
+        "micro-batch by micro-batch in a rotating order; the state store runs afterwards as its own streaming query. "
+        f"Load average (1/5/15 min) at start {', '.join(_f(x) for x in c['load_average_start'])}, at end "
+        f"{', '.join(_f(x) for x in c['load_average_end'])}.",
+        "",
+        "| design | keys in state | first micro-batch, s | later micro-batches: wall s min / median / max / mean "
+        "| CPU s median / mean | load (1 min) median | state on disk after the first, at the end, max (MB) "
+        "| bytes per live key at the end |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, d in c["designs"].items():
+        for state, run in sorted(d["runs"].items(), key=lambda kv: int(kv[0])):
+            w, cpu = run["wall_s"], run["cpu_s"]
+            mb = " / ".join(_f(run[k] / 1e6, 1) for k in ("state_bytes_after_first", "state_bytes_end", "state_bytes_max"))
+            out.append(
+                f"| {CHANGELOG_DESIGNS.get(name, name)} | {int(state):,} | {_f(run['first_micro_batch_wall_s'], 1)} | "
+                f"{' / '.join(_f(w[k]) for k in ('min', 'median', 'max', 'mean'))} | "
+                f"{_f(cpu['median'])} / {_f(cpu['mean'])} | {_f(run['load_1min']['median'])} | {mb} | "
+                f"{_f(run['state_bytes_per_live_key_end'], 1)} |"
+            )
+    out += [
+        "",
+        "Ratios: the larger state's micro-batch ÷ the smaller state's, of the medians, of the means (which include "
+        "the compaction micro-batches), and micro-batch by micro-batch (same micro-batch id):",
+        "",
+        "| design | states | wall, medians | **wall, means** | CPU, medians | CPU, means | per micro-batch min / median / max |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, d in c["designs"].items():
+        if "ratio" in d:
+            q, (small, big) = d["ratio"], d["ratio_of_states"]
+            paired = " / ".join(_f(q["wall_s_paired"][k]) for k in ("min", "median", "max"))
+            out.append(
+                f"| {CHANGELOG_DESIGNS.get(name, name)} | {big:,} ÷ {small:,} | {_f(q['wall_s_median'])} | "
+                f"**{_f(q['wall_s_mean'])}** | {_f(q['cpu_s_median'])} | {_f(q['cpu_s_mean'])} | {paired} |"
+            )
+    return out + [""]
 
 
 def summary_lines(r: dict) -> list[str]:
@@ -235,5 +297,7 @@ def summary_lines(r: dict) -> list[str]:
     lines.append(f"cold validate: median {cv['wall_s']['median']:.3f} s wall, {cv['cpu_s']['median']:.3f} s CPU")
     a = r["analysis"]
     lines.append(f"{a['steps']}-step chain: analyse + optimise median {a['analyse_optimise_s']['median']:.2f} s (physical {a['physical_s']['median']:.2f} s)")
+    if "changelog_state" in r:
+        lines.append(f"changelog state: ratio {r['changelog_state']['ratio']:.2f} (1M ÷ 1k keys, mean wall)")
     lines += [row for row in _target_rows(r)[2:]]
     return lines

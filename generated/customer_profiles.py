@@ -96,11 +96,17 @@ def keyed(raw: DataFrame) -> DataFrame:
 class ChangelogState:
     """Upsert rows -> changelog rows (Spark's Kafka columns plus `op`), against each key's last image.
 
-    The images are raw Kafka rows kept as parquet under the checkpoint, one version per micro-batch
-    (`v=<batchId>`, complete when its _SUCCESS file is there). A micro-batch reads the newest version before its
-    own id and writes its own, so a micro-batch Spark replays after a failure recomputes from the same state.
-    Everything is native DataFrame work: a window over each key in offset order finds each record's previous image.
+    The images are raw Kafka rows kept as parquet under the checkpoint, in versions named by micro-batch id and
+    complete once their _SUCCESS file exists: `delta=<n>` holds the images micro-batch n changed (a null value: the
+    key was deleted), `base=<n>` every live image after micro-batch n. Micro-batch n reads the newest base before n
+    and the deltas after it, keeps only the keys it touches, and writes delta n, or base n once the deltas number
+    COMPACT_AFTER or outweigh the base. So its cost follows the keys it touches, plus a scan of the stored rows
+    (docs/changelogs.md). A micro-batch Spark replays after a failure reads the same versions and recomputes the
+    same events. Everything is native DataFrame work: a window over each key in offset order finds each record's
+    previous image.
     """
+
+    COMPACT_AFTER = 16  # deltas at most before a base is written
 
     def __init__(self, spark: SparkSession, folder: str):
         self.spark, self.folder = spark, folder.rstrip("/")
@@ -109,62 +115,102 @@ class ChangelogState:
         self.fs = self.Path(self.folder).getFileSystem(
             spark.sparkContext._jsc.hadoopConfiguration()
         )
-        self.cached: DataFrame | None = None
+        self.cached: list[DataFrame] = (
+            []
+        )  # this micro-batch's persisted frames, released by the next one
 
-    def version_path(self, batch_id: int) -> str:
-        return f"{self.folder}/v={batch_id}"
+    def path(self, kind: str, batch_id: int) -> str:
+        return f"{self.folder}/{kind}={batch_id}"
 
-    def versions(self) -> list[int]:
-        """Complete versions, oldest first."""
+    def version_paths(self, base: int, deltas: list[int]) -> tuple[list[str], list[str]]:
+        """The folders of a base (-1: none) and of deltas."""
+        bases = [self.path("base", base)] if base >= 0 else []
+        return bases, [self.path("delta", n) for n in deltas]
+
+    def size(self, paths: list[str]) -> int:
+        """Bytes on disk of these versions."""
+        return sum(self.fs.getContentSummary(self.Path(path)).getLength() for path in paths)
+
+    def versions(self) -> list[tuple[str, int, bool]]:
+        """(kind, micro-batch id, complete) of each version folder, oldest first."""
         root = self.Path(self.folder)
         if not self.fs.exists(root):
             return []
         found = []
         for status in self.fs.listStatus(root):
-            name = status.getPath().getName()
-            if name.startswith("v=") and self.fs.exists(self.Path(status.getPath(), "_SUCCESS")):
-                found.append(int(name[2:]))
-        return sorted(found)
+            kind, _, batch_id = status.getPath().getName().partition("=")
+            if kind in ("base", "delta") and batch_id.isdigit():
+                complete = self.fs.exists(self.Path(status.getPath(), "_SUCCESS"))
+                found.append((kind, int(batch_id), complete))
+        return sorted(found, key=lambda v: v[1])
+
+    def read(self, raw: DataFrame, batch_id: int) -> tuple[DataFrame, int, list[int]]:
+        """The entries micro-batch `batch_id` starts from: the newest complete base before it (-1: none yet) and
+        the complete deltas after that base, each row with the `__version` (micro-batch id) that wrote it.
+        """
+        complete = [(kind, n) for kind, n, done in self.versions() if done and n < batch_id]
+        base = max((n for kind, n in complete if kind == "base"), default=-1)
+        deltas = [n for kind, n in complete if kind == "delta" and n > base]
+        base_paths, delta_paths = self.version_paths(base, deltas)
+        if base_paths or delta_paths:
+            return self.spark.read.parquet(*base_paths, *delta_paths), base, deltas
+        empty = self.spark.createDataFrame([], raw.schema)
+        return empty.withColumn("__version", F.lit(0).cast("long")), base, deltas
+
+    @staticmethod
+    def newest(entries: DataFrame) -> DataFrame:
+        """Each key's entry from the newest version that holds it."""
+        entry = F.max_by(F.struct(*entries.columns), F.col("__version")).alias("entry")
+        return entries.groupBy("key").agg(entry).select("entry.*")
+
+    def write(
+        self, entries: DataFrame, changes: DataFrame, base: int, deltas: list[int], batch_id: int
+    ) -> None:
+        """Writes this micro-batch's version: its changes as a delta, or a new base once the deltas read number
+        COMPACT_AFTER or outweigh the base; then deletes what the base read replaces (a replay of this micro-batch
+        reads no more)."""
+        base_paths, delta_paths = self.version_paths(base, deltas)
+        if len(deltas) < self.COMPACT_AFTER and self.size(delta_paths) < self.size(base_paths):
+            changes.write.mode("overwrite").parquet(self.path("delta", batch_id))
+        else:  # the base's images of the keys no delta holds (a base row keeps the version that wrote it)
+            updates = entries.where(F.col("__version") > base).unionByName(changes)
+            kept = entries.where(F.col("__version") <= base).join(updates, "key", "left_anti")
+            compacted = kept.unionByName(self.newest(updates)).where(F.col("value").isNotNull())
+            compacted.write.mode("overwrite").parquet(self.path("base", batch_id))
+        for kind, n, _ in self.versions():
+            if n < base or (n == base and kind == "delta"):
+                self.fs.delete(self.Path(self.path(kind, n)), True)
 
     def apply(self, raw: DataFrame, batch_id: int) -> DataFrame:
-        """This micro-batch's changelog, in offset order per key; writes the new state version first."""
-        if self.cached is not None:
-            self.cached.unpersist()
+        """This micro-batch's changelog, in offset order per key; writes the micro-batch's state version first."""
+        for frame in self.cached:
+            frame.unpersist()
         columns = raw.columns
-        earlier = [v for v in self.versions() if v < batch_id]
-        if earlier:
-            state = self.spark.read.parquet(self.version_path(earlier[-1]))
-        else:
-            state = self.spark.createDataFrame([], raw.schema)
-        batch = keyed(raw).select(*columns, F.lit(1).alias("__batch"))
-        touched = batch.select(
-            "key"
-        ).distinct()  # only these keys' images take part; the others carry over
-        rows = batch.unionByName(
-            state.join(touched, "key", "left_semi").select(*columns, F.lit(0).alias("__batch"))
-        )
+        entries, base, deltas = self.read(raw, batch_id)
+        batch = keyed(raw).select(*columns, F.lit(1).alias("__batch")).persist()
+        batch.count()  # read once; its measured size lets Spark broadcast the touched keys to the state's scan
+        touched = batch.select("key").distinct()  # only these keys' images take part
+        images = self.newest(entries.join(touched, "key", "left_semi"))
+        images = images.where(F.col("value").isNotNull())  # a deleted key has no image
+        rows = batch.unionByName(images.select(*columns, F.lit(0).alias("__batch")))
         by_key = Window.partitionBy("key").orderBy("__batch", "partition", "offset")
         image = F.struct(*columns)
-        live = F.when(
-            F.col("value").isNotNull(), F.struct("value", "headers")
-        )  # null: absent or deleted
-        changed = ~live.eqNullSafe(
-            F.lag(live).over(by_key)
-        )  # an identical re-upsert changes nothing
+        # the live image (null: absent or deleted); a record changes the key unless an identical re-upsert
+        live = F.when(F.col("value").isNotNull(), F.struct("value", "headers"))
+        changed = ~live.eqNullSafe(F.lag(live).over(by_key))
         rows = rows.withColumn("__changed", changed)
         before = F.last(F.when(F.col("__changed"), image), ignorenulls=True)
         rows = rows.withColumn(
             "__before", before.over(by_key.rowsBetween(Window.unboundedPreceding, -1))
         )
         rows = rows.where(F.col("__changed")).persist()
-        self.cached = rows
+        self.cached = [batch, rows]
 
-        newest = F.max_by(image, F.struct("__batch", "partition", "offset")).alias("image")
-        images = rows.groupBy("key").agg(newest).select("image.*").where(F.col("value").isNotNull())
-        untouched = state.join(touched, "key", "left_anti")
-        untouched.unionByName(images).write.mode("overwrite").parquet(self.version_path(batch_id))
-        for old in earlier[:-1]:
-            self.fs.delete(self.Path(self.version_path(old)), True)
+        # the keys this micro-batch changed, each with its newest image (a null value: deleted)
+        last_image = F.max_by(image, F.struct("partition", "offset")).alias("image")
+        changes = rows.where(F.col("__batch") == 1).groupBy("key").agg(last_image)
+        changes = changes.select("image.*", F.lit(batch_id).cast("long").alias("__version"))
+        self.write(entries, changes, base, deltas, batch_id)
 
         def event(op: str, row) -> "F.Column":
             return F.struct(F.lit(op).alias("op"), row.alias("image"))
@@ -176,8 +222,8 @@ class ChangelogState:
             .when(has, F.array(event("+I", image)))
             .otherwise(F.array(event("-D", F.col("__before"))))
         )
-        changes = rows.where(F.col("__batch") == 1).select(F.explode(events).alias("event"))
-        return changes.select(
+        emitted = rows.where(F.col("__batch") == 1).select(F.explode(events).alias("event"))
+        return emitted.select(
             *(F.col("event").getField("image").getField(c).alias(c) for c in columns),
             F.col("event").getField("op").alias("op"),
         )
