@@ -31,7 +31,7 @@ from .compare import compare, show
 from .dead_letters import check_dead_letters, split_rows
 from .kafka_decode import kafka_sink_records
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from .session import local_session
+from .session import local_session, stop_local_session
 
 
 @dataclass(frozen=True)
@@ -224,19 +224,23 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
 
         release = os.environ.get(PACKAGES_VERSION_ENV)
         packages = {p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p}
-        spark = spark or local_session(packages=sorted(packages))
-        for compiled, case in cases:
-            job = jobs[f"{compiled.pipeline.name}.py"]
-            if line_key(line_of(spark.version)) < line_key(job.SPARK_NEEDED):
-                outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {spark.version}",))
-            else:
-                outcome = run_case(spark, job, compiled, case)
-            label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"
-            print(f"{'PASS' if outcome.passed else 'FAIL'} {label}", file=out)
-            for line in outcome.lines:
-                print(line, file=out)
-            passed += outcome.passed
-            failed += not outcome.passed
+        session = spark or local_session(packages=sorted(packages))
+        try:
+            for compiled, case in cases:
+                job = jobs[f"{compiled.pipeline.name}.py"]
+                if line_key(line_of(session.version)) < line_key(job.SPARK_NEEDED):
+                    outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {session.version}",))
+                else:
+                    outcome = run_case(session, job, compiled, case)
+                label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"
+                print(f"{'PASS' if outcome.passed else 'FAIL'} {label}", file=out)
+                for line in outcome.lines:
+                    print(line, file=out)
+                passed += outcome.passed
+                failed += not outcome.passed
+        finally:
+            if spark is None:  # the session this run started: stop its JVM, leave nothing behind
+                stop_local_session(session)
     print(f"{passed} passed, {failed} failed", file=out)
     return failed == 0
 
