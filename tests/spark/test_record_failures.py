@@ -152,20 +152,14 @@ def test_expect_error_needs_a_record_error_not_any_failure(compile_text, spark, 
                                "cast to \"INT\" because it is malformed."), line
 
 
-FILES_STREAM = """\
+FILES_STREAM = f"""\
 version: 1
 name: files_stream_fails
 mode: streaming
 source:
-  connector: files
-  path: landing
-  format: json
-  topic: orders
-  columns:
-    - {name: id, type: BIGINT}
-    - {name: amount, type: STRING}
+{FILES_SOURCE}
 transforms:
-  - {name: amount_int, type: Cast$Value, spec: "amount:int32"}
+  - {{name: amount_int, type: Cast$Value, spec: "amount:int32"}}
 sink:
   connector: files
   path: out
