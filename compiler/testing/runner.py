@@ -29,7 +29,7 @@ from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types import StructType
 from .compare import compare, show
 from .dead_letters import check_dead_letters, split_rows
-from .kafka_decode import kafka_sink_records
+from .kafka_decode import float32s, kafka_sink_records
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from .session import local_session, stop_local_session
 
@@ -108,7 +108,10 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
         # a files sink writes a tombstone as a row of nulls: read such a row back as a null value
-        rec["value"] = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
+        value = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
+        rec["value"] = float32s(value, compiled.final.value)
+        if "key" in rec:
+            rec["key"] = float32s(rec["key"], compiled.final.key)
         records.append(rec)
     fields = {"value", *ENVELOPE_COLUMNS} if sink.envelope else {"value"}
     if sink.envelope and compiled.final.changelog:
