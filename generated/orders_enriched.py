@@ -361,7 +361,7 @@ def failure(exc: BaseException) -> str:
     if record:
         return "record error: " + record.group(1).replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
-        text = exc.getMessageParameters().get("message", text)  # its cause, without the query's ids
+        text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
     if _TRACEBACK in text:
         # raised in a micro-batch function: drop the frames, keep the exception's lines
         text = "\n".join(
