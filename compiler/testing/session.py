@@ -9,8 +9,9 @@ import shutil
 import tempfile
 import time
 
-# The working folder of the JVM this process started: Spark 4.0 creates `artifacts/` in its JVM's working directory
-# (SPARK-52396) and resolves any other relative path there, so the JVM gets a temporary folder of its own.
+# The working folder of the JVM this process started: Spark 4.0.0 creates `artifacts/` in its JVM's working directory
+# (SPARK-52396; 4.0.5 and 4.1 on use java.io.tmpdir), and any Spark resolves other relative paths there (a warehouse,
+# derby.log), so the JVM gets a temporary folder of its own.
 _jvm_folder: str | None = None
 
 

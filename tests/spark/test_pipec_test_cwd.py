@@ -1,6 +1,6 @@
-"""`pipec test` leaves nothing in the current directory (issue 11): Spark 4.0 creates `artifacts/` in its JVM's
-working directory (SPARK-52396) and would resolve any other relative path there. Run as users run it, in its own
-process (a second JVM), from a fresh empty folder."""
+"""`pipec test` leaves nothing in the current directory (issue 11): Spark 4.0.0 creates `artifacts/` in its JVM's
+working directory (SPARK-52396; this test failed there before the JVM got a folder of its own) and any Spark resolves
+other relative paths there. Run as users run it, in its own process (a second JVM), from a fresh empty folder."""
 
 from __future__ import annotations
 
