@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from . import ir
 from .build import Compiled
 from .connectors import SINKS
+
+
+def sink_columns(compiled: Compiled) -> tuple[str, ...]:
+    """The columns the sink writes: those of the last select of its encoding (an upsert sink encodes in steps)."""
+    p = compiled.pipeline
+    encoded = SINKS[p.sink.connector].encode(p.sink, compiled.final)
+    ops = encoded if isinstance(encoded, tuple) else (encoded,)
+    written = next(op for op in reversed(ops) if isinstance(op, ir.Select))
+    return tuple(name for name, _ in written.columns)
 
 
 def explain(compiled: Compiled) -> str:
@@ -14,6 +24,5 @@ def explain(compiled: Compiled) -> str:
         cond = f" when {'not ' if step.negate else ''}{step.predicate}" if step.predicate else ""
         lines += ["", f"after step '{step.alias}' ({step.type_name}, line {step.loc.line}){cond}:"]
         lines += ["  " + line for line in shape.describe()]
-    select = SINKS[p.sink.connector].encode(p.sink, compiled.final)
-    lines += ["", f"sink ({p.sink.connector}, line {p.sink.loc.line}) writes columns: {', '.join(n for n, _ in select.columns)}"]
+    lines += ["", f"sink ({p.sink.connector}, line {p.sink.loc.line}) writes columns: {', '.join(sink_columns(compiled))}"]
     return "\n".join(lines)

@@ -440,18 +440,35 @@ def session(args: argparse.Namespace) -> SparkSession:
     return spark
 
 
-_RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: \w+|$)", re.M)
+# A record error is Spark's USER_RAISED_EXCEPTION, whose SQLSTATE is always P0001. A query whose Python micro-batch
+# function failed carries it only as text: the traceback Py4J passed on, inside Spark's STREAM_FAILED message.
+_RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?) SQLSTATE: P0001", re.S)
+_TRACEBACK = "Traceback (most recent call last):"
+# Py4J's own line, which the Java exception's line follows; a line naming a qualified exception class
+_PY4J_CALL = "An error occurred while calling "
+_RAISED = re.compile(r"^:? ?(?:[A-Za-z_]\w*\.)+(\w*(?:Exception|Error)): (.*)$")
 
 
 def failure(exc: BaseException) -> str:
-    """One line for a failed query: the record error (step, reason, topic, partition, offset) when a record
-    failed, else the first line of Spark's message, without the JVM stack trace."""
+    """One line for a failed query: the record error (step, field, reason, topic, partition, offset), else
+    the first line that says why, without Spark's wrappers, tracebacks or stack traces."""
     text = str(exc)
-    match = _RECORD_ERROR.search(text)
-    if match:
-        return "record error: " + match.group(1).strip()
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+    record = _RECORD_ERROR.search(text)
+    if record:
+        return "record error: " + record.group(1).replace("\r", "\\r").replace("\n", "\\n")
+    if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
+        text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
+    if _TRACEBACK in text:
+        # raised in a micro-batch function: drop the frames, keep the exception's lines
+        text = "\n".join(
+            line for line in text.rsplit(_TRACEBACK, 1)[1].splitlines() if line[:1].strip()
+        )
+    for line in (line.strip() for line in text.splitlines()):
+        raised = _RAISED.match(line)
+        name, message = raised.groups() if raised else ("", line)
+        if message and not message.startswith(_PY4J_CALL):
+            return message if not name or message.startswith("[") else f"{name}: {message}"
+    return type(exc).__name__
 
 
 def main(argv: list[str] | None = None) -> int:

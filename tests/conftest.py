@@ -17,7 +17,7 @@ def spark():
     import pyspark
 
     from compiler.spark_versions import AVRO, KAFKA, PACKAGES_VERSION_ENV, coordinates
-    from compiler.testing.session import local_session
+    from compiler.testing.session import local_session, stop_local_session
 
     # the connectors of the installed Spark's line, chosen as a generated job chooses them; PIPEC_TEST_CONNECTORS=""
     # starts without them (scripts/compat, for a line whose connectors do not resolve: the files tests still run)
@@ -26,7 +26,7 @@ def spark():
         packages = []
     session = local_session("pipec-tests", packages)
     yield session
-    session.stop()
+    stop_local_session(session)
 
 
 @pytest.fixture

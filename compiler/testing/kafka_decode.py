@@ -14,7 +14,8 @@ from ..build import Compiled
 from ..connectors import avro
 from ..connectors.kafka_sink import record_name, payload_fields
 from ..shape import Shape
-from ..types import ArrayType, MapType, SqlType, StructField, StructType
+from ..types import FLOAT, ArrayType, MapType, SqlType, StructField, StructType
+from .compare import Float32
 
 
 def typed(value: Any, t: SqlType | None) -> Any:
@@ -34,11 +35,26 @@ def typed(value: Any, t: SqlType | None) -> Any:
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
     if t.sql() == "DATE":
         return dt.date.fromisoformat(str(value))
+    if t == FLOAT:
+        return Float32(float(value))
     if t.is_numeric:
         return Decimal(str(value)) if not t.is_integral else int(value)
     if t.sql() == "BOOLEAN" and isinstance(value, str):
         return value.lower() == "true"
     return value
+
+
+def float32s(value: Any, t: SqlType | None) -> Any:
+    """A value Spark collected, its FLOATs (Python floats) marked as the float32s the sink wrote."""
+    if value is None or t is None:
+        return value
+    if isinstance(t, StructType) and isinstance(value, dict):
+        return {**value, **{f.name: float32s(value.get(f.name), f.type) for f in t.fields if f.name in value}}
+    if isinstance(t, ArrayType):
+        return [float32s(v, t.element) for v in value]
+    if isinstance(t, MapType):
+        return {k: float32s(v, t.value) for k, v in value.items()}
+    return Float32(value) if t == FLOAT else value
 
 
 def decode_payload(data: bytes | None, fmt: str, t: SqlType | None) -> Any:
@@ -71,7 +87,7 @@ def avro_decoder(spark, fmt: str, t: StructType, name: str):
         df = spark.createDataFrame([(p,) for p in payloads], "p BINARY")
         body = F.expr("substring(p, 6)") if fmt == "avro-confluent" else F.col("p")
         out = df.select(from_avro(body, avro.record_schema(t, name)).alias("v")).collect()
-        return [None if r.v is None else _plain(r.v) for r in out]
+        return [None if r.v is None else float32s(_plain(r.v), t) for r in out]
 
     return decode
 

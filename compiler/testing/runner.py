@@ -29,9 +29,9 @@ from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types import StructType
 from .compare import compare, show
 from .dead_letters import check_dead_letters, split_rows
-from .kafka_decode import kafka_sink_records
+from .kafka_decode import float32s, kafka_sink_records
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from .session import local_session
+from .session import local_session, stop_local_session
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,10 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
         # a files sink writes a tombstone as a row of nulls: read such a row back as a null value
-        rec["value"] = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
+        value = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
+        rec["value"] = float32s(value, compiled.final.value)
+        if "key" in rec:
+            rec["key"] = float32s(rec["key"], compiled.final.key)
         records.append(rec)
     fields = {"value", *ENVELOPE_COLUMNS} if sink.envelope else {"value"}
     if sink.envelope and compiled.final.changelog:
@@ -174,6 +177,7 @@ def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
 
 
 KAFKA_CONNECTORS = ("kafka", "upsert-kafka")
+RECORD_ERROR = "record error: "  # how a job's `failure` line starts when a record failed it
 RUNNERS = {"files": _run_files, "kafka": _run_kafka, "upsert-kafka": _run_kafka}
 
 def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outcome:
@@ -182,10 +186,11 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
             rows = RUNNERS[compiled.pipeline.source.connector](spark, job, compiled, case, Path(tmp))
-        except Exception as exc:  # a record error surfaces as a failed Spark job
-            if case.expect_error is not None and not _analysis_error(exc):
+        except Exception as exc:  # a record error surfaces as a failed Spark job; the job's own line says why
+            why = job.failure(exc)
+            if case.expect_error is not None and why.startswith(RECORD_ERROR):
                 return Outcome(True)
-            return Outcome(False, (f"  the job failed: {_first_line(exc)}",))
+            return Outcome(False, (f"  the job failed: {why}",))
     rows, dead = split_rows(rows)  # errors.tolerance: all: records with a record error are dead letters
     if case.expect_error is not None:
         if dead:
@@ -202,18 +207,6 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
         return Outcome(False, (f"  expect names {', '.join(unwritten)}, which a {sink.connector} sink{why} does not write",))
     mismatch = compare([(r.loc.line, r.fields) for r in case.expect], actual, ordered="topic" in fields)
     return Outcome(mismatch is None, tuple(mismatch.lines()) if mismatch else ())
-
-
-def _analysis_error(exc: Exception) -> bool:
-    """An invalid plan (a pipec bug), as opposed to a record that fails at run time."""
-    from pyspark.errors import AnalysisException
-
-    return isinstance(exc, AnalysisException)
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, out=sys.stdout) -> bool:
@@ -234,19 +227,23 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
 
         release = os.environ.get(PACKAGES_VERSION_ENV)
         packages = {p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p}
-        spark = spark or local_session(packages=sorted(packages))
-        for compiled, case in cases:
-            job = jobs[f"{compiled.pipeline.name}.py"]
-            if line_key(line_of(spark.version)) < line_key(job.SPARK_NEEDED):
-                outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {spark.version}",))
-            else:
-                outcome = run_case(spark, job, compiled, case)
-            label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"
-            print(f"{'PASS' if outcome.passed else 'FAIL'} {label}", file=out)
-            for line in outcome.lines:
-                print(line, file=out)
-            passed += outcome.passed
-            failed += not outcome.passed
+        session = spark or local_session(packages=sorted(packages))
+        try:
+            for compiled, case in cases:
+                job = jobs[f"{compiled.pipeline.name}.py"]
+                if line_key(line_of(session.version)) < line_key(job.SPARK_NEEDED):
+                    outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {session.version}",))
+                else:
+                    outcome = run_case(session, job, compiled, case)
+                label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"
+                print(f"{'PASS' if outcome.passed else 'FAIL'} {label}", file=out)
+                for line in outcome.lines:
+                    print(line, file=out)
+                passed += outcome.passed
+                failed += not outcome.passed
+        finally:
+            if spark is None:  # the session this run started: stop its JVM, leave nothing behind
+                stop_local_session(session)
     print(f"{passed} passed, {failed} failed", file=out)
     return failed == 0
 

@@ -90,3 +90,34 @@ def test_explain_names_the_header_keys_the_chain_adds_and_drops(capsys, monkeypa
         ["added by the chain: source, order-id, region"],
         ["added by the chain: order-id, region", "dropped by the chain: source, debug"],
     ]
+
+
+# Every example and every connector's pipelines: explain must never crash on a valid pipeline.
+EXPLAINED = sorted([*(ROOT / "pipelines").glob("*.yaml"), *(ROOT / "tests").glob("*/pipelines/**/*.yaml"), *VALID.glob("*.yaml")])
+
+
+def connectors(path) -> tuple[str, str]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data["source"]["connector"], data["sink"]["connector"]
+
+
+def test_explained_pipelines_cover_every_connector():
+    from compiler.connectors import SINKS, SOURCES
+
+    used = [connectors(p) for p in EXPLAINED]
+    assert set(SOURCES) <= {source for source, _ in used}, "a source connector no explained pipeline uses"
+    assert set(SINKS) <= {sink for _, sink in used}, "a sink connector no explained pipeline uses"
+
+
+@pytest.mark.parametrize("path", EXPLAINED, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_explain_of_every_valid_pipeline_names_the_sink_columns(path, capsys, monkeypatch):
+    last = sections(explain(path, capsys, monkeypatch))[-1]
+    _, sink = connectors(path)
+    assert len(last) == 1 and re.fullmatch(rf"sink \({re.escape(sink)}, line \d+\) writes columns: \S.*", last[0]), last
+
+
+def test_explain_of_an_upsert_kafka_sink_names_the_kafka_record_it_writes(capsys, monkeypatch):
+    """Flink's upsert-kafka writes a Kafka record: the primary key as key, the row (or a tombstone) as value; never a
+    partition of its own."""
+    last = sections(explain(ROOT / "tests/connectors/pipelines/upsert_sink.yaml", capsys, monkeypatch))[-1][0]
+    assert last.endswith("writes columns: key, value, topic, headers"), last
