@@ -158,8 +158,9 @@ def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
     columns = [(name, t) for name, _, t in _typed_columns(sink, shape) if t is not None]
     problems = []
     if isinstance(shape.value, StructType) and not shape.value.fields:
-        problems.append(("the value is a struct with no fields, so it has no columns (Spark writes no empty schema, and "
-                         "with the envelope its row could not be told from a tombstone's)", FILL_HINT))
+        why = ("its rows would hold only the envelope, as a tombstone's do" if sink.envelope
+               else "its rows would have no columns, and Spark writes no empty schema")
+        problems.append((f"the value is a struct with no fields: {why}", FILL_HINT))
     empty = [p for name, t in columns for p in empty_structs(t, name)]
     if empty:
         problems.append((f"Spark's file formats cannot write a struct with no fields: {', '.join(empty)}", FILL_HINT))
