@@ -19,11 +19,14 @@ JSON_OPTIONS = {"ignoreNullFields": "false"}  # json writes null fields, as Kafk
 _SCALAR = r"^\[(.*)\]$"  # a one-element JSON array, whose element is the scalar
 
 
-def as_record(expr: ir.Expr, t: SqlType) -> tuple[ir.Expr, StructType]:
-    """A struct as it is; a primitive as the one-field record `value` (null where the primitive is null)."""
-    if isinstance(t, StructType):
-        return expr, t
-    return ir.NullSafe(expr, ir.Struct(((PRIMITIVE_FIELD, expr),))), StructType((StructField(PRIMITIVE_FIELD, t),))
+def record_type(t: SqlType) -> StructType:
+    """A struct as it is; a primitive as the one-field record `value`."""
+    return t if isinstance(t, StructType) else StructType((StructField(PRIMITIVE_FIELD, t),))
+
+
+def as_record(expr: ir.Expr, t: SqlType) -> ir.Expr:
+    """`expr` as a value of `record_type(t)` (null where the primitive is null)."""
+    return expr if isinstance(t, StructType) else ir.NullSafe(expr, ir.Struct(((PRIMITIVE_FIELD, expr),)))
 
 
 def _text(expr: ir.Expr, text: ir.Expr) -> ir.Expr:
@@ -42,7 +45,7 @@ def _json(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Exp
 def _csv(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
     """One CSV line without a line break; BYTES fields as base64 (Flink's csv). Spark's to_csv gives null for a
     record whose only field is null, which would be a tombstone: that record is the empty line."""
-    record, rt = as_record(expr, t)
+    record, rt = as_record(expr, t), record_type(t)
     if any(f.type.is_binary for f in rt.fields):
         fields = tuple((f.name, ir.Func("base64", (ir.Get(record, f.name),)) if f.type.is_binary else ir.Get(record, f.name))
                        for f in rt.fields)
@@ -58,8 +61,7 @@ def _raw(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr
 
 def _avro(fmt: str) -> Callable[[ir.Expr, SqlType, str, int | None], ir.Expr]:
     def encode(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
-        record, rt = as_record(expr, t)
-        return avro.encode(record, fmt, rt, name, schema_id)
+        return avro.encode(as_record(expr, t), fmt, record_type(t), name, schema_id)
 
     return encode
 
@@ -80,7 +82,7 @@ def encode_payload(expr: ir.Expr, t: SqlType, fmt: str, name: str = "record", sc
 def _csv_problem(t: SqlType) -> str | None:
     if isinstance(t, (ArrayType, MapType)):
         return f"csv has no arrays or maps, so it cannot write a {t.sql()}"
-    _, record = as_record(ir.Col(PRIMITIVE_FIELD), t)
+    record = record_type(t)
     if not record.fields:
         return "a record with no fields has no CSV line (Spark's to_csv gives null for it: a tombstone)"
     nested = [f"{f.name} {f.type.sql()}" for f in record.fields if isinstance(f.type, (StructType, ArrayType, MapType))]
