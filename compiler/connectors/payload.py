@@ -16,6 +16,7 @@ from . import avro
 
 PRIMITIVE_FIELD = "value"  # the one field of the record csv and avro write a primitive as
 JSON_OPTIONS = {"ignoreNullFields": "false"}  # json writes null fields, as Kafka Connect and Flink do
+CSV_OPTIONS = {"escape": '"'}  # RFC 4180, as Flink's csv writes: a quote inside quotes is doubled (Spark's default: \")
 _SCALAR = r"^\[(.*)\]$"  # a one-element JSON array, whose element is the scalar
 
 
@@ -43,14 +44,17 @@ def _json(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Exp
 
 
 def _csv(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
-    """One CSV line without a line break; BYTES fields as base64 (Flink's csv). Spark's to_csv gives null for a
-    record whose only field is null, which would be a tombstone: that record is the empty line."""
-    record, rt = as_record(expr, t), record_type(t)
-    if any(f.type.is_binary for f in rt.fields):
-        fields = tuple((f.name, ir.Func("base64", (ir.Get(record, f.name),)) if f.type.is_binary else ir.Get(record, f.name))
-                       for f in rt.fields)
-        record = ir.NullSafe(record, ir.Struct(fields))
-    return _text(expr, ir.Func("coalesce", (ir.Func("to_csv", (record,)), ir.Lit(""))))
+    """One CSV line without a line break; BYTES fields as base64 (Flink's csv)."""
+    rt = record_type(t)
+    fields = [(f.name, ir.Get(expr, f.name) if isinstance(t, StructType) else expr) for f in rt.fields]
+    fields = [(n, ir.Func("base64", (e,)) if f.type.is_binary else e) for (n, e), f in zip(fields, rt.fields)]
+    rebuilt = not isinstance(t, StructType) or any(f.type.is_binary for f in rt.fields)
+    text: ir.Expr = ir.Func("to_csv", (ir.Struct(tuple(fields)) if rebuilt else expr, ir.Arg(CSV_OPTIONS)))
+    if isinstance(t, StructType) and len(t.fields) == 1:
+        # Spark's to_csv gives null for a record whose only field is null (and declares itself never null, so a
+        # coalesce after it is dropped): that record is the empty line
+        text = ir.If(ir.IsNull(fields[0][1]), ir.Lit(""), text)
+    return _text(expr, text)
 
 
 def _raw(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
