@@ -213,5 +213,6 @@ FILES_SINK = SinkConnector(
     encode=encode_rows,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     options=FILE_WRITE_OPTIONS,
+    formats=("parquet", "json", "csv", "avro"),
 )
 CONSOLE_SINK = SinkConnector(name="console", check=check_files_sink, encode=encode_rows, options=CONSOLE_OPTIONS)

@@ -126,7 +126,9 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
         return
     for k in sink.key_fields:
         if k not in names:
-            error("E522", f"key field '{k}' is not a field of the value; fields: {', '.join(names)}")
+            what, loc = ("primary-key", sink.primary_key_loc) if sink.primary_key else ("key field", sink.loc)
+            diags.error("E522", f"{sink.connector} sink: {what} '{k}' is not a field of the value; fields: "
+                        f"{', '.join(names) or '(none)'}", loc or sink.loc)
     if sink.fields_include == "EXCEPT_KEY" and not sink.key_fields:
         error("E523", "fields-include EXCEPT_KEY needs key.fields")
     for key, column in sink.metadata:
@@ -173,4 +175,6 @@ KAFKA_SINK = SinkConnector(
     check=check_kafka_sink,
     encode=encode_kafka,
     packages=lambda sink: (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ()),
+    formats=FORMATS,
+    key_formats=("none", *KEY_FORMATS),
 )

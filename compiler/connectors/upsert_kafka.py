@@ -24,7 +24,7 @@ from ..shape import Shape
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
-from .kafka_sink import KAFKA_SINK, check_kafka_sink, encode_kafka, record_name
+from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, encode_kafka, record_name
 from .payload import encode_payload
 
 UPSERT_KAFKA = "upsert-kafka"
@@ -149,4 +149,6 @@ UPSERT_KAFKA_SINK = SinkConnector(
     encode=encode_upsert_kafka,
     packages=KAFKA_SINK.packages,
     options=KAFKA_SINK.options,
+    formats=KEY_FORMATS,  # insert-only formats: the changelog is the upsert itself
+    key_formats=KEY_FORMATS,
 )
