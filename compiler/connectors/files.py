@@ -8,8 +8,7 @@ from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..shape import Shape
 from ..types import (
-    BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, Primitive, SqlType, StructField,
-    StructType,
+    BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
 from . import avro
 from .base import (
@@ -24,8 +23,7 @@ from .base import (
 
 AVRO_PACKAGE = "org.apache.spark:spark-avro_2.13:{spark}"
 FILE = ir.Col("_metadata")
-TIMESTAMP_LTZ = Primitive("TIMESTAMP_LTZ")
-ENVELOPE_TYPES = {"topic": STRING, "partition": INT, "offset": BIGINT, "timestamp": TIMESTAMP_LTZ, "headers": HEADERS}
+ENVELOPE_TYPES = {"topic": STRING, "partition": INT, "offset": BIGINT, "timestamp": TIMESTAMP_LTZ_3, "headers": HEADERS}
 FILL_HINT = "give it a field (InsertField) or drop it (ReplaceField), or write it with a kafka sink as json"
 
 
@@ -164,6 +162,10 @@ def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
     empty = [p for name, t in columns for p in empty_structs(t, name)]
     if empty:
         problems.append((f"Spark's file formats cannot write a struct with no fields: {', '.join(empty)}", FILL_HINT))
+    data = [name for name, _ in columns if name not in sink.partition_by]
+    if sink.format == "csv" and len(data) == 1:
+        problems.append((f"csv files would hold one column ({data[0]}), and Spark's csv writer skips a line whose only "
+                         "column is null: null values and tombstones would vanish", "use json or parquet, or add a column"))
     if sink.format == "avro":
         bad = [f"{name} ({b})" for name, t in columns for b in avro.unsupported(t)]
         if bad:
