@@ -105,8 +105,9 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
             for name in ENVELOPE_COLUMNS + ((OP,) if compiled.final.changelog else ()):
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
-        # a files sink writes a tombstone as a row of nulls: read such a row back as a null value
-        rec["value"] = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
+        # a files sink writes a tombstone as a row of nulls: read such a row back as a null value (a row with no
+        # value columns is an empty struct)
+        rec["value"] = data["value"] if primitive else (None if data and all(v is None for v in data.values()) else data)
         records.append(rec)
     fields = {"value", *ENVELOPE_COLUMNS} if sink.envelope else {"value"}
     if sink.envelope and compiled.final.changelog:

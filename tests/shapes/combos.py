@@ -264,21 +264,22 @@ def yaml_text(combo: Combo) -> str:
 
 # ---------------------------------------------------------------- which combinations run on Spark
 
-# The compile-time test takes every combination; Spark runs the ones that tell something new, as running a job
-# costs Spark's planning each time: every transform family's shapes through a kafka json sink (every value recipe,
-# the first key recipe of each family), and each kind of shape through every other sink and format.
-ENCODING = {  # the value shapes each other format writes: every column type, records flat, whole, nested, empty
+# The compile-time test takes every combination; Spark runs those that show something the others do not, as each
+# job costs Spark's planning and code generation: every value recipe (each family's shapes) through a kafka json
+# sink and the first key recipe of each family; every column type, and records flat, whole, nested, of one field
+# and empty, through every other value format; a few key shapes through every key format; upsert-kafka keys of
+# every type as json and of a string, bytes and int in every key format; and files and console sinks for records
+# holding every type, a primitive, and a key in the envelope.
+ENCODING = {
     *(f"ExtractField-{n}" for n, _ in COLUMNS), "SetSchemaMetadata-whole", "ReplaceField-all_primitives",
     "ReplaceField-one_string", "ReplaceField-one_bytes", "ReplaceField-exclude_every_field", "HoistField-wrapped",
 }
-KEY_ENCODING = {"ExtractField-s", "ExtractField-i64", "ExtractField-by", "ExtractField-d", "ReplaceField-one_string",
-                "ReplaceField-include", "ReplaceField-exclude_every_field", "ValueToKey-v2_primitive"}
-UPSERT_VALUES = {"ReplaceField-include", "ReplaceField-one_string", "ReplaceField-one_bytes", "ReplaceField-all_primitives"}
+CONFLUENT = {"ExtractField-i64", "ReplaceField-include", "ReplaceField-exclude_every_field"}  # avro plus a header
+KEY_ENCODING = {"ExtractField-s", "ExtractField-i64", "ReplaceField-one_string", "ReplaceField-exclude_every_field"}
+UPSERT_VALUES = {"ReplaceField-include", "ReplaceField-one_string"}
 UPSERT_KEYS = {"s", "by", "i32"}  # primary keys written in every key format (every type is written as json)
-FILES = {  # written and read back in every files format, with and without the envelope; shown by a console sink
-    "value-ReplaceField-all_primitives", "value-SetSchemaMetadata-whole", "value-ExtractField-by",
-    "value-HoistField-wrapped", "value-ReplaceField-include", "key-ExtractField-tsl", "key-ValueToKey-v1_struct",
-}
+FILES = {"value-ReplaceField-all_primitives", "value-SetSchemaMetadata-whole", "value-ExtractField-by",
+         "key-ValueToKey-v1_struct"}
 
 
 def runs_on_spark(combo: Combo) -> bool:
@@ -292,7 +293,9 @@ def runs_on_spark(combo: Combo) -> bool:
         return name in UPSERT_VALUES
     if combo.fmt == "json":
         return recipe.side == "value" or recipe.id == _first_of_family(recipe).id
-    return name in (ENCODING if recipe.side == "value" else KEY_ENCODING)
+    if recipe.side == "key":
+        return name in KEY_ENCODING
+    return name in (CONFLUENT if combo.fmt == "avro-confluent" else ENCODING)
 
 
 @functools.lru_cache(maxsize=None)

@@ -54,8 +54,8 @@ from compiler.types import BYTES, ArrayType, MapType, SqlType, StructField, Stru
 COMBOS = all_combos()
 UTC = dt.timezone.utc
 AT = "at"  # the header naming each given record's offset, so written Kafka rows can be told apart
-UNION_BATCH = 40  # combinations per Spark job
-WORKERS = 3
+UNION_BATCH = 8  # combinations per Spark job
+WORKERS = 2
 
 
 @functools.lru_cache(maxsize=1)
