@@ -355,6 +355,9 @@ class Builder:
             record_name=self.data["name"],
             key_schema_id=_int(raw.get("key", {}).get("schema-id")),
             value_schema_id=_int(raw.get("value", {}).get("schema-id")),
+            format_loc=self.at("sink", "format") if "format" in raw else self.at("sink", "value", "format"),
+            key_format_loc=self.at("sink", "key", "format"),
+            primary_key_loc=self.at("sink", "primary-key"),
         )
         if raw["connector"] == UPSERT_KAFKA:
             sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),

@@ -10,6 +10,7 @@ from . import __version__, render, spark_versions
 from .build import Compiled
 from .envrefs import Text
 from .lower import Lowered, lower
+from .connectors.payload import CSV_OPTIONS, JSON_OPTIONS
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .model import Pipeline, Sink, Source
 from .targets import job_needs
@@ -133,8 +134,8 @@ def _sink_context(sink: Sink, source: Source) -> dict:
     if sink.connector in KAFKA_SINKS:
         return _kafka_sink_context(sink, source)
     options = dict(sink.options)
-    if sink.format == "json":
-        options.setdefault("ignoreNullFields", "false")  # json writes null fields, as Kafka Connect and Flink do
+    defaults = {"json": JSON_OPTIONS, "csv": CSV_OPTIONS}.get(sink.format, {})
+    options = {**defaults, **options}  # json writes null fields and csv quotes as RFC 4180, as Flink does
     return {
         "format": render.py_literal(sink.format),
         "options": render.py_literal(options),
@@ -234,13 +235,17 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
     }
 
 
+def job_text(compiled: Compiled) -> str:
+    """The job's source as rendered, before black lays it out (the same code: black changes only layout)."""
+    ctx = context(compiled, lower(compiled))
+    body = "\n".join(ctx["decode"] + [line for b in ctx["chain"] for line in b] + ctx["encode"])
+    ctx["uses_avro"] = any(f"A.{name}(" in body for name in render.AVRO_FUNCTIONS)
+    return _environment().get_template("job.py.j2").render(**ctx)
+
+
 def generate(compiled: Compiled) -> Job:
     """Render, check that it compiles, format with black, and check the format is stable."""
     from .format import format_python
 
-    ctx = context(compiled, lower(compiled))
-    body = "\n".join(ctx["decode"] + [line for b in ctx["chain"] for line in b] + ctx["encode"])
-    ctx["uses_avro"] = any(f"A.{name}(" in body for name in render.AVRO_FUNCTIONS)
-    text = _environment().get_template("job.py.j2").render(**ctx)
     name = compiled.pipeline.name
-    return Job(name, f"{name}.py", format_python(text, f"generated/{name}.py"))
+    return Job(name, f"{name}.py", format_python(job_text(compiled), f"generated/{name}.py"))

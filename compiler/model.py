@@ -100,6 +100,9 @@ class Sink:
     key_schema_id: int | None = None
     value_schema_id: int | None = None
     primary_key: tuple[str, ...] = ()  # upsert-kafka: the key columns (and upsert key)
+    format_loc: Location | None = None  # where the value format is written (`format`, `value.format`), or its nearest parent
+    key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
+    primary_key_loc: Location | None = None
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,8 @@ class SinkConnector:
     encode: Callable[[Sink, Shape], ir.Select | tuple[ir.Op, ...]]
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
+    formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)
+    key_formats: tuple[str, ...] = ()  # `key.format`s
 
 
 def castable(src: SqlType, dst: SqlType) -> bool:

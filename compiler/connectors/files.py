@@ -7,7 +7,10 @@ from ..changelog import OP
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..shape import Shape
-from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, StructType
+from ..types import (
+    BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
+)
+from . import avro
 from .base import (
     ENVELOPE_COLUMNS,
     MetaKey,
@@ -20,6 +23,8 @@ from .base import (
 
 AVRO_PACKAGE = spark_versions.AVRO
 FILE = ir.Col("_metadata")
+ENVELOPE_TYPES = {"topic": STRING, "partition": INT, "offset": BIGINT, "timestamp": TIMESTAMP_LTZ_3, "headers": HEADERS}
+FILL_HINT = "give it a field (InsertField) or drop it (ReplaceField), or write it with a kafka sink as json"
 
 
 def _offset(source: Source) -> ir.Expr:
@@ -115,16 +120,57 @@ FILES_SOURCE = SourceConnector(
 
 def sink_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr]]:
     """The value's fields (virtual ones dropped) or one `value` column, plus the envelope if asked."""
+    return [(name, expr) for name, expr, _ in _typed_columns(sink, shape)]
+
+
+def _typed_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType | None]]:
     value = shape.value
     if isinstance(value, StructType):
-        cols = [(f.name, ir.Get(ir.Col("value"), f.name)) for f in value.fields if f.name not in shape.virtual]
+        cols = [(f.name, ir.Get(ir.Col("value"), f.name), f.type) for f in value.fields if f.name not in shape.virtual]
     else:
-        cols = [("value", ir.Col("value"))]
+        cols = [("value", ir.Col("value"), value)]
+    if sink.format == "csv":  # Spark's csv writes BYTES as a debug string; Flink's csv writes base64
+        cols = [(n, ir.Func("base64", (e,)) if t is not None and t.is_binary else e, t) for n, e, t in cols]
     if sink.envelope:
-        cols += [(name, ir.Col(name)) for name in ENVELOPE_COLUMNS]
+        types = {**ENVELOPE_TYPES, "key": shape.key}
+        cols += [(name, ir.Col(name), types[name]) for name in ENVELOPE_COLUMNS]
         if shape.changelog:
-            cols.append((OP, ir.Col(OP)))
+            cols.append((OP, ir.Col(OP), STRING))
     return cols
+
+
+def empty_structs(t: SqlType, path: str) -> list[str]:
+    """The paths in `t` (a column named `path`) that are structs without fields."""
+    if isinstance(t, StructType):
+        return ([path] if not t.fields else []) + [p for f in t.fields for p in empty_structs(f.type, f"{path}.{f.name}")]
+    if isinstance(t, ArrayType):
+        return empty_structs(t.element, f"{path}[]")
+    if isinstance(t, MapType):
+        return empty_structs(t.value, f"{path}{{}}")
+    return []
+
+
+def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
+    """(why, hint) for each thing Spark's file writer of the sink's format refuses in these columns (Spark 4.0:
+    EMPTY_SCHEMA_NOT_SUPPORTED_FOR_DATASOURCE for every file format; spark-avro's string-only map keys)."""
+    columns = [(name, t) for name, _, t in _typed_columns(sink, shape) if t is not None]
+    problems = []
+    if isinstance(shape.value, StructType) and not shape.value.fields:
+        why = ("its rows would hold only the envelope, as a tombstone's do" if sink.envelope
+               else "its rows would have no columns, and Spark writes no empty schema")
+        problems.append((f"the value is a struct with no fields: {why}", FILL_HINT))
+    empty = [p for name, t in columns for p in empty_structs(t, name)]
+    if empty:
+        problems.append((f"Spark's file formats cannot write a struct with no fields: {', '.join(empty)}", FILL_HINT))
+    data = [name for name, _ in columns if name not in sink.partition_by]
+    if sink.format == "csv" and len(data) == 1:
+        problems.append((f"csv files would hold one column ({data[0]}), and Spark's csv writer skips a line whose only "
+                         "column is null: null values and tombstones would vanish", "use json or parquet, or add a column"))
+    if sink.format == "avro":
+        bad = [f"{name} ({b})" for name, t in columns for b in avro.unsupported(t)]
+        if bad:
+            problems.append((f"Avro map keys are strings: {', '.join(bad)}", "use json or parquet"))
+    return problems
 
 
 def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
@@ -146,16 +192,17 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             )
     if sink.format == "csv":
         value = shape.value
-        nested = (
-            [f.name for f in value.fields if isinstance(f.type, (StructType, ArrayType, MapType))]
-            if isinstance(value, StructType)
-            else []
-        )
+        fields = value.fields if isinstance(value, StructType) else (StructField("value", value),)
+        nested = [f.name for f in fields if isinstance(f.type, (StructType, ArrayType, MapType))]
         if sink.envelope or nested:
             what = ", ".join(nested + (["the envelope"] if sink.envelope else []))
             diags.error(
-                "E502", f"csv sink cannot write nested columns: {what}", sink.loc, "use Flatten, json or parquet"
+                "E502", f"csv sink cannot write nested columns: {what}", sink.format_loc or sink.loc,
+                "use Flatten, json or parquet"
             )
+    if sink.connector == "files":
+        for problem, hint in file_problems(sink, shape):
+            diags.error("E503", f"files sink ({sink.format}): {problem}", sink.format_loc or sink.loc, hint)
 
 
 def encode_rows(sink: Sink, shape: Shape) -> ir.Select:
@@ -168,5 +215,6 @@ FILES_SINK = SinkConnector(
     encode=encode_rows,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     options=FILE_WRITE_OPTIONS,
+    formats=("parquet", "json", "csv", "avro"),
 )
 CONSOLE_SINK = SinkConnector(name="console", check=check_files_sink, encode=encode_rows, options=CONSOLE_OPTIONS)

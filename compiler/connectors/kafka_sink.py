@@ -14,9 +14,9 @@ from ..types import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, 
 from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
+from .payload import HINTS, JSON_OPTIONS, encode_payload, payload_problem
 
 SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
-JSON_OPTIONS = {"ignoreNullFields": "false"}  # json writes null fields, as Kafka Connect and Flink do
 KEY_FORMATS = ("raw", "json", "csv", *avro.FORMATS)
 FORMATS = (*KEY_FORMATS, "debezium-json")
 
@@ -38,33 +38,25 @@ def payload_fields(sink: Sink, shape: Shape, key_fields: tuple[str, ...]) -> lis
     return [f for f in value.fields if f.name not in skip]
 
 
-def encode_payload(expr: ir.Expr, t: SqlType | None, fmt: str, name: str = "record", schema_id: int | None = None) -> ir.Expr:
-    """A key or value expression as bytes in `fmt`; null stays null (a tombstone or a null key)."""
-    if fmt in avro.FORMATS and isinstance(t, StructType):
-        return avro.encode(expr, fmt, t, name, schema_id)
-    if fmt == "raw" and isinstance(t, StructType) and len(t.fields) == 1:  # a one-column key written bare
-        expr, t = ir.Get(expr, t.fields[0].name), t.fields[0].type
-    if fmt == "raw":
-        return expr if t is not None and t.is_binary else ir.Cast(expr, "BINARY")
-    if isinstance(t, StructType):
-        text = ir.Func("to_json", (expr, ir.Arg(JSON_OPTIONS))) if fmt == "json" else ir.Func("to_csv", (expr,))
-    elif fmt == "json":  # a primitive as a JSON scalar: formatted as inside an object
-        wrapped = ir.Func("to_json", (ir.Func("array", (expr,)), ir.Arg(JSON_OPTIONS)))
-        text = ir.Func("regexp_extract", (wrapped, ir.Arg(r"^\[(.*)\]$"), ir.Lit(1)))
-        text = ir.If(ir.IsNull(expr), ir.Null("STRING"), text)
-    else:
-        text = ir.Cast(expr, "STRING")
-    return ir.Cast(text, "BINARY")
+def written_key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType] | None:
+    """The key a Kafka sink writes and its type: a struct of `key.fields` of the value, else the record's key;
+    None when no key is written (no key, key.format none, or a key field the value lacks)."""
+    if sink.key_format == "none":
+        return None
+    if not sink.key_fields:
+        return (ir.Col("key"), shape.key) if shape.key is not None else None
+    value = shape.value
+    if not isinstance(value, StructType) or any(value.field(k) is None for k in sink.key_fields):
+        return None
+    fields = tuple((k, ir.Get(ir.Col("value"), k)) for k in sink.key_fields)
+    return ir.NullSafe(ir.Col("value"), ir.Struct(fields)), StructType(tuple(value.field(k) for k in sink.key_fields))
 
 
-def _key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType | None]:
-    if sink.key_fields:
-        value = shape.value
-        assert isinstance(value, StructType)
-        fields = tuple((k, ir.Get(ir.Col("value"), k)) for k in sink.key_fields)
-        t = StructType(tuple(value.field(k) for k in sink.key_fields))
-        return ir.NullSafe(ir.Col("value"), ir.Struct(fields)), t
-    return ir.Col("key"), shape.key
+def written_value_type(sink: Sink, shape: Shape) -> SqlType | None:
+    """The type of the value payload: the struct of its payload fields, or the primitive."""
+    if isinstance(shape.value, StructType):
+        return StructType(tuple(payload_fields(sink, shape, sink.key_fields)))
+    return shape.value
 
 
 def _headers(sink: Sink, shape: Shape) -> ir.Expr:
@@ -94,21 +86,21 @@ def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
 
 
 def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
-    key_expr, key_type = _key(sink, shape)
-    key_format = sink.key_format or "json"
-    if isinstance(shape.value, StructType):
-        payload = payload_fields(sink, shape, sink.key_fields)
-        value = ir.NullSafe(ir.Col("value"), ir.Struct(tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in payload)))
-        value_type: SqlType | None = StructType(tuple(payload))
+    value_type = written_value_type(sink, shape)
+    if isinstance(value_type, StructType):
+        fields = tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in value_type.fields)
+        value: ir.Expr = ir.NullSafe(ir.Col("value"), ir.Struct(fields))
     else:
-        value, value_type = ir.Col("value"), shape.value
+        value = ir.Col("value")
     if sink.format == "debezium-json" and isinstance(value_type, StructType):
         value_bytes = cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
     else:
         value_bytes = encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)
+    key = written_key(sink, shape)
+    key_bytes = ir.Null("BINARY") if key is None else encode_payload(
+        *key, sink.key_format or "json", record_name(sink, shape, "key"), sink.key_schema_id)
     columns = [
-        ("key", encode_payload(key_expr, key_type, key_format, record_name(sink, shape, "key"), sink.key_schema_id)
-         if key_type is not None else ir.Null("BINARY")),
+        ("key", key_bytes),
         ("value", value_bytes),
         ("topic", _topic(sink, shape)),
         ("headers", ir.Cast(_headers(sink, shape), HEADERS.ddl())),
@@ -135,8 +127,10 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     key_locs = dict(zip(sink.key_fields, sink.key_field_locs))
     for k in sink.key_fields:
         if k not in names:
-            error("E522", f"key field '{k}' is not a field of the value; fields: {', '.join(names)}", did_you_mean(k, names),
-                  key_locs.get(k))
+            what, loc = ("primary-key", sink.primary_key_loc) if sink.primary_key else ("key field", None)
+            loc = key_locs.get(k) or loc
+            diags.error("E522", f"{sink.connector} sink: {what} '{k}' is not a field of the value; fields: "
+                        f"{', '.join(names) or '(none)'}", loc or sink.loc, did_you_mean(k, names))
         elif sink.key_format == "csv" and isinstance(value.field(k).type, (StructType, ArrayType, MapType)):
             error("E532", f"a csv key cannot hold '{k}', a {value.field(k).type.sql()}", "use a json key", at=key_locs.get(k))
         elif sink.key_format == "raw" and len(sink.key_fields) > 1:
@@ -162,25 +156,33 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             if t not in allowed:
                 error("E526", f"metadata.{key} column '{column}' is {t.sql()}; it must be {' or '.join(a.sql() for a in allowed)}",
                       at=at)
-    if sink.format == "raw" and isinstance(value, StructType):
-        payload = payload_fields(sink, shape, sink.key_fields)
-        if len(payload) != 1 or not (payload[0].type.is_string or payload[0].type.is_binary):
-            error("E527", "a raw value format writes exactly one STRING or BYTES field", "drop the others with ReplaceField")
     if sink.format == "debezium-json" and not isinstance(value, StructType):
-        error("E531", "a debezium-json value must be a struct (the row in before/after); the value here is a primitive",
-              "keep a struct value, or use json or raw")
-    if sink.format in avro.FORMATS and not isinstance(value, StructType):
-        error("E529", "an avro value must be a struct; the value here is a primitive", "use json or raw for a primitive value")
+        diags.error("E531", "kafka sink: a debezium-json value must be a struct (the row in before/after); the value "
+                    "here is a primitive", sink.format_loc or sink.loc, "keep a struct value, or use json")
     if "avro-confluent" in (sink.format, sink.key_format):
         wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
         wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
         for side, sid in wanted:
             if sid is None:
                 error("E530", f"avro-confluent needs {side}.schema-id (the id written in Confluent's header)")
-    if sink.format == "csv" and isinstance(value, StructType):
-        nested = [f.name for f in payload_fields(sink, shape, sink.key_fields) if isinstance(f.type, StructType)]
-        if nested:
-            error("E528", f"csv cannot write nested fields: {', '.join(nested)}", "use Flatten first, or json")
+    check_payloads(sink, shape, diags)
+
+
+# The code of each payload format's refusal
+PROBLEM_CODES = {"raw": "E527", "csv": "E528", "avro": "E529", "avro-confluent": "E529"}
+
+
+def check_payloads(sink: Sink, shape: Shape, diags: Collector) -> None:
+    """Each payload's format can write its type; an error at the format that cannot, saying why."""
+    key = written_key(sink, shape)
+    sides = [("value", sink.format, written_value_type(sink, shape), sink.format_loc)]
+    # csv and raw keys made of key fields were checked at each field (E532, E533)
+    if key is not None and not (sink.key_fields and sink.key_format in ("csv", "raw")):
+        sides.append(("key", sink.key_format or "json", key[1], sink.key_format_loc))
+    for side, fmt, t, loc in sides:
+        problem = payload_problem(fmt, t) if t is not None else None
+        if problem:
+            diags.error(PROBLEM_CODES[fmt], f"{sink.connector} sink: the {side} is {t.sql()}: {problem}", loc or sink.loc, HINTS[fmt])
 
 
 KAFKA_SINK = SinkConnector(
@@ -188,4 +190,6 @@ KAFKA_SINK = SinkConnector(
     check=check_kafka_sink,
     encode=encode_kafka,
     packages=lambda sink: (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ()),
+    formats=FORMATS,
+    key_formats=("none", *KEY_FORMATS),
 )

@@ -24,7 +24,8 @@ from ..shape import Shape
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
-from .kafka_sink import KAFKA_SINK, check_kafka_sink, encode_kafka, encode_payload, record_name
+from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, encode_kafka, record_name
+from .payload import encode_payload
 
 UPSERT_KAFKA = "upsert-kafka"
 # Helper columns of the upsert sink's rows, dropped after `upsert_fates`.
@@ -132,7 +133,8 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
 def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     """The kafka sink's rules, a struct value holding the primary key, and no partition column."""
     if not isinstance(shape.value, StructType):
-        diags.error("E541", "upsert-kafka sink: primary-key names fields of the value, and the value here is a primitive", sink.loc,
+        diags.error("E541", "upsert-kafka sink: primary-key names fields of the value, and the value here is a primitive",
+                    sink.primary_key_loc or sink.loc,
                     "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink")
         return
     check_kafka_sink(replace(sink, metadata=tuple((k, c) for k, c in sink.metadata if k != "partition")), shape, diags)
@@ -147,4 +149,6 @@ UPSERT_KAFKA_SINK = SinkConnector(
     encode=encode_upsert_kafka,
     packages=KAFKA_SINK.packages,
     options=KAFKA_SINK.options,
+    formats=KEY_FORMATS,  # insert-only formats: the changelog is the upsert itself
+    key_formats=KEY_FORMATS,
 )

@@ -12,9 +12,9 @@ from typing import Any
 
 from ..build import Compiled
 from ..connectors import avro
-from ..connectors.kafka_sink import record_name, payload_fields
-from ..shape import Shape
-from ..types import FLOAT, ArrayType, MapType, SqlType, StructField, StructType
+from ..connectors.kafka_sink import record_name, written_key, written_value_type
+from ..connectors.payload import PRIMITIVE_FIELD, record_type
+from ..types import FLOAT, ArrayType, MapType, SqlType, StructType
 from .compare import Float32
 
 
@@ -72,22 +72,28 @@ def decode_payload(data: bytes | None, fmt: str, t: SqlType | None) -> Any:
     if fmt == "debezium-json":  # {"before": row, "after": row, "op": "c" | "d"}
         message = json.loads(text)
         return {"before": typed(message["before"], t), "after": typed(message["after"], t), "op": message["op"]}
-    (row,) = list(csv.reader(io.StringIO(text)))
+    row = next(csv.reader(io.StringIO(text)), [])  # the empty line: a record whose only field is null
     if isinstance(t, StructType):
         return typed({f.name: (v if v != "" else None) for f, v in zip(t.fields, row)}, t)
     return typed(row[0] if row else None, t)
 
 
-def avro_decoder(spark, fmt: str, t: StructType, name: str):
-    """Decode Avro payloads with Spark's own from_avro (what a consumer with the schema would read)."""
+def avro_decoder(spark, fmt: str, t: SqlType, name: str):
+    """Decode Avro payloads with Spark's own from_avro (what a consumer with the schema would read); a primitive
+    is the one-field record `value` it was written as."""
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import from_avro
+
+    record = record_type(t)
 
     def decode(payloads: list) -> list:
         df = spark.createDataFrame([(p,) for p in payloads], "p BINARY")
         body = F.expr("substring(p, 6)") if fmt == "avro-confluent" else F.col("p")
-        out = df.select(from_avro(body, avro.record_schema(t, name)).alias("v")).collect()
-        return [None if r.v is None else float32s(_plain(r.v), t) for r in out]
+        out = df.select(from_avro(body, avro.record_schema(record, name)).alias("v")).collect()
+        values = [None if r.v is None else _plain(r.v) for r in out]
+        if not isinstance(t, StructType):
+            values = [None if v is None else v[PRIMITIVE_FIELD] for v in values]
+        return [float32s(v, t) for v in values]
 
     return decode
 
@@ -103,12 +109,13 @@ def _plain(value: Any) -> Any:
 def kafka_sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict], set[str]]:
     """Records as the Kafka sink would write them, and the fields known before the broker assigns the rest."""
     sink, shape = compiled.pipeline.sink, compiled.final
-    key_type = _key_type(compiled, shape)
-    value_type = StructType(tuple(payload_fields(sink, shape, sink.key_fields))) if isinstance(shape.value, StructType) else shape.value
+    key = written_key(sink, shape)
+    key_type = key[1] if key is not None else None
+    value_type = written_value_type(sink, shape)
     decoded = {}
     for side, fmt, t, name in (("key", sink.key_format, key_type, record_name(sink, shape, "key")),
                                ("value", sink.format, value_type, record_name(sink, shape))):
-        if fmt in avro.FORMATS:
+        if fmt in avro.FORMATS and t is not None:
             decoded[side] = avro_decoder(spark, fmt, t, name)([r[side] for r in rows])
     records = []
     for i, row in enumerate(rows):
@@ -124,10 +131,3 @@ def kafka_sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list
         records.append(rec)
     fields = {"key", "value", "topic", "headers"} | ({"partition"} if rows and "partition" in rows[0].asDict() else set())
     return records, fields
-
-
-def _key_type(compiled: Compiled, shape: Shape) -> SqlType | None:
-    sink = compiled.pipeline.sink
-    if sink.key_fields and isinstance(shape.value, StructType):
-        return StructType(tuple(StructField(k, shape.value.field(k).type) for k in sink.key_fields))
-    return shape.key

@@ -107,8 +107,9 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
             for name in ENVELOPE_COLUMNS + ((OP,) if compiled.final.changelog else ()):
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]
-        # a files sink writes a tombstone as a row of nulls: read such a row back as a null value
-        value = data["value"] if primitive else (None if all(v is None for v in data.values()) else data)
+        # a files sink writes a tombstone as a row of nulls: read such a row back as a null value (a row with no
+        # value columns is an empty struct)
+        value = data["value"] if primitive else (None if data and all(v is None for v in data.values()) else data)
         rec["value"] = float32s(value, compiled.final.value)
         if "key" in rec:
             rec["key"] = float32s(rec["key"], compiled.final.key)

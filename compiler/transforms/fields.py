@@ -297,10 +297,7 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
     plan = _plan(cfg, t)
     if not _check_names(plan, ctx):
         return shape
-    out = _planned_type(plan)
-    if not out.fields:
-        ctx.error(None, f"every field of the {ctx.side} would be removed", "keep at least one field (Spark has no empty struct)", code="E403")
-        return shape
+    out = _planned_type(plan)  # may have no fields: Kafka leaves an empty struct, and so does F.struct()
     renamed = {p.steps[0] for p, _ in cfg.renames if len(p.steps) == 1}
     result = shape.with_side(ctx.side, out)
     if ctx.side == "value":  # a renamed virtual column becomes an ordinary field

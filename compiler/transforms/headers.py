@@ -288,13 +288,30 @@ def infer_header_from(cfg: HeaderFromConfig, shape: Shape, ctx: Context) -> Shap
         return shape
     out = t
     for steps in _moved(cfg):
-        out = struct_with(out, steps, None)
-        parent = type_at(out, steps[:-1])
-        if isinstance(parent, StructType) and not parent.fields:
-            where = f"'{'.'.join(steps[:-1])}'" if steps[:-1] else f"the {ctx.side}"
-            ctx.error("fields", f"moving the fields would leave {where} with no fields", "copy instead, or keep at least one field (Spark has no empty struct)", code="E803")
-            return shape
+        out = struct_with(out, steps, None)  # a struct left with no fields stays, empty, as in Kafka
     return shape.with_side(ctx.side, out)
+
+
+def _emptied(cfg: HeaderFromConfig, t: StructType) -> list[tuple[str, ...]]:
+    """The structs (paths; () for the key or value itself) a move leaves with no fields, outermost first."""
+    out = t
+    for steps in _moved(cfg):
+        out = struct_with(out, steps, None)
+    parents = dict.fromkeys(steps[:-1] for steps in _moved(cfg))
+    return sorted((p for p in parents if not type_at(out, p).fields), key=len)
+
+
+def _without_moved(cfg: HeaderFromConfig, t: StructType, col: ir.Expr) -> ir.Expr:
+    """The key or value without the moved fields. Spark's dropFields cannot drop a struct's last field, so a struct
+    the move empties is replaced by an empty one (`F.struct()`, null where it was null) and its fields not dropped."""
+    emptied = _emptied(cfg, t)
+    if () in emptied:
+        return ir.NullSafe(col, ir.Struct(()))
+    dropped = [s for s in _moved(cfg) if s[:-1] not in emptied]
+    edited = ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(s)) for s in dropped)) if dropped else col
+    for path in emptied:
+        edited = ir.Method(edited, "withField", (ir.Arg(spark_field_path(path)), ir.NullSafe(get_expr(col, path), ir.Struct(()))))
+    return edited
 
 
 def lower_header_from(cfg: HeaderFromConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
@@ -308,9 +325,7 @@ def lower_header_from(cfg: HeaderFromConfig, shape: Shape, low: Lowering) -> tup
             field_type = field_type.field(step).type
         entries.append(header_entry(header, header_bytes(get_expr(col, path.steps), field_type)))
     reason = f"Only Struct objects supported for [header {cfg.operation}], found: null"
-    edited = col
-    if cfg.operation == "move":
-        edited = ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(s)) for s in _moved(cfg)))
+    edited = _without_moved(cfg, t, col) if cfg.operation == "move" else col
     return (
         ir.SetColumns(
             (
@@ -341,7 +356,6 @@ HEADER_FROM = TransformSpec(
     differences=(
         "A field the tracked schema lacks is a compile error (Kafka throws a NullPointerException per record).",
         "Nested paths (field.syntax.version: V2) are supported, as KIP-821 describes for HeaderFrom.",
-        "A move that would leave the key, the value or a nested struct with no fields is a compile error (Spark has no empty struct).",
         "Map entries are written in Spark's map order; dates and timestamps in UTC (Kafka uses the worker's time zone); "
         "floats as the Spark JVM's Float/Double.toString.",
     ),
