@@ -58,13 +58,21 @@ def encode_payload(expr: ir.Expr, t: SqlType | None, fmt: str, name: str = "reco
 
 
 def _key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType | None]:
-    if sink.key_fields:
-        value = shape.value
-        assert isinstance(value, StructType)
-        fields = tuple((k, ir.Get(ir.Col("value"), k)) for k in sink.key_fields)
-        t = StructType(tuple(value.field(k) for k in sink.key_fields))
-        return ir.NullSafe(ir.Col("value"), ir.Struct(fields)), t
-    return ir.Col("key"), shape.key
+    """The key written: the record key, or with `key.fields` those value fields; a tombstone has no value to take
+    them from, so it keeps the record key's fields of the same names and types where the key has them."""
+    if not sink.key_fields:
+        return ir.Col("key"), shape.key
+    value = shape.value
+    assert isinstance(value, StructType)
+    t = StructType(tuple(value.field(k) for k in sink.key_fields))
+
+    def project(side: str) -> ir.Expr:
+        return ir.NullSafe(ir.Col(side), ir.Struct(tuple((k, ir.Get(ir.Col(side), k)) for k in sink.key_fields)))
+
+    key = shape.key
+    if isinstance(key, StructType) and all(key.field(f.name) == f for f in t.fields):
+        return ir.If(ir.IsNull(ir.Col("value")), project("key"), project("value")), t
+    return project("value"), t
 
 
 def _headers(sink: Sink, shape: Shape) -> ir.Expr:
