@@ -5,11 +5,9 @@ case's `expect`, `expect_error` and `dead_letters`. This checks the corpus's exp
 
 from __future__ import annotations
 
-import base64
 import binascii
 import datetime as dt
 import json
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +18,8 @@ from compiler.connectors.kafka import key_columns, value_columns
 from compiler.model import TestCase
 from compiler.project import build_all
 from compiler.testing.kafka_rows import kafka_rows
-from compiler.types import ArrayType, MapType, SqlType, StructField, StructType
-from diff_connect import EPOCH, UTC, envelope, epoch_millis, from_envelope
+from compiler.types import SqlType, StructField, StructType
+from diff_connect import EPOCH, envelope, epoch_millis, from_envelope, from_pipec_json
 from diff_records import harness_chain
 
 CORPUS = Path(__file__).resolve().parents[1] / "real_world" / "configs"
@@ -41,31 +39,6 @@ def corpus_files() -> list[Path]:
     return sorted(CORPUS.glob("*.yaml"))
 
 
-def _plain(t: SqlType | None, v: Any) -> Any:
-    """A value as a pipec `given` writes it in JSON (SPEC 9) as the plain value diff_connect encodes."""
-    if v is None or t is None:
-        return v
-    if isinstance(t, StructType):
-        return {f.name: _plain(f.type, v.get(f.name)) for f in t.fields}
-    if isinstance(t, ArrayType):
-        return [_plain(t.element, x) for x in v]
-    if isinstance(t, MapType):
-        return {k: _plain(t.value, x) for k, x in v.items()}
-    name = t.name
-    if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        if isinstance(v, (int, float)):
-            return EPOCH + dt.timedelta(milliseconds=v)
-        parsed = dt.datetime.fromisoformat(str(v).replace("Z", "+00:00"))
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    if name == "DATE":
-        return dt.date.fromisoformat(str(v))
-    if name == "BYTES":
-        return base64.b64decode(v)
-    if name == "DECIMAL":
-        return Decimal(str(v))
-    return v
-
-
 def _decode(data: bytes | None, fmt: str, t: SqlType | None) -> Any:
     """Given bytes as the Kafka converter of `fmt` reads them: JSON, or raw text."""
     if data is None or t is None:
@@ -73,7 +46,7 @@ def _decode(data: bytes | None, fmt: str, t: SqlType | None) -> Any:
     if fmt == "raw":
         return data if t.is_binary else data.decode("utf-8")
     try:
-        return _plain(t, json.loads(data.decode("utf-8")))
+        return from_pipec_json(t, json.loads(data.decode("utf-8")))
     except (UnicodeDecodeError, json.JSONDecodeError, binascii.Error) as exc:
         raise Undecodable(str(exc)) from exc
 
@@ -177,9 +150,9 @@ def sink_view(compiled: Compiled, sent: dict, out: dict) -> dict:
         return {"key": key, "value": value, "topic": topic, "headers": headers}
     record: dict[str, Any] = {"value": value}
     if sink.envelope:
-        record.update(key=key, topic=out["topic"], partition=out["partition"], offset=out["offset"],
-                      timestamp=None if out["timestamp"] is None else EPOCH + dt.timedelta(milliseconds=out["timestamp"]),
-                      headers=headers)
+        millis = out["timestamp"]
+        record.update(key=key, topic=out["topic"], partition=out["partition"], offset=out["offset"], headers=headers,
+                      timestamp=None if millis is None else EPOCH + dt.timedelta(milliseconds=millis))
     return record
 
 

@@ -62,4 +62,4 @@ def test_kafka_confirms_the_expectations(path, kafka_answers):
                    if "error" not in res and not res.get("dropped")]
         mismatch = compare([(r.loc.line, r.fields) for r in case.expect or ()], written,
                            ordered=compiled.pipeline.sink.connector == "kafka" or compiled.pipeline.sink.envelope)
-        assert mismatch is None, f"{where}: Kafka's classes disagree with the expectation:\n" + "\n".join(mismatch.lines())
+        assert mismatch is None, f"{where}: Kafka disagrees with the expectation:\n" + "\n".join(mismatch.lines())
