@@ -42,3 +42,33 @@ def compile_text(tmp_path):
         return result, generate_all(result)
 
     return run
+
+
+@pytest.fixture
+def check_pipeline_records(spark, tmp_path):
+    """Run a pipeline file's `tests:` through its generated job (as `pipec test` does) and check that the job's
+    physical plan is native; fails with the runner's report."""
+    import io
+
+    from compiler.project import build_all, generate_all
+    from compiler.testing.runner import load_job, run_tests
+    from native_plan import batch_frame, python_operators
+
+    def check(path: Path) -> None:
+        result = build_all([str(path)])
+        result.diags.check()
+        files = generate_all(result)
+        out = io.StringIO()
+        ok = run_tests(result.compiled, files, spark=spark, out=out)
+        assert ok, out.getvalue()
+        assert "0 failed" in out.getvalue()
+
+        (compiled,) = result.compiled
+        job_file = tmp_path / f"{compiled.pipeline.name}.py"
+        job_file.write_text(files[job_file.name], encoding="utf-8")
+        job = load_job(job_file)
+        case = next(c for c in compiled.pipeline.tests if c.expect_error is None)
+        (tmp_path / "plan").mkdir()
+        assert python_operators(batch_frame(spark, job, compiled, case, tmp_path / "plan")) == []
+
+    return check

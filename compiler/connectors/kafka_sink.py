@@ -40,7 +40,8 @@ def payload_fields(sink: Sink, shape: Shape, key_fields: tuple[str, ...]) -> lis
 
 def written_key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType] | None:
     """The key a Kafka sink writes and its type: a struct of `key.fields` of the value, else the record's key;
-    None when no key is written (no key, key.format none, or a key field the value lacks)."""
+    None when no key is written (no key, key.format none, or a key field the value lacks). A tombstone has no value
+    to take key fields from, so it keeps the record key's fields of the same names and types where the key has them."""
     if sink.key_format == "none":
         return None
     if not sink.key_fields:
@@ -48,8 +49,15 @@ def written_key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType] | None:
     value = shape.value
     if not isinstance(value, StructType) or any(value.field(k) is None for k in sink.key_fields):
         return None
-    fields = tuple((k, ir.Get(ir.Col("value"), k)) for k in sink.key_fields)
-    return ir.NullSafe(ir.Col("value"), ir.Struct(fields)), StructType(tuple(value.field(k) for k in sink.key_fields))
+    t = StructType(tuple(value.field(k) for k in sink.key_fields))
+
+    def project(side: str) -> ir.Expr:
+        return ir.NullSafe(ir.Col(side), ir.Struct(tuple((k, ir.Get(ir.Col(side), k)) for k in sink.key_fields)))
+
+    key = shape.key
+    if isinstance(key, StructType) and all(key.field(f.name) == f for f in t.fields):
+        return ir.If(ir.IsNull(ir.Col("value")), project("key"), project("value")), t
+    return project("value"), t
 
 
 def written_value_type(sink: Sink, shape: Shape) -> SqlType | None:

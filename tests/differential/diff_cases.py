@@ -481,4 +481,62 @@ old: {type: TopicNameMatches, pattern: ".*@19.."}
 - {name: pick, type: ExtractField$Value, field: name}
 - {name: ins, type: InsertField$Value, static.field: x, static.value: y}
 """, ORDERS, differences=("struct-required",)),
+    # ------------------------------------------------------------------ real-world chains (tests/real_world/configs)
+    Case("rw_valuetokey_extractfield_key", """
+- {name: copyIdToKey, type: org.apache.kafka.connect.transforms.ValueToKey, fields: id}
+- {name: extractKeyFromStruct, type: "org.apache.kafka.connect.transforms.ExtractField$Key", field: id}
+""", (("id", "INT"), ("full_name", "STRING"), ("birthdate", "DATE")), tombstones=False),
+    Case("rw_key_and_mask", """
+- {name: copyFieldToKey, type: ValueToKey, fields: user_name}
+- {name: extractKeyFromStruct, type: ExtractField$Key, field: user_name}
+- {name: maskSsn, type: MaskField$Value, fields: ssn, replacement: xxx-xx-xxxx}
+""", (("user_id", "INT"), ("user_name", "STRING"), ("ssn", "STRING")), tombstones=False),
+    Case("rw_cast_text_to_numbers", """
+- {name: castTypes, type: Cast$Value, spec: "cost:float32,units:int16"}
+""", (("cost", "STRING"), ("units", "STRING"), ("item", "STRING")), tombstones=False,
+        gen={"cost": FLOAT_TEXT, "units": st.one_of(INT_TEXT, st.integers(-40000, 40000).map(str))},
+        fixed=({"value": {"cost": "17.49", "units": "29"}}, {"value": {"cost": "92.88", "units": "36"}})),
+    Case("rw_insert_timestamp_as_text", """
+- {name: insertTS, type: InsertField$Value, timestamp.field: messageTS}
+- {name: formatTS, type: TimestampConverter$Value, format: "yyyy-MM-dd HH:mm:ss:SSS", field: messageTS,
+   target.type: string}
+""", (("customer_id", "STRING"), ("cost", "STRING"))),
+    Case("rw_epoch_field_to_text", """
+- {name: TimestampConverter, type: TimestampConverter$Value, format: "yyyy-MM-dd'T'HH:mm:ss.SSSZ", field: CREATE_TS,
+   target.type: string}
+""", (("ID", "BIGINT"), ("CREATE_TS", "BIGINT")), gen={"CREATE_TS": st.integers(-(2**41), 2**42)},
+        fixed=({"value": {"ID": 1, "CREATE_TS": 1636048731469}},)),
+    Case("rw_insert_field_metadata", """
+- {name: insertStaticField1, type: InsertField$Value, static.field: sourceSystem, static.value: NeverGonna}
+- {name: insertPartition, type: InsertField$Value, partition.field: kafkaPartition}
+- {name: insertOffset, type: InsertField$Value, offset.field: kafkaOffset}
+- {name: insertTopic, type: InsertField$Value, topic.field: kafkaTopic}
+""", ORDERS, topics=("day6-transactions", "orders")),
+    Case("rw_headers_move_drop_insert", """
+- {name: moveFieldsToHeader, type: HeaderFrom$Value, fields: "id,ts", headers: "record_id,event_timestamp",
+   operation: move}
+- {name: dropAppIdHeader, type: DropHeaders, headers: "app.id,txn.id"}
+- {name: insertAppIdHeader, type: InsertHeader, header: app.id, value.literal: best-app-ever}
+- {name: map_literal, type: InsertHeader, header: ratios, value.literal: "{3.4: 4761, -5.9: -9753186420}"}
+""", (("id", "INT"), ("ts", "BIGINT"), ("name", "STRING")), headers=("app.id", "txn.id", "source"),
+        tombstones=False),
+    Case("rw_flatten_underscore", """
+- {name: flatten, type: Flatten$Value, delimiter: "_"}
+""", (("FULL_NAME", "STRING"), ("ADDRESS", "STRUCT<STREET STRING, CITY STRING, ZIP_OR_POSTCODE STRING>"),
+      ("content", "STRUCT<id BIGINT, name STRUCT<first STRING, middle STRING, `last` STRING>>"))),
+    Case("rw_routers", """
+- {name: dropTopicPrefix, type: RegexRouter, regex: 'day(\\d+)-(.*)', replacement: "$2_day$1"}
+- {name: route, type: RegexRouter, regex: '([^.]+)\\.([^.]+)\\.([^.]+)', replacement: "$3"}
+- {name: TimestampRouter, type: TimestampRouter, topic.format: "foo-${topic}-${timestamp}", timestamp.format: yyyyMM}
+""", ORDERS, topics=("day4-transactions", "dbserver1.inventory.customers", "day11-systemB", "orders")),
+    Case("rw_filter_tombstones_replace_fields", """
+- {name: dropNullRecords, type: Filter, predicate: isNullRecord}
+- {name: selectFields, type: ReplaceField$Value, include: "item,cost,units,txn_date"}
+- {name: renameTS, type: ReplaceField$Value, renames: "txn_date:transaction_timestamp"}
+- {name: changeTableName, type: RegexRouter, regex: ".*", replacement: production_data}
+""", (("cost", "STRING"), ("units", "STRING"), ("card_type", "STRING"), ("item", "STRING"), ("txn_date", "STRING")),
+        predicates="isNullRecord: {type: org.apache.kafka.connect.transforms.predicates.RecordIsTombstone}"),
+    Case("rw_kip821_extract_nested", """
+- {name: smt1, type: ExtractField$Value, field.syntax.version: v2, field: "`parent.child`.k2"}
+""", (("k1", "INT"), ("parent", "STRUCT<child STRUCT<k2 STRING>>"), ("parent.child", "STRUCT<k2 STRING>"))),
 )

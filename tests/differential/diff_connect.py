@@ -168,6 +168,32 @@ def pipec_json(t: SqlType, v: Any) -> Any:
     return v
 
 
+def from_pipec_json(t: SqlType | None, v: Any) -> Any:
+    """The inverse of `pipec_json`: a value as pipec's json format reads it (ISO or epoch-millisecond timestamps) as
+    a plain value."""
+    if v is None or t is None:
+        return v
+    if isinstance(t, StructType):
+        return {f.name: from_pipec_json(f.type, v.get(f.name)) for f in t.fields}
+    if isinstance(t, ArrayType):
+        return [from_pipec_json(t.element, x) for x in v]
+    if isinstance(t, MapType):
+        return {k: from_pipec_json(t.value, x) for k, x in v.items()}
+    name = t.name
+    if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        if isinstance(v, (int, float)):
+            return EPOCH + dt.timedelta(milliseconds=v)
+        parsed = dt.datetime.fromisoformat(str(v).replace("Z", "+00:00"))
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if name == "DATE":
+        return dt.date.fromisoformat(str(v))
+    if name == "BYTES":
+        return base64.b64decode(v)
+    if name == "DECIMAL":
+        return Decimal(str(v))
+    return v
+
+
 def envelope(t: SqlType | None, v: Any) -> dict | None:
     """A key or value as a JsonConverter envelope; a null value keeps its schema (a with-schema null)."""
     if t is None:

@@ -181,24 +181,10 @@ def _fill(case: Case, rec: dict) -> dict:
 
 def harness_document(case: Case, records: list[dict]) -> dict:
     """The case as SmtHarness reads it: Kafka class names, config values as a connector's properties carry them."""
-
-    def config(step: dict, skip: set[str]) -> dict[str, str]:
-        return {k: _property(v) for k, v in step.items() if k not in skip}
-
-    stages = []
-    for step in case.step_list:
-        stage = {"class": _class(step["type"], PACKAGE), "config": config(step, STEP_KEYS)}
-        if "predicate" in step:
-            stage["predicate"] = step["predicate"]
-            stage["negate"] = bool(step.get("negate", False))
-        stages.append(stage)
-    predicates = {alias: {"class": _class(p["type"], PREDICATE_PACKAGE), "config": config(p, {"type"})}
-                  for alias, p in case.predicate_map.items()}
     key_type, value_type = case.key_type, case.value_type
     return {
         "id": case.id,
-        "predicates": predicates,
-        "transforms": stages,
+        **harness_chain(case.step_list, case.predicate_map),
         "records": [
             {"topic": r["topic"], "partition": r["partition"], "offset": r["offset"],
              "timestamp": epoch_millis(r["timestamp"]),
@@ -206,6 +192,26 @@ def harness_document(case: Case, records: list[dict]) -> dict:
              "headers": [list(h) for h in r["headers"]]}
             for r in records
         ],
+    }
+
+
+def harness_chain(steps: list[dict], predicates: dict) -> dict:
+    """A pipeline's `transforms:` and `predicates:` (YAML as written) as SmtHarness's transforms and predicates."""
+
+    def config(step: dict, skip: set[str]) -> dict[str, str]:
+        return {k: _property(v) for k, v in step.items() if k not in skip}
+
+    stages = []
+    for step in steps:
+        stage = {"class": _class(step["type"], PACKAGE), "config": config(step, STEP_KEYS)}
+        if "predicate" in step:
+            stage["predicate"] = step["predicate"]
+            stage["negate"] = bool(step.get("negate", False))
+        stages.append(stage)
+    return {
+        "predicates": {alias: {"class": _class(p["type"], PREDICATE_PACKAGE), "config": config(p, {"type"})}
+                       for alias, p in predicates.items()},
+        "transforms": stages,
     }
 
 
