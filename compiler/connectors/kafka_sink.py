@@ -121,7 +121,7 @@ def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
 
 def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     def error(code: str, message: str, hint: str | None = None, at: Location | None = None) -> None:
-        diags.error(code, f"kafka sink: {message}", at or sink.loc, hint)
+        diags.error(code, f"{sink.connector} sink: {message}", at or sink.loc, hint)
 
     if sink.format not in FORMATS:
         error("E520", f"value format {sink.format} is not implemented yet", f"available now: {', '.join(FORMATS)}")

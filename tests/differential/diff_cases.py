@@ -416,10 +416,6 @@ tomb: {type: RecordIsTombstone}
 - {name: move, type: HeaderFrom$Value, operation: move, fields: "id,region,name,qty,price",
    headers: "id,region,name,qty,price"}
 """, ORDERS, tombstones=False),
-    Case("header_from_move_empties_a_nested_struct", """
-- {name: move, type: HeaderFrom$Value, operation: move, field.syntax.version: V2,
-   fields: "customer.name,customer.address,customer.tags", headers: "name,address,tags"}
-""", NESTED, tombstones=False),
     Case("header_from_key", """
 - {name: copy, type: HeaderFrom$Key, fields: [region], headers: [region], operation: copy}
 """, ORDERS, key=("id", "region")),

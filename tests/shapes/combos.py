@@ -168,6 +168,11 @@ PAYLOAD_RULES = {  # format -> (code, refuses(type))
     "debezium-json": ("E531", lambda t: not isinstance(t, StructType)),
 }
 
+KEY_FIELD_RULES = {  # key format -> (code, refuses(type of a field named in key.fields or primary-key))
+    "raw": ("E533", lambda t: not _text_or_bytes(t)),
+    "csv": ("E532", lambda t: isinstance(t, NESTED)),
+}
+
 
 def _has_empty_struct(t: SqlType | None) -> bool:
     if isinstance(t, StructType):
@@ -182,10 +187,9 @@ def _has_empty_struct(t: SqlType | None) -> bool:
 def refusals(combo: Combo) -> set[Refusal]:
     """The compile errors the combination must get: none when it must compile."""
     out: set[Refusal] = set()
-    if combo.recipe is None:  # an upsert primary key of one column, in a key format
-        code, refuses = PAYLOAD_RULES.get(combo.fmt, (None, lambda t: False))
-        key_type = StructType((StructField(combo.pk, parse_type(TYPES[combo.pk])),))
-        return {(code, ("sink", "key", "format"))} if refuses(key_type) else set()
+    if combo.recipe is None:  # an upsert primary key of one column, in a key format: refused at the column's item
+        code, refuses = KEY_FIELD_RULES.get(combo.fmt, (None, lambda t: False))
+        return {(code, ("sink", "primary-key"))} if refuses(parse_type(TYPES[combo.pk])) else set()
     t = combo.recipe.sql_type
     if combo.sink in ("kafka", "upsert-kafka"):
         if combo.sink == "upsert-kafka" and not isinstance(t, StructType):
