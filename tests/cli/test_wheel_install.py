@@ -3,8 +3,8 @@ repository of pipelines that is not this one (issue 12: templates and the schema
 
 The fresh venv has no site packages of its own but a `.pth` line naming this environment's site-packages, for the
 third-party dependencies only: this environment holds `compiler` through the editable finder, which a `.pth` line
-does not run, so `compiler` can come only from the wheel (the test checks where it was imported from).
-Needs no Spark; about 10 seconds (building the wheel is most of it).
+does not run, so `compiler` can come only from the wheel (the test checks where it was imported from). Also the
+sources uninstalled on PYTHONPATH, as scripts/compat runs them. Needs no Spark; 10-30 seconds (mostly the build).
 """
 
 from __future__ import annotations
@@ -24,10 +24,13 @@ from tests.tools.gitrepo import Repo
 
 SOURCES = ("pyproject.toml", "README.md", "compiler", "templates", "schemas")  # what the wheel is built from
 PACKAGE_DATA = {"templates": "compiler/templates", "schemas": "compiler/schemas"}
+PIPELINES = len(list((ROOT / "pipelines").glob("*.yaml")))
 
 
-def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
+def run(*args: str | Path, cwd: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    if pythonpath:
+        env["PYTHONPATH"] = str(pythonpath)
     return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -46,17 +49,31 @@ def build_wheel(tmp: Path) -> Path:
     return wheel
 
 
+def bare_venv(venv: Path) -> Path:
+    """A venv without pipec that sees this environment's third-party packages; returns its python."""
+    assert run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=venv.parent).returncode == 0
+    python = venv / "bin" / "python"
+    site = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=venv.parent).stdout
+    (Path(site.strip()) / "third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    return python
+
+
 def fresh_venv(tmp: Path, wheel: Path) -> Path:
     """A venv holding pipec from the wheel only; returns its bin folder."""
-    venv = tmp / "venv"
-    assert run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp).returncode == 0
-    python = venv / "bin" / "python"
-    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp).stdout.strip())
-    (site / "third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    python = bare_venv(tmp / "venv")
     proc = run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel,
                cwd=tmp)
     assert proc.returncode == 0, proc.stderr
-    return venv / "bin"
+    return python.parent
+
+
+def compiled_in_this_repository(out: Path, monkeypatch, capsys) -> dict[str, str]:
+    """The jobs of pipelines/ compiled in this repository by this environment's pipec."""
+    monkeypatch.chdir(ROOT)
+    assert run_cli(["compile", "pipelines", "--out", out], capsys).code == 0
+    jobs = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
+    assert len(jobs) == PIPELINES
+    return jobs
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +104,7 @@ def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(i
     assert Path(where.stdout.strip()).is_relative_to(bin_dir.parent), where.stdout + where.stderr
 
     validate = run(bin_dir / "pipec", "validate", "pipelines", cwd=repo.path)
-    assert (validate.returncode, validate.stdout.strip()) == (0, "6 pipeline(s) valid"), validate.stderr
+    assert (validate.returncode, validate.stdout.strip()) == (0, f"{PIPELINES} pipeline(s) valid"), validate.stderr
     assert repo.git("status", "--porcelain") == ""  # validate writes nothing
 
     compiled = run(bin_dir / "pipec", "compile", "pipelines", cwd=repo.path)
@@ -95,11 +112,7 @@ def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(i
     jobs = {p.name: p.read_text(encoding="utf-8") for p in (repo.path / "generated").iterdir()}
     assert repo.git("status", "--porcelain", "-uall").splitlines() == [f"?? generated/{n}" for n in sorted(jobs)]
 
-    monkeypatch.chdir(ROOT)  # the same pipelines compiled in this repository, by this environment's pipec
-    in_repo = tmp_path / "in-repo"
-    assert run_cli(["compile", "pipelines", "--out", in_repo], capsys).code == 0
-    assert jobs == {p.name: p.read_text(encoding="utf-8") for p in in_repo.iterdir()}
-    assert len(jobs) == len(list((ROOT / "pipelines").glob("*.yaml")))
+    assert jobs == compiled_in_this_repository(tmp_path / "in-repo", monkeypatch, capsys)
 
     check = run(bin_dir / "pipec", "check", "pipelines", cwd=repo.path)
     assert (check.returncode, check.stdout.strip()) == (0, f"{len(jobs)} generated job(s) current"), check.stderr
@@ -114,3 +127,14 @@ def test_the_docs_generator_of_a_wheel_says_it_needs_the_repository(installed, t
     proc = run(bin_dir / "python", "-m", "compiler.docs", cwd=tmp_path)
     assert proc.returncode == 2 and "pipec's repository" in proc.stderr, proc.stdout + proc.stderr
     assert not list(bin_dir.parent.rglob("transforms.md"))
+
+
+def test_the_sources_run_uninstalled_from_pythonpath(tmp_path, monkeypatch, capsys):
+    """scripts/compat runs pipec from PYTHONPATH in virtualenvs that do not install it."""
+    python = bare_venv(tmp_path / "venv")
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(ROOT / "pipelines", elsewhere / "pipelines")
+    proc = run(python, "-m", "compiler", "compile", "pipelines", cwd=elsewhere, pythonpath=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    jobs = {p.name: p.read_text(encoding="utf-8") for p in (elsewhere / "generated").iterdir()}
+    assert jobs == compiled_in_this_repository(tmp_path / "in-repo", monkeypatch, capsys)
