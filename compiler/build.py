@@ -11,7 +11,7 @@ from typing import Any
 
 from . import ir
 from .connectors import SINKS, SOURCES
-from .changelog import check_sink_takes_changelog, source_yields_changelog
+from .changelog import check_sink_takes_changelog
 from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint
 from .connectors.kafka import KAFKA_SOURCE, SPECIFIC_OFFSETS_FORMAT, metadata_keys, specific_offsets_problem
 from .connectors.upsert_kafka import UPSERT_KAFKA
@@ -203,7 +203,7 @@ class Builder:
             properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
             options=_options(src.get("options")),
             startup=dict(src.get("startup") or {}),
-            changelog=source_yields_changelog(src["connector"], value.get("format"), self.data.get("mode", "streaming") == "streaming"),
+            changelog=connector.yields_changelog(value.get("format"), self.data.get("mode", "streaming") == "streaming"),
         )
         self.check_options("source", source.options, connector.options)
         if src["connector"] in ("kafka", UPSERT_KAFKA):

@@ -1,8 +1,8 @@
 """The changelog record model (SPEC 4.2, 7): the `op` column, its values, and which sinks may take a changelog.
 
-A source that yields a changelog sets `Shape.changelog`; every record then carries `op` (STRING, never null),
-placed right after `headers`. Transforms apply to each image unchanged. Shared by the upsert-kafka source and
-sink and by the changelog value formats (debezium-json, canal-json).
+A source whose connector yields a changelog (`SourceConnector.yields_changelog`) sets `Shape.changelog`; every
+record then carries `op` (STRING, never null), placed right after `headers`. Transforms apply to each image
+unchanged. Shared by the upsert-kafka source and sink and by the changelog value formats (debezium-json, canal-json).
 """
 
 from __future__ import annotations
@@ -17,23 +17,12 @@ INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"  # Flink's 
 OPS = (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)
 ADDS = (INSERT, UPDATE_AFTER)  # rows that carry the new image
 
-UPSERT_SOURCES = frozenset({"upsert-kafka"})  # a changelog in streaming mode; the table in batch mode
-
 # Sinks that take a changelog as it is: upsert-kafka reduces it to upserts and tombstones.
 UPSERT_SINKS = frozenset({"upsert-kafka"})
 # Kafka sink value formats that carry the op in the payload.
 CHANGELOG_VALUE_FORMATS = frozenset({"debezium-json"})
 # Sinks that carry `op` as a column with `envelope: true`.
 ENVELOPE_SINKS = frozenset({"files", "console"})
-
-
-def source_yields_changelog(connector: str, value_format: str | None, streaming: bool) -> bool:
-    """Whether a source's records carry `op` (Shape.changelog)."""
-    if connector in UPSERT_SOURCES:
-        return streaming
-    from .connectors.cdc_json import FORMATS  # the value formats whose messages are changes (one table)
-
-    return value_format in FORMATS
 
 
 def is_delete(op: ir.Expr = ir.Col(OP)) -> ir.Expr:

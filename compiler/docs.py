@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
+from .package_data import source_checkout
 from .transforms import REGISTRY
 from .transforms.base import ConfigKey
 
-DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "transforms.md"
+DOC = "docs/transforms.md"  # in pipec's repository
 
 
 def _default(key: ConfigKey) -> str:
@@ -63,9 +63,14 @@ def render() -> str:
 
 
 def main() -> int:
-    DOC_PATH.parent.mkdir(exist_ok=True)
-    DOC_PATH.write_text(render(), encoding="utf-8")
-    print(f"wrote {DOC_PATH}")
+    root = source_checkout()
+    if root is None:
+        print(f"python -m compiler.docs rewrites {DOC} of pipec's repository; this pipec is installed from a wheel",
+              file=sys.stderr)
+        return 2
+    path = root / DOC
+    path.write_text(render(), encoding="utf-8")
+    print(f"wrote {path}")
     return 0
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from . import __version__, render, spark_versions
 from .build import Compiled
@@ -13,10 +12,9 @@ from .lower import Lowered, lower
 from .connectors.payload import CSV_OPTIONS, JSON_OPTIONS
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .model import Pipeline, Sink, Source
+from .package_data import TEMPLATES
 from .targets import job_needs
 from .types import StructField, StructType
-
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 @dataclass(frozen=True)

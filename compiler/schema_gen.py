@@ -17,9 +17,9 @@ import re
 import sys
 
 from .build import STEP_KEYS
+from .package_data import SCHEMA_PATH
 from .transforms import REGISTRY
 from .transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, PredicateSpec, TransformSpec
-from .validate import SCHEMA_PATH
 
 MARK = "Generated from the registry (compiler/transforms) by `python -m compiler.schema_gen --write`."
 

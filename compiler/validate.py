@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
 from .connectors.upsert_kafka import schema_hint
 from .diagnostics import Collector, did_you_mean, one_of
 from .exclusive import check_exclusive
 from .loader import Document
+from .package_data import SCHEMA_PATH
 from .scalars import Slots, settle
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "pipeline.schema.json"
 
 
 @lru_cache(maxsize=1)

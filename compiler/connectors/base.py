@@ -39,6 +39,8 @@ class SourceConnector:
     packages: Callable[[Source], tuple[str, ...]] = lambda source: ()
     formats: tuple[str, ...] = ()
     options: frozenset[str] = frozenset()  # the Spark reader options `options:` may set
+    # yields_changelog(value_format, streaming): whether its records carry `op` (Shape.changelog)
+    yields_changelog: Callable[[str | None, bool], bool] = lambda value_format, streaming: False
 
 
 @dataclass(frozen=True)

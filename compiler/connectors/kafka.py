@@ -165,4 +165,5 @@ KAFKA_SOURCE = SourceConnector(
     packages=_packages,
     formats=("raw", "json", "csv", *avro.FORMATS),
     options=KAFKA_READER_OPTIONS,
+    yields_changelog=lambda value_format, streaming: value_format in cdc_json.FORMATS,  # debezium-json, canal-json
 )

@@ -65,6 +65,7 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     packages=KAFKA_SOURCE.packages,
     formats=KAFKA_SOURCE.formats,
     options=KAFKA_READER_OPTIONS - {"startingOffsetsByTimestampStrategy"},
+    yields_changelog=lambda value_format, streaming: streaming,  # batch mode reads the table
 )
 
 

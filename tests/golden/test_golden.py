@@ -16,8 +16,8 @@ import pytest
 import yaml
 from golden import HERE, UPDATE, GoldenFile, document, every_file, generate, read, rewrite
 
+from compiler.package_data import SCHEMA_PATH
 from compiler.transforms import REGISTRY
-from compiler.validate import SCHEMA_PATH
 
 FILES = sorted(HERE.glob("*/*.md"))
 SOURCES = {"kafka": "KafkaSource", "upsert-kafka": "UpsertKafkaSource", "files": "FilesSource"}

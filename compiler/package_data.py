@@ -1,0 +1,32 @@
+"""The files pipec ships beside its code: the job templates and the pipeline language's JSON Schema.
+
+In the repository they are the top-level `templates/` and `schemas/` folders; pyproject.toml installs them as the
+packages `compiler.templates` and `compiler.schemas`, so an editable install and a wheel both find them through
+`importlib.resources`.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+_BESIDE_PACKAGE = Path(__file__).resolve().parent.parent  # the repository root when running from its sources
+
+
+def _folder(package: str, folder: str) -> Path:
+    """The installed package's folder (pip installs wheels unpacked: its files are on disk, as jinja2 needs), or
+    the repository's own folder where the sources run uninstalled from PYTHONPATH (scripts/compat's virtualenvs)."""
+    try:
+        return Path(str(files(package)))
+    except ModuleNotFoundError:
+        return _BESIDE_PACKAGE / folder
+
+
+TEMPLATES = _folder("compiler.templates", "templates")
+SCHEMA_PATH = _folder("compiler.schemas", "schemas") / "pipeline.schema.json"
+
+
+def source_checkout() -> Path | None:
+    """The root of the pipec repository whose sources are running; None for an installed wheel."""
+    root = _BESIDE_PACKAGE
+    return root if (root / "pyproject.toml").is_file() and (root / "templates").is_dir() else None

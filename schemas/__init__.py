@@ -1,0 +1,1 @@
+"""The pipeline language's JSON Schema; installed as the package `compiler.schemas`."""
