@@ -76,12 +76,16 @@ def lay_out_source(text: str) -> str:
 def black_statement(source: str, depth: int) -> str:
     """Black's layout of `source` (simple statements) at indentation `depth`: formatted inside `depth` nested
     blocks, which is where black's line length counts from."""
-    from ..format import MODE
     import black
+
+    from ..format import GeneratedCodeError, black_mode
 
     wrapper = "".join("    " * level + "if _:\n" for level in range(depth))
     body = "".join("    " * depth + line + "\n" for line in source.split("\n"))
-    formatted = black.format_str(wrapper + body, mode=MODE)
+    try:
+        formatted = black.format_str(wrapper + body, mode=black_mode())
+    except black.InvalidInput as exc:
+        raise GeneratedCodeError(f"not a complete statement: {source!r} ({exc})") from exc
     return formatted.split("\n", depth)[depth].rstrip("\n")
 
 
