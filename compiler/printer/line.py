@@ -4,7 +4,7 @@ while it appends leaves (depth, matching brackets, delimiters at depth 0, invisi
 from __future__ import annotations
 
 from .leaf import (
-    BRACKETS, CLOSING, COLON, COMMA, COMMA_PRIORITY, COMMENT, EQUAL, LBRACE, LINE_LENGTH, LPAR, MATCHING, NAME,
+    CLOSING, COLON, COMMA, COMMA_PRIORITY, COMMENT, DOT, EQUAL, LBRACE, LINE_LENGTH, LPAR, MATCHING, NAME,
     OPENING, RBRACE, RPAR, Leaf, split_before_priority,
 )
 
@@ -23,60 +23,74 @@ class Line:
         self.should_split_rhs = False
         self.magic_trailing_comma: Leaf | None = None
         self.bracket_depth = 0
-        self.open_brackets: dict[tuple[int, int], Leaf] = {}
+        self.open_brackets: list[Leaf] = []  # black keys them by depth and kind; in valid code a stack is the same
         self.delimiters: dict[Leaf, int] = {}
         self.previous: Leaf | None = None
         self.lambda_depths: list[int] = []
         self.invisible: list[Leaf] = []
 
     def append(self, leaf: Leaf, preformatted: bool = False, track_bracket: bool = False) -> None:
-        if leaf.kind not in BRACKETS and not leaf.value.strip():
-            return
+        """Black's Line.append (a pipec leaf is never blank, so none is skipped)."""
         if self.leaves and not preformatted:
             leaf.prefix += leaf.space
         if self.inside_brackets or not preformatted or track_bracket:
             self._mark(leaf)
-            if self._has_magic_trailing_comma(leaf):
+            if leaf.kind in CLOSING and self.leaves and self.leaves[-1].kind == COMMA and self._magic_comma(leaf):
                 self.magic_trailing_comma = leaf
         if leaf.kind == COMMENT:
             self._append_comment(leaf)
         else:
             self.leaves.append(leaf)
 
+    def extend(self, leaves: list[Leaf]) -> None:
+        """`append(leaf, preformatted=True)` for each leaf, none a comment."""
+        if not self.inside_brackets:
+            self.leaves.extend(leaves)
+            return
+        mark = self._mark
+        for leaf in leaves:
+            mark(leaf)
+            if leaf.kind in CLOSING and self.leaves and self.leaves[-1].kind == COMMA and self._magic_comma(leaf):
+                self.magic_trailing_comma = leaf
+            self.leaves.append(leaf)
+
     def _mark(self, leaf: Leaf) -> None:
         """Black's BracketTracker.mark: depth, bracket pairs and the delimiters at depth 0."""
-        if leaf.kind == COMMENT:
+        kind = leaf.kind
+        if kind == COMMENT:
             return
-        if self.bracket_depth == 0 and leaf.kind in CLOSING and (0, leaf.kind) not in self.open_brackets:
-            return  # the closing bracket of a pair opened on an earlier line
-        if self.lambda_depths and self.lambda_depths[-1] == self.bracket_depth and leaf.kind == COLON:
-            self.bracket_depth -= 1
-            self.lambda_depths.pop()
-        if leaf.kind in CLOSING:
-            self.bracket_depth -= 1
-            leaf.opening = self.open_brackets.pop((self.bracket_depth, leaf.kind))
+        depth = self.bracket_depth
+        if kind in CLOSING:
+            if not self.open_brackets:
+                return  # the closing bracket of a pair opened on an earlier line
+            depth -= 1
+            leaf.opening = self.open_brackets.pop()
             if not leaf.value:
                 self.invisible.append(leaf)
-        leaf.depth = self.bracket_depth
-        if self.bracket_depth == 0:
-            priority = split_before_priority(leaf, self.previous)
-            if priority and self.previous is not None:
-                self.delimiters[self.previous] = priority
-            elif leaf.kind == COMMA:
+        elif kind == COLON and self.lambda_depths and self.lambda_depths[-1] == depth:
+            depth -= 1
+            self.lambda_depths.pop()
+        leaf.depth = depth
+        if depth == 0:
+            previous = self.previous
+            priority = split_before_priority(leaf, previous) if (kind == DOT or leaf.priority) else 0
+            if priority and previous is not None:
+                self.delimiters[previous] = priority
+            elif kind == COMMA:
                 self.delimiters[leaf] = COMMA_PRIORITY
-        if leaf.kind in OPENING:
-            self.open_brackets[(self.bracket_depth, MATCHING[leaf.kind])] = leaf
-            self.bracket_depth += 1
+        if kind in OPENING:
+            self.open_brackets.append(leaf)
+            depth += 1
             if not leaf.value:
                 self.invisible.append(leaf)
         self.previous = leaf
-        if leaf.kind == NAME and leaf.value == "lambda":
-            self.bracket_depth += 1
-            self.lambda_depths.append(self.bracket_depth)
+        if kind == NAME and leaf.value == "lambda":
+            depth += 1
+            self.lambda_depths.append(depth)
+        self.bracket_depth = depth
 
-    def _has_magic_trailing_comma(self, closing: Leaf) -> bool:
-        if not (closing.kind in CLOSING and self.leaves and self.leaves[-1].kind == COMMA):
-            return False
+    def _magic_comma(self, closing: Leaf) -> bool:
+        """Whether the comma before `closing` is a magic trailing comma (not a one-tuple's)."""
         if closing.kind != RPAR:
             return True
         return closing.opening is not None and not one_sequence_between(closing.opening, closing, self.leaves)

@@ -5,13 +5,17 @@ names upper-case; numbers lower-case but for hex digits, with a zero before or a
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _PREFIX = re.compile(r"^([a-zA-Z]*)(.*)$", re.S)
 _ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[a-zA-Z0-9 \-]{2,}\}|.)", re.S)
 
 
+@lru_cache(maxsize=8192)
 def string(text: str) -> str:
     """`text`, a one-line string literal (no f-string, not triple-quoted), as black writes it."""
+    if text[0] in "'\"" and "\\" not in text and '"' not in text[1:-1] and "'" not in text[1:-1]:
+        return '"' + text[1:-1] + '"'  # the usual case: nothing to escape either way
     prefix, quoted = _PREFIX.match(text).groups()
     prefix = prefix.replace("F", "f").replace("B", "b").replace("U", "").replace("u", "")
     if len(prefix) == 2 and prefix[0].lower() != "r":

@@ -77,13 +77,14 @@ def delimiter_split(line: Line, force: bool) -> Iterator[Line]:
         raise CannotSplit("splitting a single attribute from its owner looks wrong")
     current = Line(line.depth, line.inside_brackets)
     delimiters = line.delimiters
+    comments = line.comments
     for index, leaf in enumerate(line.leaves):
         current.append(leaf, preformatted=True)
-        if index == 0 or delimiters.get(line.leaves[index - 1]) != priority or priority in MIGRATE_COMMENT_DELIMITERS:
+        if comments and (index == 0 or delimiters.get(line.leaves[index - 1]) != priority or priority in MIGRATE_COMMENT_DELIMITERS):
             for comment in line.comments_after(leaf):
                 current.append(comment, preformatted=True)
         if delimiters.get(leaf) == priority:
-            if index + 1 < len(line.leaves) and priority not in MIGRATE_COMMENT_DELIMITERS:
+            if comments and index + 1 < len(line.leaves) and priority not in MIGRATE_COMMENT_DELIMITERS:
                 for comment in line.comments_after(line.leaves[index + 1]):
                     current.append(comment, preformatted=True)
             current.leaves[0].prefix = ""
@@ -213,11 +214,19 @@ def _build(leaves: list[Leaf], original: Line, opening: Leaf, component: str) ->
     if component == "body":
         result.inside_brackets = True
         result.depth += 1
-    tracked = inside_matching_brackets(leaves) if component == "head" else ()
-    for leaf in leaves:
-        result.append(leaf, preformatted=True, track_bracket=leaf in tracked)
-        for comment in original.comments_after(leaf):
-            result.append(comment, preformatted=True)
+    if component == "head":
+        tracked = inside_matching_brackets(leaves)
+        for leaf in leaves:
+            result.append(leaf, preformatted=True, track_bracket=leaf in tracked)
+            for comment in original.comments_after(leaf):
+                result.append(comment, preformatted=True)
+    elif not original.comments:
+        result.extend(leaves)
+    else:
+        for leaf in leaves:
+            result.append(leaf, preformatted=True)
+            for comment in original.comments_after(leaf):
+                result.append(comment, preformatted=True)
     if component == "body" and _should_split(result, opening):
         result.should_split_rhs = True
     return result
