@@ -27,9 +27,23 @@ def _pass(leaves: list, depth: int) -> list[Line]:
     return transform_line(line)
 
 
+_LAID: dict[tuple[str, int], str] = {}
+LAID_AT_MOST = 4096  # statements remembered: jobs of one source or sink repeat their decoding and encoding
+
+
 def lay_out(statement: syntax.Statement, depth: int = 0) -> str:
     """The statement at indentation `depth`, as black writes it: lines joined by newlines, indented, with no
-    final newline."""
+    final newline. Remembered by the statement's source text, which determines its tree."""
+    key = (syntax.source(statement), depth)
+    laid = _LAID.get(key)
+    if laid is None:
+        if len(_LAID) >= LAID_AT_MOST:
+            _LAID.clear()
+        laid = _LAID[key] = _lay_out(statement, depth)
+    return laid
+
+
+def _lay_out(statement: syntax.Statement, depth: int) -> str:
     leaves = syntax.leaves(statement)
     if not _measurable(leaves):
         return black_statement(syntax.source(statement), depth)
@@ -55,6 +69,7 @@ def _measurable(leaves: list) -> bool:
     return True
 
 
+@lru_cache(maxsize=1024)
 def lay_out_source(text: str) -> str:
     """`text`, simple statements at one indentation (a multiple of four spaces), laid out as black would:
     the job templates' statements that hold substituted values."""
