@@ -103,16 +103,4 @@ def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
     return written
 
 
-def stale(out: Path, files: dict[str, str]) -> list[str]:
-    """Generated files that are missing or differ from what compile would write."""
-    problems = []
-    for name, text in files.items():
-        target = out / name
-        if not target.exists():
-            problems.append(f"{target}: missing")
-        elif target.read_text(encoding="utf-8") != text:
-            problems.append(f"{target}: differs from its pipeline")
-    return problems
-
-
-__all__ = ["CompileError", "Result", "build_all", "discover", "generate_all", "stale", "write_atomically"]
+__all__ = ["CompileError", "Result", "build_all", "discover", "generate_all", "write_atomically"]
