@@ -82,7 +82,8 @@ def compile_speed(count: int, steps: int, runs: int) -> dict:
         def clean() -> None:
             shutil.rmtree(out, ignore_errors=True)
 
-        result = {"pipelines": count, "steps": steps, "load_average_start": os.getloadavg()}
+        result = {"pipelines": count, "steps": steps, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                  "load_average_start": os.getloadavg()}
         result["compile"] = _runs(runs, ["compile", str(folder), "--out", str(out)], "", clean)
         _pipec(["compile", str(folder), "--out", str(out)], cache)  # fills the cache, as a CI's compile would
         result["check"] = _runs(runs, ["check", str(folder), "--out", str(out)], cache)
