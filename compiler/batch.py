@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .cache import JobCache, default_dir, digest, entry, warnings_of
 from .diagnostics import Collector, CompileError, Diagnostic, Location
-from .project import discover, repo_root
+from .project import build_file, claim_name, discover_or_say, repo_root
 
 POOL_FROM = 8  # fewer files than this are compiled in this process: forking would cost more than it saves
 
@@ -59,20 +59,14 @@ def _job_file(path: Path) -> str:
 
 def compile_file(path: Path) -> Outcome:
     """Load, validate, build and generate one file; its cache entry is written when it compiled cleanly."""
-    from .build import Builder
     from .emit import generate
-    from .loader import load_file
-    from .targets import check_target
-    from .validate import validate_document
 
     diags = Collector()
-    doc = load_file(path, diags, repo_root(path.parent))
-    doc = doc and validate_document(doc, diags)
-    compiled = doc and Builder(doc, diags).build()
-    if compiled is None:
+    built = build_file(path, diags)
+    if built is None:
         return Outcome(diags.items)
-    check_target(compiled, diags)
-    outcome = Outcome(diags.items, compiled.pipeline.name, doc.smap.at(("name",)))
+    compiled, name_loc = built
+    outcome = Outcome(diags.items, compiled.pipeline.name, name_loc)
     if diags.errors:
         return outcome
     try:
@@ -84,7 +78,7 @@ def compile_file(path: Path) -> Outcome:
     cache = _cache()
     if cache is not None:
         cache.put(
-            JobCache.key(doc.repo_file, doc.sha256),
+            JobCache.key(compiled.pipeline.file, compiled.pipeline.sha256),
             entry(outcome.name, outcome.name_loc, job.filename, outcome.digest, diags.warnings),
         )
     return outcome
@@ -124,9 +118,7 @@ def compile_all(paths: list[str], use_cache: bool = False) -> Batch:
     """Every pipeline file under `paths`, compiled (from the cache where `use_cache` finds it)."""
     gc.set_threshold(50_000, 20, 100)  # compiling allocates many small objects and frees them without cycles
     batch = Batch()
-    files = discover(paths, batch.diags)
-    if not files and not batch.diags.errors:
-        batch.diags.error("E006", f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}", None)
+    files = discover_or_say(paths, batch.diags)
     cache = _cache() if use_cache else None
     outcomes: list[Outcome | None] = [_from_cache(p, cache) if cache else None for p in files]
     missing = [i for i, outcome in enumerate(outcomes) if outcome is None]
@@ -137,13 +129,8 @@ def compile_all(paths: list[str], use_cache: bool = False) -> Batch:
         batch.diags.extend(outcome.diagnostics)
         if outcome.name is None:
             continue
-        if outcome.name in names:
-            used_by = names[outcome.name]
-            batch.diags.error("E007", f"pipeline name '{outcome.name}' is already used by {used_by.file if used_by else '?'}",
-                              outcome.name_loc,
-                              "names are unique among the files compiled together: each becomes generated/<name>.py")
+        if not claim_name(names, outcome.name, outcome.name_loc, batch.diags):
             continue
-        names[outcome.name] = outcome.name_loc
         if outcome.filename is not None:
             batch.jobs[outcome.filename] = outcome
     return batch
