@@ -5,7 +5,8 @@ instead lays out each statement pipec generates from its syntax tree, reproducin
 (`split.py`), and the job templates are written black-clean. A statement holding text the printer does not
 measure like black (non-ASCII characters, whose display width black takes from its own table) or a shape
 it does not know is handed to black itself, so the result is black's either way. The tests hold the printer
-to black over every job they build and over generated statements of every shape (tests/unit/test_printer.py).
+to black over every job they build, `generated/` and a synthetic corpus of every transform family
+(tests/cli/test_cli_black_layout.py, tests/cli/test_cli_generated_jobs.py).
 """
 
 from __future__ import annotations
