@@ -85,7 +85,7 @@ variants of the generated job edited by hand to measure one change at a time (1M
    job they build, a synthetic corpus). `pipec check` reads a job cache keyed by content and pipec's
    fingerprint and hashes each job. Target 2 is met by CPU, not yet by wall clock on this shared host: 1,000
    pipelines cost about 26 CPU seconds (8 ms validating and 17 ms generating each, the compiler table), so about
-   13 s of wall clock on two otherwise idle cores, but the run above had a load of about 8 from other work; one
+   13 s of wall clock on two otherwise idle cores, but other work loaded the host (1-minute load 2 to 8); one
    pipeline costs 0.26 CPU seconds, mostly imports (jsonschema and its metaschema registry, jinja2, the
    compiler's dataclasses). What would cut the rest: the printer re-marks every bracket each time black's
    right-hand split rebuilds a line (about two thirds of generating), and jsonschema still walks each step's
