@@ -11,8 +11,7 @@ from pathlib import Path
 
 from . import __version__
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = (("compiler", "*.py"), ("templates", "*.j2"), ("schemas", "*.json"))
+CODE = Path(__file__).resolve().parent
 
 
 def black_version() -> str:
@@ -24,13 +23,21 @@ def black_version() -> str:
         return "none"
 
 
-def digest(root: Path = ROOT) -> str:
-    """sha256 of the files under `root` that make pipec's output, with their paths."""
+def _files() -> list[tuple[str, Path]]:
+    """(name, path) of every file that makes pipec's output: its code, its templates and its schema, wherever
+    they are installed (compiler/package_data.py)."""
+    from .package_data import SCHEMA_PATH, TEMPLATES
+
+    found = [(f"code/{p.relative_to(CODE).as_posix()}", p) for p in CODE.rglob("*.py")]
+    found += [(f"templates/{p.relative_to(TEMPLATES).as_posix()}", p) for p in TEMPLATES.rglob("*.j2")]
+    return sorted(found) + [("schema", SCHEMA_PATH)]
+
+
+def digest() -> str:
+    """sha256 of the files that make pipec's output, with their names."""
     h = hashlib.sha256()
-    for folder, pattern in SOURCES:
-        for path in sorted((root / folder).rglob(pattern)):
-            h.update(path.relative_to(root).as_posix().encode() + b"\0")
-            h.update(path.read_bytes() + b"\0")
+    for name, path in _files():
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
