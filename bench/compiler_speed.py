@@ -1,12 +1,15 @@
-"""Compiler speed: validate and compile many pipelines in one process, and cold `pipec validate` latency.
+"""Compiler speed: cold `pipec compile` and `pipec check` of many pipelines and of one, where one process's
+CPU time goes, and cold `pipec validate` latency.
 
-Neither starts a JVM. Times are wall clock and this process's CPU time (the CPU figure is what the compiler
-costs; on a busy host the wall clock also measures the other work).
+None starts a JVM. Times are wall clock and CPU time (the CPU figure is what the compiler costs; on a busy host
+the wall clock also measures the other work).
 """
 
 from __future__ import annotations
 
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -25,67 +28,69 @@ def _clock() -> tuple[float, float]:
 BREAKDOWN_AT_MOST = 100  # pipelines compiled in this process for the per-stage CPU breakdown
 
 
-def compile_rate(count: int, steps: int) -> dict:
-    """Validate (load, schema, build) and compile (lower, render, black) `count` pipelines of `steps` steps as
-    `pipec compile` runs them, and up to BREAKDOWN_AT_MOST of them in this process for where
-    the CPU time goes."""
-    import black  # noqa: F401  (imported before timing, as `pipec compile` has it loaded when it formats)
-
-    from compiler import format as fmt
+def breakdown(folder: Path, count: int = BREAKDOWN_AT_MOST) -> dict:
+    """Where one process's CPU time goes over the first `count` pipelines under `folder`: validate (load, JSON
+    Schema, build), then generate (lower, render, lay out)."""
     from compiler.project import build_all, generate_all
 
-    black_time = [0.0, 0.0]
-    original = fmt.format_python
+    part = [str(f) for f in sorted(folder.iterdir())[:count]]
+    build_all(part[:1]), generate_all(build_all(part[:1]))  # imports and templates loaded, as in a warm process
+    _, c0 = _clock()
+    result = build_all(part)
+    _, c1 = _clock()
+    jobs = generate_all(result)
+    _, c2 = _clock()
+    assert len(jobs) == len(part)
+    return {"pipelines": len(part), "validate_cpu_ms": 1000 * (c1 - c0) / len(part), "generate_cpu_ms": 1000 * (c2 - c1) / len(part)}
 
-    def timed_format(text: str, filename: str) -> str:
-        w, c = _clock()
-        try:
-            return original(text, filename)
-        finally:
-            black_time[0] += time.perf_counter() - w
-            black_time[1] += time.process_time() - c
 
+def _pipec(args: list[str], cache: str) -> tuple[float, float]:
+    """Wall and CPU seconds (with its worker processes) of one `pipec ARGS` in a fresh process."""
+    env = {**os.environ, "PIPEC_CACHE_DIR": cache}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([str(ROOT / ".venv" / "bin" / "pipec"), *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: pipec {' '.join(args)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def _runs(runs: int, args: list[str], cache: str, before=None) -> dict:
+    walls, cpus = [], []
+    for _ in range(runs):
+        if before:
+            before()
+        wall, cpu = _pipec(args, cache)
+        walls.append(wall)
+        cpus.append(cpu)
+    return {"runs": runs, "wall_s": summary(walls), "cpu_s": summary(cpus)}
+
+
+def compile_speed(count: int, steps: int, runs: int) -> dict:
+    """Issue 14's target 2, each in a fresh process (`runs` times): `pipec compile` of `count` different
+    pipelines without a cache, `pipec check` of the same unchanged (the cache filled by one compile), and
+    `pipec compile` of one pipeline without a cache."""
     with tempfile.TemporaryDirectory(prefix="pipec-bench-") as tmp:
-        write_pipelines(Path(tmp), count, steps)
-        part = [str(f) for f in sorted(Path(tmp).iterdir())[:BREAKDOWN_AT_MOST]]
-        breakdown = len(part)
-        w0, c0 = _clock()
-        result = build_all(part)
-        w1, c1 = _clock()
-        if result.diags.errors:
-            raise SystemExit(f"bench: synthetic pipelines are invalid: {result.diags.errors[:3]}")
-        fmt.format_python = timed_format
-        try:
-            jobs = generate_all(result)
-        finally:
-            fmt.format_python = original
-        w2, c2 = _clock()
-        assert len(jobs) == breakdown
-        w3, _ = _clock()
-        as_run = generate_all(build_all([tmp]))  # all of them, as `pipec compile` runs them
-        w4, _ = _clock()
-    assert len(as_run) == count and all(as_run[name] == source for name, source in jobs.items())
-    total_wall, total_cpu = w2 - w0, c2 - c0
-    count = breakdown
-    return {
-        "pipelines": count,
-        "as_run_pipelines": len(as_run),
-        "steps": steps,
-        "wall_s": total_wall,
-        "cpu_s": total_cpu,
-        "pipelines_per_s": count / total_wall,
-        "pipelines_per_cpu_s": count / total_cpu,
-        "validate_wall_s": w1 - w0,
-        "validate_pipelines_per_s": count / (w1 - w0),
-        "validate_pipelines_per_cpu_s": count / (c1 - c0),
-        "generate_wall_s": w2 - w1,
-        "black_wall_s": black_time[0],
-        "black_cpu_s": black_time[1],
-        "black_share": black_time[1] / total_cpu,
-        "without_black_pipelines_per_cpu_s": count / max(total_cpu - black_time[1], 1e-9),
-        "as_run_wall_s": w4 - w3,
-        "as_run_pipelines_per_s": count / (w4 - w3),
-    }
+        folder, out, cache = Path(tmp) / "pipelines", Path(tmp) / "out", str(Path(tmp) / "cache")
+        write_pipelines(folder, count, steps)
+        one = Path(tmp) / "one"
+        one.mkdir()
+        shutil.copy(folder / "p0000.yaml", one / "p0000.yaml")
+
+        def clean() -> None:
+            shutil.rmtree(out, ignore_errors=True)
+
+        result = {"pipelines": count, "steps": steps, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                  "load_average_start": os.getloadavg()}
+        result["compile"] = _runs(runs, ["compile", str(folder), "--out", str(out)], "", clean)
+        _pipec(["compile", str(folder), "--out", str(out)], cache)  # fills the cache, as a CI's compile would
+        result["check"] = _runs(runs, ["check", str(folder), "--out", str(out)], cache)
+        result["one"] = _runs(max(runs, 3), ["compile", str(one), "--out", str(out)], "")
+        result["load_average_end"] = os.getloadavg()
+        result["breakdown"] = breakdown(folder)
+    return result
 
 
 def cold_validate(runs: int, path: Path) -> dict:

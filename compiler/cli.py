@@ -10,12 +10,13 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import CompileError, render_all
-from .project import Result, build_all, generate_all, stale, write_atomically
+from .batch import Batch, compile_all, stale
+from .project import Result, build_all, generate_all, write_atomically
 
 OK, FAILED, INVALID = 0, 1, 2
 
 
-def _report(result: Result, fmt: str) -> int:
+def _report(result: Result | Batch, fmt: str) -> int:
     """Print diagnostics (text on stderr; with --format json, one JSON list on stdout); INVALID on any error."""
     items = sorted(result.diags.items, key=lambda d: (d.loc.file, d.loc.line, d.loc.col) if d.loc else ("", 0, 0))
     if fmt == "json":
@@ -58,21 +59,19 @@ def _generate(result: Result, fmt: str) -> dict[str, str] | None:
         return None
 
 
-def _jobs_for(args) -> tuple[Path | None, dict[str, str] | None, int]:
-    """(out folder, file name -> job source, exit code) for compile and check."""
-    result, code = _build(args)
-    if code != OK:
-        return None, None, code
-    out = _out_folder(args)
-    files = _generate(result, args.format) if out else None
-    return out, files, OK if files is not None else INVALID
+def _jobs_for(args, use_cache: bool) -> tuple[Path | None, Batch | None, int]:
+    """(out folder, every file compiled, exit code) for compile and check."""
+    batch = compile_all(args.paths, use_cache)
+    code = _report(batch, args.format)
+    out = _out_folder(args) if code == OK else None
+    return out, batch, code if code != OK else (OK if out else INVALID)
 
 
 def cmd_compile(args) -> int:
-    out, files, code = _jobs_for(args)
+    out, batch, code = _jobs_for(args, use_cache=False)
     if code != OK:
         return code
-    for path in write_atomically(out, files):
+    for path in write_atomically(out, {name: job.source for name, job in batch.jobs.items()}):
         _say(args, f"wrote {path}")
     if args.lineage:
         from .tools.openlineage import write_events
@@ -83,16 +82,16 @@ def cmd_compile(args) -> int:
 
 
 def cmd_check(args) -> int:
-    out, files, code = _jobs_for(args)
+    out, batch, code = _jobs_for(args, use_cache=True)
     if code != OK:
         return code
-    problems = stale(out, files)
+    problems = stale(out, batch.jobs)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
         print(f"run: pipec compile {' '.join(args.paths)} --out {args.out}", file=sys.stderr)
         return FAILED
-    _say(args, f"{len(files)} generated job(s) current")
+    _say(args, f"{len(batch.jobs)} generated job(s) current")
     return OK
 
 

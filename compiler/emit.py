@@ -1,11 +1,12 @@
-"""Lay out the job file: IR rendered to statements, jinja2 templates for the layout, black for the format."""
+"""Lay out the job file: IR rendered to statements, jinja2 templates for the layout, black's format written by
+the printer (`layout.py`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import __version__, render, spark_versions
+from . import __version__, layout, render, spark_versions
 from .build import Compiled
 from .envrefs import Text
 from .lower import Lowered, lower
@@ -37,6 +38,7 @@ def _environment():
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=layout.mark,
     )
 
 
@@ -176,7 +178,7 @@ def _dead_letter_context(p: Pipeline) -> dict:
 
 
 def _lines(block) -> list[str]:
-    return render.block(block)
+    return layout.block_lines(block)
 
 
 def _spark_context(lowered: Lowered) -> dict:
@@ -233,17 +235,20 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
     }
 
 
-def job_text(compiled: Compiled) -> str:
-    """The job's source as rendered, before black lays it out (the same code: black changes only layout)."""
+def _rendered(compiled: Compiled) -> str:
     ctx = context(compiled, lower(compiled))
     body = "\n".join(ctx["decode"] + [line for b in ctx["chain"] for line in b] + ctx["encode"])
     ctx["uses_avro"] = any(f"A.{name}(" in body for name in render.AVRO_FUNCTIONS)
     return _environment().get_template("job.py.j2").render(**ctx)
 
 
-def generate(compiled: Compiled) -> Job:
-    """Render, check that it compiles, format with black, and check the format is stable."""
-    from .format import format_python
+def job_text(compiled: Compiled) -> str:
+    """The job's source as rendered, before its template lines with substituted values are laid out (the same
+    code: the layout changes only line breaks and spaces)."""
+    return _rendered(compiled).replace(layout.MARK, "")
 
+
+def generate(compiled: Compiled) -> Job:
+    """Render, and lay out what was substituted as black would."""
     name = compiled.pipeline.name
-    return Job(name, f"{name}.py", format_python(job_text(compiled), f"generated/{name}.py"))
+    return Job(name, f"{name}.py", layout.finish(_rendered(compiled)))

@@ -48,31 +48,44 @@ class Result:
     diags: Collector = field(default_factory=Collector)
 
 
-def build_all(paths: list[str]) -> Result:
-    """Load, validate and build every pipeline; names must be unique among them."""
-    result = Result()
-    diags = result.diags
+def discover_or_say(paths: list[str], diags: Collector) -> list[Path]:
+    """`discover`, with an error when nothing is found."""
     files = discover(paths, diags)
     if not files and not diags.errors:
         diags.error("E006", f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}", None)
-    names: dict[str, Location] = {}
-    for path in files:
-        doc = load_file(path, diags, repo_root(path.parent))
-        doc = doc and validate_document(doc, diags)
-        if doc is None:
-            continue
-        compiled = Builder(doc, diags).build()
-        if compiled is None:
-            continue
-        check_target(compiled, diags)
-        name = compiled.pipeline.name
-        loc = doc.smap.at(("name",))
-        if name in names:
-            diags.error("E007", f"pipeline name '{name}' is already used by {names[name].file}", loc,
-                        "names are unique among the files compiled together: each becomes generated/<name>.py")
-            continue
-        names[name] = loc
-        result.compiled.append(compiled)
+    return files
+
+
+def build_file(path: Path, diags: Collector) -> tuple[Compiled, Location] | None:
+    """Load, validate and build one pipeline file: the pipeline and where its name stands, or None."""
+    doc = load_file(path, diags, repo_root(path.parent))
+    doc = doc and validate_document(doc, diags)
+    compiled = doc and Builder(doc, diags).build()
+    if compiled is None:
+        return None
+    check_target(compiled, diags)
+    return compiled, doc.smap.at(("name",))
+
+
+def claim_name(names: dict[str, Location | None], name: str, loc: Location | None, diags: Collector) -> bool:
+    """Records `name` for the file at `loc`; an error (and False) when an earlier file has it."""
+    if name in names:
+        used_by = names[name]
+        diags.error("E007", f"pipeline name '{name}' is already used by {used_by.file if used_by else '?'}", loc,
+                    "names are unique among the files compiled together: each becomes generated/<name>.py")
+        return False
+    names[name] = loc
+    return True
+
+
+def build_all(paths: list[str]) -> Result:
+    """Load, validate and build every pipeline; names must be unique among them."""
+    result = Result()
+    names: dict[str, Location | None] = {}
+    for path in discover_or_say(paths, result.diags):
+        built = build_file(path, result.diags)
+        if built and claim_name(names, built[0].pipeline.name, built[1], result.diags):
+            result.compiled.append(built[0])
     return result
 
 
@@ -103,16 +116,4 @@ def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
     return written
 
 
-def stale(out: Path, files: dict[str, str]) -> list[str]:
-    """Generated files that are missing or differ from what compile would write."""
-    problems = []
-    for name, text in files.items():
-        target = out / name
-        if not target.exists():
-            problems.append(f"{target}: missing")
-        elif target.read_text(encoding="utf-8") != text:
-            problems.append(f"{target}: differs from its pipeline")
-    return problems
-
-
-__all__ = ["CompileError", "Result", "build_all", "discover", "generate_all", "stale", "write_atomically"]
+__all__ = ["CompileError", "Result", "build_all", "discover", "generate_all", "write_atomically"]

@@ -6,6 +6,7 @@ import math
 from typing import Callable
 
 from . import ir
+from .printer import syntax as S
 from .types import quote_name
 
 # The functions and Column methods generated code may call. Every one is a native Spark expression.
@@ -27,25 +28,30 @@ COLUMN_METHODS = frozenset(
 )
 
 
-def py_literal(value: object) -> str:
+def literal(value: object) -> S.Node:
     """The one path by which a value from YAML becomes Python source: an exact, valid literal."""
-    if value is None or isinstance(value, (bool, int)):
-        return repr(value)
+    if value is None or isinstance(value, bool):
+        return S.Name(repr(value))
     if isinstance(value, float):
         if math.isnan(value):
-            return 'float("nan")'
+            return S.Call(S.Name("float"), [S.String('"nan"')])
         if math.isinf(value):
-            return 'float("inf")' if value > 0 else 'float("-inf")'
-        return repr(value)
+            return S.Call(S.Name("float"), [S.String('"inf"' if value > 0 else '"-inf"')])
+    if isinstance(value, (int, float)):
+        text = repr(value)
+        return S.Unary("-", S.Number(text[1:])) if text.startswith("-") else S.Number(text)
     if isinstance(value, (str, bytes)):
-        return repr(value)
+        return S.String(repr(value))
     if isinstance(value, (tuple, list)):
-        inner = ", ".join(py_literal(v) for v in value)
-        return f"[{inner}]"
+        return S.List([literal(v) for v in value])
     if isinstance(value, dict):
-        inner = ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items())
-        return "{" + inner + "}"
+        return S.Dict([(literal(k), literal(v)) for k, v in value.items()])
     raise TypeError(f"no literal form for {type(value).__name__}")
+
+
+def py_literal(value: object) -> str:
+    """`literal` as text."""
+    return S.source(literal(value))
 
 
 def comment_text(text: str) -> str:
@@ -65,89 +71,107 @@ def doc_text(text: str) -> str:
 AVRO_FUNCTIONS = frozenset({"from_avro", "to_avro"})
 
 
-def _call(name: str, args: tuple[ir.Expr, ...]) -> str:
+def _f(module: str, name: str, args) -> S.Node:
+    return S.Call(S.Attr(S.Name(module), name), list(args))
+
+
+def _m(target: S.Node, name: str, *args: S.Node) -> S.Node:
+    return S.Call(S.Attr(target, name), list(args))
+
+
+def _call(name: str, args: tuple[ir.Expr, ...]) -> S.Node:
     if name in AVRO_FUNCTIONS:
-        return f"A.{name}({', '.join(expr(a) for a in args)})"
+        return _f("A", name, (tree(a) for a in args))
     if name not in SPARK_FUNCTIONS:
         raise ValueError(f"function {name} is not in the native function table")
-    return f"F.{name}({', '.join(expr(a) for a in args)})"
+    return _f("F", name, (tree(a) for a in args))
 
 
-def _method(node: ir.Method) -> str:
+def _method(node: ir.Method) -> S.Node:
     if node.name not in COLUMN_METHODS:
         raise ValueError(f"method {node.name} is not in the Column method table")
-    return f"{expr(node.target)}.{node.name}({', '.join(expr(a) for a in node.args)})"
+    return _m(tree(node.target), node.name, *(tree(a) for a in node.args))
 
 
-def _binop(node: ir.BinOp) -> str:
+def _binop(node: ir.BinOp) -> S.Node:
     if node.op not in {"==", "!=", "&", "|", "<", "<=", ">", ">=", "+", "-", "*"}:
         raise ValueError(f"operator {node.op}")
-    return f"({expr(node.left)} {node.op} {expr(node.right)})"
+    return S.Paren(S.BinOp(node.op, tree(node.left), tree(node.right)))
 
 
-def _struct(node: ir.Struct) -> str:
-    parts = ", ".join(f"{expr(e)}.alias({py_literal(n)})" for n, e in node.fields)
-    return f"F.struct({parts})"
+def _alias(name: str, e: ir.Expr) -> S.Node:
+    return _m(tree(e), "alias", literal(name))
 
 
-def _lit(node: ir.Lit) -> str:
-    return f"F.lit({py_literal(node.value)})"
+def _lit(value: object) -> S.Node:
+    return _f("F", "lit", (literal(value),))
 
 
-EXPRESSIONS: dict[type, Callable] = {
-    ir.Col: lambda n: f"F.col({py_literal(quote_name(n.name))})",
-    ir.Get: lambda n: f"{expr(n.base)}.getField({py_literal(n.name)})",
-    ir.Lit: _lit,
-    ir.Arg: lambda n: py_literal(n.value),
-    ir.EnvText: lambda n: f"F.lit(env({py_literal(n.raw)}))",
-    ir.Null: lambda n: f"F.lit(None).cast({py_literal(n.ddl)})",
-    ir.Cast: lambda n: f"{expr(n.expr)}.cast({py_literal(n.ddl)})",
-    ir.Struct: _struct,
-    ir.NullSafe: lambda n: f"F.when({expr(n.base)}.isNotNull(), {expr(n.rebuilt)})",
-    ir.If: lambda n: f"F.when({expr(n.cond)}, {expr(n.then)}).otherwise({expr(n.otherwise)})",
-    ir.Not: lambda n: f"~{expr(n.expr)}",
-    ir.IsNull: lambda n: f"{expr(n.expr)}.isNull()",
+EXPRESSIONS: dict[type, Callable[..., S.Node]] = {
+    ir.Col: lambda n: _f("F", "col", (literal(quote_name(n.name)),)),
+    ir.Get: lambda n: _m(tree(n.base), "getField", literal(n.name)),
+    ir.Lit: lambda n: _lit(n.value),
+    ir.Arg: lambda n: literal(n.value),
+    ir.EnvText: lambda n: _f("F", "lit", (S.Call(S.Name("env"), [literal(n.raw)]),)),
+    ir.Null: lambda n: _m(_lit(None), "cast", literal(n.ddl)),
+    ir.Cast: lambda n: _m(tree(n.expr), "cast", literal(n.ddl)),
+    ir.Struct: lambda n: _f("F", "struct", (_alias(name, e) for name, e in n.fields)),
+    ir.NullSafe: lambda n: _f("F", "when", (_m(tree(n.base), "isNotNull"), tree(n.rebuilt))),
+    ir.If: lambda n: _m(_f("F", "when", (tree(n.cond), tree(n.then))), "otherwise", tree(n.otherwise)),
+    ir.Not: lambda n: S.Unary("~", tree(n.expr)),
+    ir.IsNull: lambda n: _m(tree(n.expr), "isNull"),
     ir.BinOp: _binop,
-    ir.Var: lambda n: n.name,
-    ir.Lambda: lambda n: f"lambda {n.name}: {expr(n.body)}",
+    ir.Var: lambda n: S.Name(n.name),
+    ir.Lambda: lambda n: S.Lambda([n.name], tree(n.body)),
     ir.Func: lambda n: _call(n.name, n.args),
     ir.Method: _method,
 }
 
 
-def expr(node: ir.Expr) -> str:
-    """Python text of one Column expression."""
+def tree(node: ir.Expr) -> S.Node:
+    """The syntax tree of one Column expression."""
     return EXPRESSIONS[type(node)](node)
 
 
-def _columns_dict(columns: tuple[tuple[str, ir.Expr], ...]) -> str:
-    return "{" + ", ".join(f"{py_literal(n)}: {expr(e)}" for n, e in columns) + "}"
+def expr(node: ir.Expr) -> str:
+    """Python text of one Column expression."""
+    return S.source(tree(node))
 
 
 # DataFrame functions the job templates define (fixed code, no YAML text in it) that `ir.Apply` may call, and
 # whether each also takes the job's `counts` (to observe the rows it decides not to write).
 JOB_FUNCTIONS = {"upsert_table": False, "upsert_fates": True}
 
+RECORDS = S.Name("records")
 
-def _apply(op: ir.Apply) -> str:
+
+def _apply(op: ir.Apply) -> S.Node:
     if op.function not in JOB_FUNCTIONS:
         raise ValueError(f"function {op.function} is not a job template function")
-    return f"records = {op.function}(records{', counts' if JOB_FUNCTIONS[op.function] else ''})"
+    return S.Call(S.Name(op.function), [RECORDS, S.Name("counts")] if JOB_FUNCTIONS[op.function] else [RECORDS])
 
 
-OPERATIONS: dict[type, Callable] = {
+OPERATIONS: dict[type, Callable[..., S.Node]] = {
     ir.Apply: _apply,
-    ir.SetColumns: lambda op: f"records = records.withColumns({_columns_dict(op.columns)})",
-    ir.Where: lambda op: f"records = records.where({expr(op.cond)})",
-    ir.Select: lambda op: "records = records.select("
-    + ", ".join(f"{expr(e)}.alias({py_literal(n)})" for n, e in op.columns)
-    + ")",
+    ir.SetColumns: lambda op: _m(RECORDS, "withColumns", S.Dict([(literal(n), tree(e)) for n, e in op.columns])),
+    ir.Where: lambda op: _m(RECORDS, "where", tree(op.cond)),
+    ir.Select: lambda op: _m(RECORDS, "select", *(_alias(n, e) for n, e in op.columns)),
 }
+
+
+def statement(op: ir.Op) -> S.Statement:
+    """`records = ...` for a DataFrame operation."""
+    return S.assign(RECORDS, OPERATIONS[type(op)](op))
 
 
 def operation(op: ir.Op) -> str:
     """One Python statement for a DataFrame operation."""
-    return OPERATIONS[type(op)](op)
+    return S.source(statement(op))
+
+
+def block_statements(b: ir.Block) -> tuple[str, list[S.Statement]]:
+    """The comment line and the statements of a block."""
+    return f"# {comment_text(b.comment)}", [statement(op) for op in b.ops]
 
 
 def block(b: ir.Block) -> list[str]:

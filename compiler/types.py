@@ -317,6 +317,8 @@ def same_name(a: str, b: str) -> bool:
 
 def _duplicate(names: list[str]) -> tuple[str, str] | None:
     """The first (earlier, later) names Spark takes for the same field (case ignored as Java does), or None."""
+    if all(name.isascii() for name in names) and len({name.lower() for name in names}) == len(names):
+        return None  # ASCII names that differ ignoring ASCII case differ for Java too
     for i, later in enumerate(names):
         for earlier in names[:i]:
             if same_name(earlier, later):

@@ -20,9 +20,11 @@ def schema() -> dict:
 
 @lru_cache(maxsize=1)
 def _validator():
-    from jsonschema import Draft202012Validator  # imported lazily: validation is the only user
+    from jsonschema import Draft202012Validator, validators  # imported lazily: validation is the only user
 
-    return Draft202012Validator(schema())
+    from .schema_dispatch import all_of
+
+    return validators.extend(Draft202012Validator, {"allOf": all_of})(schema())
 
 
 @lru_cache(maxsize=1)

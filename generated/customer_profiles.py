@@ -115,9 +115,8 @@ class ChangelogState:
         self.fs = self.Path(self.folder).getFileSystem(
             spark.sparkContext._jsc.hadoopConfiguration()
         )
-        self.cached: list[DataFrame] = (
-            []
-        )  # this micro-batch's persisted frames, released by the next one
+        # this micro-batch's persisted frames, released by the next one
+        self.cached: list[DataFrame] = []
 
     def path(self, kind: str, batch_id: int) -> str:
         return f"{self.folder}/{kind}={batch_id}"

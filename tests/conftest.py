@@ -9,6 +9,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_configure(config):
+    """No job cache unless a test sets one (tests/cli/test_cli_compile_cache.py): nothing written to ~/.cache."""
+    import os
+
+    os.environ.setdefault("PIPEC_CACHE_DIR", "")
+
+
 @pytest.fixture(scope="session")
 def spark():
     """The one SparkSession of the test run (local[2], 2 shuffle partitions, UTC, ANSI)."""

@@ -69,7 +69,9 @@ def _pipec(args: list[str], cwd) -> Measured:
         "import resource, runpy, sys; sys.argv = ['pipec', *sys.argv[1:]]\n"
         "try:\n    from compiler.cli import main; code = main(sys.argv[1:])\n"
         "finally:\n    r = resource.getrusage(resource.RUSAGE_SELF)\n"
-        "    print(f'@@ {r.ru_utime + r.ru_stime} {r.ru_maxrss}', file=sys.stderr)\n"
+        # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent (pytest) through exec
+        "    hwm = next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+        "    print(f'@@ {r.ru_utime + r.ru_stime} {hwm}', file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe, *args], cwd=cwd, capture_output=True, text=True,

@@ -10,7 +10,6 @@ import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,8 +123,7 @@ class PipecJob:
         result = build_all([str(path)])
         if result.diags.errors:
             raise CompileFailed("\n".join(d.render() for d in result.diags.errors))
-        with _unformatted():
-            files = generate_all(result)
+        files = generate_all(result)
         (compiled,) = result.compiled
         job_file = folder / f"{compiled.pipeline.name}.py"
         job_file.write_text(files[job_file.name], encoding="utf-8")
@@ -169,25 +167,6 @@ class PipecJob:
         rows = kafka_rows(self.compiled.pipeline.source, given)
         model = self.job.chain(self.job.decode(spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)))
         return {row["offset"]: row["null"] for row in model.selectExpr("offset", "value IS NULL AS null").collect()}
-
-
-@contextmanager
-def _unformatted():
-    """Generate jobs without black: formatting takes most of a compile and black's output is the same program
-    (the compile() check of the generated text stays)."""
-    import compiler.format as fmt
-
-    original = fmt.format_python
-
-    def check_only(text: str, filename: str) -> str:
-        compile(text, filename, "exec")
-        return text
-
-    fmt.format_python = check_only
-    try:
-        yield
-    finally:
-        fmt.format_python = original
 
 
 def _millis(ts: dt.datetime) -> int:

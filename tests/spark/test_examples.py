@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.project import SUFFIXES, build_all, generate_all, stale
+from compiler.batch import compile_all, stale
+from compiler.project import SUFFIXES, build_all, generate_all
 from compiler.testing.runner import load_job, run_tests
 
 pytestmark = pytest.mark.spark
@@ -53,7 +54,7 @@ def test_example_record_tests_pass(pipeline: Path, spark, tmp_path, in_repo):
 
 
 def test_generated_folder_is_current(in_repo):
-    result = build_all([str(ROOT / "pipelines")])
-    files = generate_all(result)
-    problems = stale(ROOT / "generated", files)
+    batch = compile_all([str(ROOT / "pipelines")])
+    assert not batch.diags.errors
+    problems = stale(ROOT / "generated", batch.jobs)
     assert not problems, "generated/ is stale; run `pipec compile pipelines/`:\n" + "\n".join(problems)
