@@ -11,11 +11,12 @@ from .build import Compiled
 from .envrefs import Text
 from .lower import Lowered, lower
 from .connectors.payload import CSV_OPTIONS, JSON_OPTIONS
+from .connectors.files import reader_schema
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .model import Pipeline, Sink, Source
 from .package_data import TEMPLATES
 from .targets import job_needs
-from .types import StructField, StructType
+from .types import StructType
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,8 @@ def path_expr(text: Text | None) -> str:
 
 
 def _files_context(source: Source) -> dict:
-    physical = StructType(tuple(StructField(c.name, c.type) for c in source.columns if c.physical))
     return {
-        "schema": render.py_literal(table_ddl(physical)),
+        "schema": render.py_literal(table_ddl(reader_schema(source))),
         "format": render.py_literal(source.format),
         "options": render.py_literal(dict(source.options)),
         "path": path_expr(source.path),

@@ -27,6 +27,10 @@ HIDDEN = (ERROR, RAW)
 
 # Kafka Connect's stage of the errors context header, by the record column a converter reads or writes.
 CONVERTER_STAGES = {"key": "KEY_CONVERTER", "value": "VALUE_CONVERTER", "headers": "HEADER_CONVERTER"}
+# The decoded payloads, materialised once each (parsing inline in several places repeats it in the plan); an op
+# that reads only one of them (json timestamps converted after parsing) is that payload's converter stage.
+PARSED_KEY, PARSED_VALUE = "__key", "__value"
+PARSED_SIDES = {PARSED_KEY: "key", PARSED_VALUE: "value"}
 TRANSFORMATION = "TRANSFORMATION"
 # The converter class Kafka Connect would name for a payload format (class.name of a converter error).
 CONVERTER_CLASSES = {
@@ -254,7 +258,8 @@ def _decoder_stage(d: Decoder, formats: dict[str, str]) -> Stage:
 def _converter_stage(name: str, op: ir.Op, formats: dict[str, str]) -> Stage:
     """The converter stage of a decode column: by the raw column it reads (key, value or headers)."""
     expr = dict(op.columns)[name]
-    reads = [c for c in ("key", "headers", "value") if c in _columns(expr)] or ["value"]
+    read = _columns(expr)
+    reads = [c for c in ("key", "headers", "value") if c in read] or [PARSED_SIDES[c] for c in sorted(read) if c in PARSED_SIDES] or ["value"]
     fmt = formats.get(reads[0], "header")
     return Stage(CONVERTER_STAGES[reads[0]], CONVERTER_CLASSES.get(fmt, fmt))
 

@@ -20,7 +20,7 @@ SPARK_FUNCTIONS = frozenset(
         "array_join", "replace", "spark_partition_id",
         "shiftleft", "shiftright", "isnan", "ceil", "floor", "pmod", "unix_date", "lower", "is_valid_utf8", "hex", "conv", "substring", "pow", "greatest", "abs", "try_to_timestamp", "try_divide",
         "explode_outer", "arrays_zip", "flatten", "map_contains_key",
-        "monotonically_increasing_id",
+        "monotonically_increasing_id", "map_from_arrays", "map_keys", "map_values",
     }
 )
 COLUMN_METHODS = frozenset(

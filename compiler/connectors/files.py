@@ -10,7 +10,9 @@ from ..shape import Shape
 from ..types import (
     BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
-from . import avro
+from ..record_errors import CONVERTER_STAGES
+from ..transforms.base import Lowering
+from . import avro, json_timestamps
 from .base import (
     ENVELOPE_COLUMNS,
     MetaKey,
@@ -55,6 +57,24 @@ FILES_METADATA = {
 }
 
 
+def reader_schema(source: Source) -> StructType:
+    """The physical columns as Spark's reader reads them (json: timestamps as text, see `json_timestamps`)."""
+    physical = StructType(tuple(StructField(c.name, c.type) for c in source.columns if c.physical))
+    return json_timestamps.as_text(physical) if source.format == "json" else physical
+
+
+def _timestamps_converted(source: Source) -> tuple[ir.Op, ...]:
+    """json: each column holding timestamps converted from its text. A value that is neither epoch milliseconds
+    nor ISO-8601 is null, as Spark's reader leaves a field it cannot parse (a record error with `mode: FAILFAST`)."""
+    if source.format != "json":
+        return ()
+    failfast = dict(source.options).get("mode", "").upper() == "FAILFAST"
+    errors = Lowering(f"{CONVERTER_STAGES['value']}: source value", None) if failfast else None
+    columns = tuple((c.name, json_timestamps.converted(ir.Col(c.name), c.type, errors, c.name))
+                    for c in source.columns if c.physical and json_timestamps.has_timestamp(c.type))
+    return (ir.SetColumns(columns),) if columns else ()
+
+
 def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """File rows (plus Spark's hidden `_metadata`) -> the record model; each row is a record value."""
     envelope = {
@@ -74,6 +94,7 @@ def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
         fields.append((c.name, expr))
     key = ir.Struct(tuple((k, ir.Col(k)) for k in source.key_fields)) if source.key_fields else ir.Null("BINARY")
     return (
+        *_timestamps_converted(source),
         ir.Select(
             (
                 ("key", key),

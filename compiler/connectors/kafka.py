@@ -8,12 +8,12 @@ from .. import ir, spark_versions
 from ..changelog import OP
 from ..model import Column, Source
 from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
-from . import avro, cdc_json
+from ..record_errors import CONVERTER_STAGES, PARSED_KEY, PARSED_VALUE
+from ..transforms.base import Lowering
+from . import avro, cdc_json, json_timestamps
 from .base import MetaKey, SourceConnector, cast_metadata, header_columns, timestamp_type_name
 
 KAFKA_PACKAGE = spark_versions.KAFKA
-# The decoded payloads, materialised once each (parsing inline in several places repeats it in the plan).
-PARSED_VALUE, PARSED_KEY = "__value", "__key"
 HEADERS = ir.Col("headers")
 
 KAFKA_METADATA = {
@@ -67,24 +67,34 @@ def value_columns(source: Source) -> list[Column]:
     return [c for c in source.columns if c.physical and c.name not in keys]
 
 
-def payload_schema(columns: list[Column], rename=lambda n: n) -> str:
-    """Spark DDL of a struct payload."""
-    return StructType(tuple(StructField(rename(c.name), c.type) for c in columns)).ddl()
+def payload_type(columns: list[Column], rename=lambda n: n) -> StructType:
+    """The struct of a payload: its columns under their wire names."""
+    return StructType(tuple(StructField(rename(c.name), c.type) for c in columns))
 
 
 def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n: n, name: str = "record") -> ir.Expr:
-    """The bytes of `column` decoded by `fmt` (json, csv, avro: a struct; raw: the single column's value)."""
+    """The bytes of `column` decoded by `fmt` (json, csv, avro: a struct; raw: the single column's value).
+    json reads timestamps as text, for `timestamps_converted` (SPEC 4.1: epoch milliseconds or ISO-8601)."""
     raw = ir.Col(column)
     if fmt == "raw":
         (only,) = columns
         return raw if only.type.is_binary else ir.Cast(raw, "STRING")
+    struct = payload_type(columns, rename)
     if fmt in avro.FORMATS:
-        struct = StructType(tuple(StructField(rename(c.name), c.type) for c in columns))
         return avro.decode(raw, fmt, struct, name)
     text = ir.Cast(raw, "STRING")
-    schema = ir.Arg(payload_schema(columns, rename))
+    schema = ir.Arg((json_timestamps.as_text(struct) if fmt == "json" else struct).ddl())
     options = ir.Arg({"mode": "FAILFAST"})  # an undecodable payload fails the job (tolerance: none)
     return ir.Func({"json": "from_json", "csv": "from_csv"}[fmt], (text, schema, options))
+
+
+def timestamps_converted(column: str, side: str, fmt: str, columns: list[Column], rename=lambda n: n) -> tuple[tuple[str, ir.Expr], ...]:
+    """The parsed json payload in `column` with its timestamps (read as text) converted; () when it has none."""
+    struct = payload_type(columns, rename)
+    if fmt != "json" or not json_timestamps.has_timestamp(struct):
+        return ()
+    errors = Lowering(f"{CONVERTER_STAGES[side]}: source {side}", None)
+    return ((column, json_timestamps.converted(ir.Col(column), struct, errors, "")),)
 
 
 def metadata_keys(source_format: str | None) -> dict[str, MetaKey]:
@@ -102,11 +112,15 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     if changelog:
         message, explode = cdc_json.decode_ops(source, values, PARSED_VALUE)
         parsed.append(message)
-    elif values:
+    converted: tuple[tuple[str, ir.Expr], ...] = ()
+    if values and not changelog:
         parsed.append((PARSED_VALUE, parse_payload("value", source.format, values, name=pipeline)))
+        converted += timestamps_converted(PARSED_VALUE, "value", source.format, values)
     keys = key_columns(source)
     if keys and source.key_format != "none":
-        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, lambda n: wire_name(source, n), f"{pipeline}_key")))
+        key_name = lambda n: wire_name(source, n)  # noqa: E731
+        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, key_name, f"{pipeline}_key")))
+        converted += timestamps_converted(PARSED_KEY, "key", source.key_format, keys, key_name)
 
     def from_key(c: Column) -> ir.Expr:
         return ir.Col(PARSED_KEY) if source.key_format == "raw" else ir.Get(ir.Col(PARSED_KEY), wire_name(source, c.name))
@@ -141,7 +155,8 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
             *(((OP, cdc_json.op_column()),) if changelog else ()),
         )
     )
-    return (ir.SetColumns(tuple(parsed)), *explode, layout)
+    timestamps = (ir.SetColumns(converted),) if converted else ()
+    return (ir.SetColumns(tuple(parsed)), *timestamps, *explode, layout)
 
 
 AVRO_PACKAGE = avro.AVRO_PACKAGE

@@ -24,13 +24,7 @@ HERE = Path(__file__).resolve().parent
 CONFIGS = sorted((HERE / "configs").glob("*.yaml"))
 REFUSED = sorted((HERE / "refused").glob("*.yaml"))
 
-EPOCH_MILLIS = ("found by this corpus: a json source reads a timestamp given as epoch milliseconds (SPEC 4.1) as epoch "
-                "seconds (year 49560; a TIMESTAMP(p) column fails to decode instead): compiler/connectors/kafka.py "
-                "parse_payload hands the column to Spark's from_json, which reads a JSON number as seconds")
-KNOWN_DEFECTS = {
-    "confluent_jdbc_rows_valuetokey": EPOCH_MILLIS,
-    "confluent_valuetokey_extractfield_jdbc": EPOCH_MILLIS,
-}
+KNOWN_DEFECTS: dict[str, str] = {}
 REFUSAL = re.compile(r"^# refused: (E\d+) (\d+):(\d+) (.+)$", re.M)
 
 
