@@ -20,6 +20,7 @@ from . import ir
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
 RAW = "__raw"  # the record as the source read it (Kafka columns), for the dead-letter queue
 CORRUPT = "__pipec_corrupt"  # the corrupt-record field a PERMISSIVE decoder fills
+DECODED = "__pipec_decoded"  # the field an Avro reader schema adds: true where the payload decoded, else null
 MESSAGE = "__error_message"  # a stage's error message, set once so the error struct does not repeat it
 ERROR_DDL = "STRUCT<stage: STRING, class: STRING, message: STRING>"
 RAW_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "headers")
@@ -43,7 +44,7 @@ CONVERTER_CLASSES = {
     "canal-json": "pipec.converters.CanalJsonConverter",
     "header": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
 }
-# Decoders that fail on bad input in FAILFAST mode; PERMISSIVE json/csv fill CORRUPT, avro yields null.
+# Decoders that fail on bad input in FAILFAST mode; PERMISSIVE json/csv fill CORRUPT, avro leaves DECODED null.
 DECODERS = {"from_json": True, "from_csv": True, "from_avro": False}  # name -> has a corrupt-record field
 NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tolerance: all
 
@@ -157,7 +158,7 @@ class Decoder:
 
     column: str  # the column the op sets
     reads: str  # the raw column it decodes: key or value
-    corrupt: bool  # json/csv: a corrupt-record field tells bad rows; avro: a null result for non-null input
+    corrupt: bool  # json/csv: a corrupt-record field tells bad rows; avro: DECODED null for non-null input
 
 
 def _permissive(node: object, found: list) -> object:
@@ -170,7 +171,7 @@ def _permissive(node: object, found: list) -> object:
             ddl = str(schema.value)
             widened = ddl[:-1] + f", `{CORRUPT}`: STRING>"
             return replace(node, args=(text, ir.Arg(widened), ir.Arg({"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT})))
-        return replace(node, args=(text, schema, ir.Arg({"mode": "PERMISSIVE"})))
+        return replace(node, args=(text, schema, ir.Arg({**node.args[2].value, "mode": "PERMISSIVE"})))
     if isinstance(node, tuple):
         return tuple(_permissive(n, found) for n in node)
     if isinstance(node, ir.Expr) and hasattr(node, "__dataclass_fields__"):
@@ -179,7 +180,8 @@ def _permissive(node: object, found: list) -> object:
 
 
 def _failfast(node: ir.Func) -> bool:
-    return len(node.args) == 3 and isinstance(node.args[2], ir.Arg) and node.args[2].value == {"mode": "FAILFAST"}
+    options = node.args[2].value if len(node.args) == 3 and isinstance(node.args[2], ir.Arg) else None
+    return isinstance(options, dict) and options.get("mode") == "FAILFAST"
 
 
 def _columns(node: object) -> set[str]:
@@ -213,7 +215,7 @@ def decode_failed(d: Decoder) -> ir.Expr:
     """Rows whose payload did not decode, after the op set `d.column`."""
     if d.corrupt:
         return ir.Not(ir.IsNull(ir.Get(ir.Col(d.column), CORRUPT)))
-    return ir.BinOp("&", ir.Not(ir.IsNull(ir.Col(d.reads))), ir.IsNull(ir.Col(d.column)))
+    return ir.BinOp("&", ir.Not(ir.IsNull(ir.Col(d.reads))), ir.IsNull(ir.Get(ir.Col(d.column), DECODED)))
 
 
 def decode_message(d: Decoder, fmt: str) -> str:

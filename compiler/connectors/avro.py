@@ -11,7 +11,8 @@ import json
 import re
 
 from .. import ir, spark_versions
-from ..types import ArrayType, MapType, Primitive, SqlType, StructType
+from ..record_errors import DECODED
+from ..types import BOOLEAN, ArrayType, MapType, Primitive, SqlType, StructField, StructType
 
 AVRO_PACKAGE = spark_versions.AVRO
 FORMATS = ("avro", "avro-confluent")
@@ -54,6 +55,15 @@ def record_schema(t: StructType, name: str) -> str:
     return json.dumps(record, separators=(",", ":"), sort_keys=False)
 
 
+def reader_schema(t: StructType, name: str) -> str:
+    """The writer's record schema plus DECODED, a boolean defaulting to true: Avro's schema resolution fills it
+    for every payload that decodes, while a payload that does not decodes (PERMISSIVE) to a struct of nulls, which
+    a record of null fields could not be told from."""
+    record = json.loads(record_schema(t, name))
+    record["fields"].append({"name": DECODED, "type": "boolean", "default": True})
+    return json.dumps(record, separators=(",", ":"), sort_keys=False)
+
+
 def unsupported(t: SqlType) -> list[str]:
     """Column types Avro cannot carry here (map keys must be strings)."""
     if isinstance(t, StructType):
@@ -66,17 +76,20 @@ def unsupported(t: SqlType) -> list[str]:
 
 
 def decode(column: ir.Expr, fmt: str, t: StructType, name: str) -> ir.Expr:
-    """Bytes -> the declared struct; an undecodable payload fails the job (FAILFAST). With Confluent framing the
-    5-byte header is skipped, and a payload without the magic byte 0 is a record error."""
+    """Bytes -> the declared struct plus DECODED (see reader_schema; the layout reads fields by name); an
+    undecodable payload fails the job (FAILFAST). With Confluent framing the 5-byte header is skipped, and a
+    payload without the magic byte 0 is a record error."""
     payload = column
     if fmt == "avro-confluent":
         payload = ir.Func("substring", (column, ir.Lit(6), ir.Lit(2147483647)))
-    parsed = ir.Cast(ir.Func("from_avro", (payload, ir.Arg(record_schema(t, name)), ir.Arg({"mode": "FAILFAST"}))), t.ddl())
+    read = StructType(t.fields + (StructField(DECODED, BOOLEAN),)).ddl()
+    options = {"mode": "FAILFAST", "avroSchema": reader_schema(t, name)}
+    parsed = ir.Cast(ir.Func("from_avro", (payload, ir.Arg(record_schema(t, name)), ir.Arg(options))), read)
     if fmt != "avro-confluent":
         return parsed
     magic = ir.Func("substring", (column, ir.Lit(1), ir.Lit(1)))
     bad = ir.Func("raise_error", (ir.Lit("avro-confluent payload without Confluent's magic byte 0"),))
-    return ir.If(ir.BinOp("==", magic, ir.Func("unhex", (ir.Lit("00"),))), parsed, ir.If(ir.IsNull(column), ir.Null(t.ddl()), bad))
+    return ir.If(ir.BinOp("==", magic, ir.Func("unhex", (ir.Lit("00"),))), parsed, ir.If(ir.IsNull(column), ir.Null(read), bad))
 
 
 def encode(expr: ir.Expr, fmt: str, t: StructType, name: str, schema_id: int | None) -> ir.Expr:
