@@ -34,6 +34,8 @@ ENV_PATHS = (
     ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
     ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"), ("errors", "deadletterqueue.properties", "*"),
 )
+# Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
+PROPERTY_PATHS = (("source", "properties", "*"), ("sink", "properties", "*"), ("errors", "deadletterqueue.properties", "*"))
 BOOLEAN_LIKE = frozenset({"yes", "no", "on", "off", "y", "n"})  # YAML 1.1 words for true and false, any case
 
 # Words YAML 1.1 and YAML 1.2 read alike as a non-string value (JSON's own spellings and their case variants).
@@ -78,8 +80,12 @@ def _reading(value: Any) -> str:
     return f"the text '{value}'" if isinstance(value, str) else spelling(value)
 
 
+def _matches(path: tuple, patterns: tuple[tuple, ...]) -> bool:
+    return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path)) for p in patterns)
+
+
 def env_allowed(path: tuple) -> bool:
-    return any(len(p) == len(path) and all(a == "*" or a == b for a, b in zip(p, path)) for p in ENV_PATHS)
+    return _matches(path, ENV_PATHS)
 
 
 class Slots:
@@ -178,7 +184,9 @@ class _Settler:
             items = self.slots.items(self.slots.expand(schemas, value))
             return [self.value(v, items, path + (i,)) for i, v in enumerate(value)]
         text = self.doc.smap.plain.get(path)
-        if text is not None and schemas:
+        if text is not None and _matches(path, PROPERTY_PATHS):
+            value = text
+        elif text is not None and schemas:
             value = self.plain(value, text, schemas, path)
         if isinstance(value, str) and "${" in value and path[:1] != ("tests",):
             value = self.env(value, path)

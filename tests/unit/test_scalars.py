@@ -113,7 +113,8 @@ transforms:
 sink: {connector: files, path: out, format: json, envelope: {e}}
 """
 SETTLED = [
-    ("p", "true", ("source", "properties", "enable.auto.commit.x"), True),
+    ("p", "true", ("source", "properties", "enable.auto.commit.x"), "true"),  # properties are text to Kafka and Spark
+    ("p", "TRUE", ("source", "properties", "enable.auto.commit.x"), "TRUE"),
     ("p", "on", ("source", "properties", "enable.auto.commit.x"), "on"),
     ("p", "0123", ("source", "properties", "enable.auto.commit.x"), "0123"),
     ("m", "true", ("source", "columns", 1, "metadata"), True),
