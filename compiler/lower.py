@@ -129,8 +129,7 @@ def lower(compiled: Compiled) -> Lowered:
             stage = record_errors.Stage(record_errors.TRANSFORMATION, PACKAGE + step.type_name.rsplit(".", 1)[-1])
             block = record_errors.tolerate_block(block, lambda name, stage=stage: stage)
         blocks.append(block)
-    encoded = sink.encode(p.sink, compiled.final)
-    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", encoded if isinstance(encoded, tuple) else (encoded,), p.sink.loc)
+    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", sink.encode(p.sink, compiled.final), p.sink.loc)
     if tolerant:
         encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))

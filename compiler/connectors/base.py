@@ -45,15 +45,20 @@ class SourceConnector:
 
 @dataclass(frozen=True)
 class SinkConnector:
-    """encode(sink, shape) maps the record model to the rows the sink writes."""
+    """encode(sink, shape) maps the record model to the rows the sink writes: ops whose last select is those rows."""
 
     name: str
     check: Callable[[Sink, Shape, Collector], None]
-    encode: Callable[[Sink, Shape], ir.Select | tuple[ir.Op, ...]]
+    encode: Callable[[Sink, Shape], tuple[ir.Op, ...]]
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
     formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)
     key_formats: tuple[str, ...] = ()  # `key.format`s
+
+    def columns(self, sink: Sink, shape: Shape) -> tuple[str, ...]:
+        """The columns the sink writes: those of the last select of its encoding."""
+        written = next(op for op in reversed(self.encode(sink, shape)) if isinstance(op, ir.Select))
+        return tuple(name for name, _ in written.columns)
 
 
 def castable(src: SqlType, dst: SqlType) -> bool:

@@ -226,8 +226,8 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             diags.error("E503", f"files sink ({sink.format}): {problem}", sink.format_loc or sink.loc, hint)
 
 
-def encode_rows(sink: Sink, shape: Shape) -> ir.Select:
-    return ir.Select(tuple(sink_columns(sink, shape)))
+def encode_rows(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
+    return (ir.Select(tuple(sink_columns(sink, shape))),)
 
 
 FILES_SINK = SinkConnector(

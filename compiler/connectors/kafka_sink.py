@@ -93,7 +93,8 @@ def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
     return sink.record_name if side == "value" else f"{sink.record_name}_key"
 
 
-def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
+def kafka_rows(sink: Sink, shape: Shape) -> ir.Select:
+    """The Kafka sink rows: key and value bytes, topic, headers and, when a column is named for it, partition."""
     value_type = written_value_type(sink, shape)
     if isinstance(value_type, StructType):
         fields = tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in value_type.fields)
@@ -117,6 +118,10 @@ def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
     if partition is not None:
         columns.append(("partition", ir.Cast(ir.Get(ir.Col("value"), partition), "INT")))
     return ir.Select(tuple(columns))
+
+
+def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
+    return (kafka_rows(sink, shape),)
 
 
 def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:

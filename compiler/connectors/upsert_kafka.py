@@ -24,7 +24,7 @@ from ..shape import Shape
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
-from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, encode_kafka, record_name
+from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, kafka_rows, record_name
 from .payload import encode_payload
 
 UPSERT_KAFKA = "upsert-kafka"
@@ -105,7 +105,7 @@ def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
 
 def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
-    (_, value, topic, headers, *_) = encode_kafka(sink, shape).columns  # never a partition column
+    (_, value, topic, headers, *_) = kafka_rows(sink, shape).columns  # never a partition column
     key = ("key", encode_payload(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
                                  record_name(sink, shape, "key"), sink.key_schema_id))
     delete = is_delete(ir.Col(CHANGE_OP))
