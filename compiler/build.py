@@ -12,8 +12,9 @@ from typing import Any
 from . import ir
 from .connectors import SINKS, SOURCES
 from .changelog import check_sink_takes_changelog
-from .connectors.cdc_json import FORMATS as CHANGELOG_FORMATS, SCHEMA_INCLUDE, foreign_key_hint
-from .connectors.kafka import KAFKA_SOURCE, SPECIFIC_OFFSETS_FORMAT, metadata_keys, specific_offsets_problem
+from .connectors.cdc_json import SCHEMA_INCLUDE, foreign_key_hint
+from .connectors.base import Where
+from .connectors.kafka import KAFKA_SOURCE, metadata_keys
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
 from .errors_policy import dead_letter_problems
@@ -26,13 +27,6 @@ from .transforms.structs import conform
 from .types import BYTES, HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type, same_name
 
 STEP_KEYS = ("name", "type", "predicate", "negate")
-REFUSED_CONSUMER_PROPERTIES = {
-    "auto.offset.reset": "set startup.mode instead",
-    "enable.auto.commit": "offsets live in the checkpoint; Spark commits none",
-    "key.deserializer": "keys are read as bytes and decoded by key.format",
-    "value.deserializer": "values are read as bytes and decoded by value.format",
-    "interceptor.classes": "Spark does not allow consumer interceptors",
-}
 
 
 @dataclass(frozen=True)
@@ -71,6 +65,9 @@ class Builder:
 
     def key_at(self, *path) -> Location:
         return self.doc.smap.key(path)
+
+    def where(self, block: str) -> Where:
+        return Where(self.diags, self.doc.smap, block, self.data.get("mode", "streaming") == "streaming")
 
     # ------------------------------------------------------------ source
 
@@ -206,8 +203,7 @@ class Builder:
             changelog=connector.yields_changelog(value.get("format"), self.data.get("mode", "streaming") == "streaming"),
         )
         self.check_options("source", source.options, connector.options)
-        if src["connector"] in ("kafka", UPSERT_KAFKA):
-            self.check_kafka_source(source)
+        connector.check(source, self.where("source"))
         return source
 
     def check_options(self, where: str, options: tuple[tuple[str, str], ...], known: frozenset[str]) -> None:
@@ -216,57 +212,6 @@ class Builder:
             if name not in known:
                 self.diags.error("E242", f"unknown {where} option '{name}' for this connector", self.key_at(where, "options", name),
                                  did_you_mean(name, known) or (f"known: {', '.join(sorted(known))}" if known else "this connector takes no options"))
-
-    def check_kafka_source(self, source: Source) -> None:
-        """SPEC 4.1 rules Spark and Flink impose on a Kafka source."""
-        at = lambda *p: self.at("source", *p)  # noqa: E731
-        if not source.topics and not source.topic_pattern:  # both: exclusive.py
-            self.diags.error("E230", "set one of topics and topic-pattern", at())
-        for key, _ in source.properties:
-            if key in REFUSED_CONSUMER_PROPERTIES:
-                self.diags.error("E231", f"Spark's Kafka source refuses the consumer property '{key}'", self.key_at("source", "properties", key),
-                                 REFUSED_CONSUMER_PROPERTIES[key])
-        mode = source.startup.get("mode", "earliest-offset")
-        if mode == "group-offsets":
-            self.diags.error("E232", "startup mode group-offsets is not available: Spark keeps offsets only in the checkpoint and commits none to Kafka",
-                             at("startup", "mode"), "use earliest-offset, latest-offset, timestamp or specific-offsets")
-        if mode == "latest-offset" and self.data.get("mode") == "batch":
-            self.diags.error("E233", "startup mode latest-offset reads nothing in a batch pipeline", at("startup", "mode"), "use earliest-offset")
-        if mode == "specific-offsets" and len(source.topics) != 1:
-            self.diags.error("E234", "specific-offsets needs exactly one topic in topics", at("startup", "specific-offsets"))
-        offsets = Text(str(source.startup.get("specific-offsets", "")))
-        problem = specific_offsets_problem(offsets.raw) if offsets.raw and not offsets.has_env else None
-        if problem:
-            self.diags.error("E244", f"bad specific-offsets: {problem[1]}",
-                             self.doc.smap.text_at(("source", "startup", "specific-offsets"), problem[0]),
-                             f"write {SPECIFIC_OFFSETS_FORMAT}, naming every partition of the topic")
-        physical = [c for c in source.columns if c.physical]
-        values = [c for c in physical if not (source.fields_include == "EXCEPT_KEY" and c.name in source.key_fields)]
-        if source.format == "raw" and (len(values) != 1 or not (values[0].type.is_string or values[0].type.is_binary)):
-            self.diags.error("E235", "a raw value format takes exactly one physical column of type STRING or BYTES", at("value", "format"),
-                             "declare BYTES and Cast it with bytes.order for numbers")
-        if source.format not in (*KAFKA_SOURCE.formats, *CHANGELOG_FORMATS):
-            self.diags.error("E107", f"value format {source.format} is not implemented yet", at("value", "format"),
-                             f"available now: {', '.join((*KAFKA_SOURCE.formats, *CHANGELOG_FORMATS))}")
-        if source.schema_include and source.format != "debezium-json":
-            self.diags.error("E243", f"{SCHEMA_INCLUDE} applies to value format debezium-json only, not {source.format}",
-                             self.key_at("source", "value", SCHEMA_INCLUDE), "remove it: only Debezium messages carry a schema/payload wrapper")
-        if source.key_format not in ("none", *KAFKA_SOURCE.formats):
-            self.diags.error("E107", f"key format {source.key_format} is not implemented yet", at("key", "format"))
-        if source.key_format == "none" and source.key_fields:
-            self.diags.error("E236", "key fields need a key format", at("key"), "set key.format (json, csv or raw)")
-        if source.key_format in ("json", "csv") and not source.key_fields:
-            self.diags.error("E237", f"a {source.key_format} key needs key.fields", at("key"))
-        if source.key_format == "raw" and len(source.key_fields) > 1:
-            self.diags.error("E238", "a raw key holds exactly one column", at("key", "fields"))
-        if source.key_fields_prefix:
-            if source.fields_include != "EXCEPT_KEY":
-                self.diags.error("E239", "key.fields-prefix needs value.fields-include: EXCEPT_KEY", at("key", "fields-prefix"))
-            for k in source.key_fields:
-                if not k.startswith(source.key_fields_prefix):
-                    self.diags.error("E240", f"key field '{k}' does not start with the prefix '{source.key_fields_prefix}'", at("key", "fields"))
-        if source.fields_include == "EXCEPT_KEY" and not source.key_fields:
-            self.diags.error("E241", "fields-include EXCEPT_KEY needs key.fields", at("value", "fields-include"))
 
     # ------------------------------------------------------------ chain
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import ir
-from ..diagnostics import Collector
+from ..diagnostics import Collector, Location
+from ..loader import SourceMap
 from ..model import Column, Sink, Source
 from ..shape import Shape
 from ..types import BIGINT, HEADERS, Primitive, SqlType
@@ -30,8 +31,28 @@ class MetaKey:
 
 
 @dataclass(frozen=True)
+class Where:
+    """Where a connector's checks report: the diagnostics, and locations inside one top-level block of the YAML."""
+
+    diags: Collector
+    smap: SourceMap
+    block: str  # "source" or "sink"
+    streaming: bool
+
+    def at(self, *path) -> Location:
+        return self.smap.at((self.block, *path))
+
+    def key_at(self, *path) -> Location:
+        return self.smap.key((self.block, *path))
+
+    def text_at(self, path: tuple, offset: int) -> Location:
+        return self.smap.text_at((self.block, *path), offset)
+
+
+@dataclass(frozen=True)
 class SourceConnector:
-    """decode(source) maps the raw rows `read_source` returns to the record model."""
+    """decode(source) maps the raw rows `read_source` returns to the record model; check(source, where) reports
+    the rules the connector imposes on its configuration."""
 
     name: str
     metadata: dict[str, MetaKey]
@@ -41,6 +62,7 @@ class SourceConnector:
     options: frozenset[str] = frozenset()  # the Spark reader options `options:` may set
     # yields_changelog(value_format, streaming): whether its records carry `op` (Shape.changelog)
     yields_changelog: Callable[[str | None, bool], bool] = lambda value_format, streaming: False
+    check: Callable[[Source, Where], None] = lambda source, where: None
 
 
 @dataclass(frozen=True)

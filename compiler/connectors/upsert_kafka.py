@@ -66,6 +66,7 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     formats=KAFKA_SOURCE.formats,
     options=KAFKA_READER_OPTIONS - {"startingOffsetsByTimestampStrategy"},
     yields_changelog=lambda value_format, streaming: streaming,  # batch mode reads the table
+    check=KAFKA_SOURCE.check,
 )
 
 
