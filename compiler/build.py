@@ -12,9 +12,8 @@ from typing import Any
 from . import ir
 from .connectors import SINKS, SOURCES
 from .changelog import check_sink_takes_changelog
-from .connectors.cdc_json import SCHEMA_INCLUDE, foreign_key_hint
-from .connectors.base import Where
-from .connectors.kafka import KAFKA_SOURCE, metadata_keys
+from .connectors.cdc_json import SCHEMA_INCLUDE
+from .connectors.base import SourceConnector, Where
 from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
 from .errors_policy import dead_letter_problems
@@ -58,7 +57,6 @@ class Builder:
 
     def __init__(self, doc: Document, diags: Collector):
         self.doc, self.diags, self.data = doc, diags, doc.data
-        self.value_format: str | None = None  # the kafka source's value format, for metadata key hints
 
     def at(self, *path) -> Location:
         return self.doc.smap.at(path)
@@ -80,9 +78,8 @@ class Builder:
             self.diags.error("E200", f"bad type '{shown}': {exc.message}", self.doc.smap.text_at(path, exc.offset))
             return None
 
-    def columns(self, src: dict, connector) -> tuple[Column, ...]:
-        self.value_format = src.get("value", {}).get("format") if connector is KAFKA_SOURCE else None
-        keys = metadata_keys(self.value_format) if connector is KAFKA_SOURCE else connector.metadata
+    def columns(self, src: dict, connector: SourceConnector, fmt: str | None) -> tuple[Column, ...]:
+        keys = connector.metadata_keys(fmt)
         out, seen, header_keys, header_paths = [], {}, {}, {}
         headers_col = None
         for i, raw in enumerate(src.get("columns", [])):
@@ -117,7 +114,7 @@ class Builder:
                 out.append(Column(name, parse_type("BYTES"), self.at(*path), header=hkey))
                 continue
             if meta is not None:
-                column = self.metadata_column(raw, name, str(meta), declared, connector, keys, path)
+                column = self.metadata_column(raw, name, str(meta), declared, connector, fmt, keys, path)
                 if column:
                     out.append(column)
                 continue
@@ -134,11 +131,12 @@ class Builder:
                                  self.at(*hpath), "read single headers from the HEADERS column, or drop it")
         return tuple(out)
 
-    def metadata_column(self, raw: dict, name: str, key: str, declared: SqlType | None, connector, keys: dict, path: tuple) -> Column | None:
+    def metadata_column(self, raw: dict, name: str, key: str, declared: SqlType | None, connector: SourceConnector, fmt: str | None,
+                        keys: dict, path: tuple) -> Column | None:
         spec = keys.get(key)
         if spec is None:
             self.diags.error("E205", f"unknown metadata key '{key}' for a {connector.name} source", self.at(*path, "metadata"),
-                             foreign_key_hint(key, self.value_format) or did_you_mean(key, keys) or f"keys: {', '.join(keys)}")
+                             connector.metadata_hint(key, fmt) or did_you_mean(key, keys) or f"keys: {', '.join(keys)}")
             return None
         if spec.warning:
             self.diags.warn("W206", spec.warning, self.at(*path, "metadata"))
@@ -160,14 +158,8 @@ class Builder:
             self.diags.error("E107", f"the {src['connector']} source is not implemented yet", self.at("source", "connector"),
                              f"available now: {', '.join(SOURCES)}")
             return None
-        columns = self.columns(src, connector)
-        fmt = src.get("format")
-        if src["connector"] == "files" and fmt == "text":
-            physical = [c for c in columns if c.physical]
-            if [(c.name, c.type.sql()) for c in physical] not in ([], [("value", "STRING")]):
-                self.diags.error("E220", "a text source has the single column {name: value, type: STRING}", self.at("source", "columns"))
-            if not physical:
-                columns = (Column("value", parse_type("STRING"), self.at("source")),) + columns
+        fmt = connector.value_format(src)
+        columns = connector.yields(fmt, self.columns(src, connector, fmt), self.where("source"))
         key = src.get("key", {})
         value = src.get("value", {})
         key_fields = tuple(key.get("fields", src.get("primary-key", [])))
@@ -177,9 +169,6 @@ class Builder:
             if k not in names:
                 self.diags.error("E221", f"{what} '{k}' is not a physical column; columns: {', '.join(sorted(names))}",
                                  self.at("source", *key_path, i), did_you_mean(k, names))
-        if src["connector"] == "files" and "_metadata" in names:
-            self.diags.error("E223", "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
-                             self.at("source", "columns"), "rename the column")
         if not any(c.physical for c in columns):
             self.diags.error("E222", "the source declares no physical column", self.at("source"), "add at least one column with a name and a type")
         topics = src.get("topics", [])
@@ -187,7 +176,7 @@ class Builder:
             connector=src["connector"],
             loc=self.at("source"),
             columns=columns,
-            format=value.get("format") if src["connector"] != "files" else fmt,
+            format=fmt,
             key_format=key.get("format", "none"),
             key_fields=key_fields,
             key_fields_prefix=key.get("fields-prefix", ""),
@@ -355,11 +344,12 @@ class Builder:
             path = ("tests", i)
             given = tuple(self.record(r, path + ("given", j)) for j, r in enumerate(raw.get("given", [])))
             expect = raw.get("expect")
-            if source is not None and source.connector == "files":
+            allowed = SOURCES[source.connector].given_fields if source is not None else None
+            if allowed is not None:
                 for j, g in enumerate(given):
-                    extra = sorted(set(g.fields) - {"value", "batch"})
+                    extra = sorted(set(g.fields) - allowed)
                     if extra:
-                        self.diags.error("E601", f"a files source reads only values; given records cannot set {', '.join(extra)}",
+                        self.diags.error("E601", f"a {source.connector} source reads only values; given records cannot set {', '.join(extra)}",
                                          g.locs[extra[0]], "files records get topic, partition, offset and timestamp from the files")
             dead = raw.get("dead_letters")
             if dead is not None and errors.tolerance != "all":

@@ -63,6 +63,24 @@ class SourceConnector:
     # yields_changelog(value_format, streaming): whether its records carry `op` (Shape.changelog)
     yields_changelog: Callable[[str | None, bool], bool] = lambda value_format, streaming: False
     check: Callable[[Source, Where], None] = lambda source, where: None
+    format_path: tuple[str, ...] = ("value", "format")  # where the YAML sets the value format
+    # The value format's own metadata keys, and a hint for a key of another value format (a key, the value format)
+    format_metadata: Callable[[str | None], dict[str, MetaKey]] = lambda fmt: {}
+    metadata_hint: Callable[[str, str | None], str | None] = lambda key, fmt: None
+    # The columns the source yields: the declared ones, or a default where the value format implies one
+    yields: Callable[[str | None, tuple[Column, ...], Where], tuple[Column, ...]] = lambda fmt, columns, where: columns
+    given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
+
+    def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:
+        """The readable metadata keys: the connector's and its value format's."""
+        return {**self.metadata, **self.format_metadata(value_format)}
+
+    def value_format(self, raw: dict) -> str | None:
+        """The value format a source block as written sets."""
+        found: object = raw
+        for key in self.format_path:
+            found = found.get(key) if isinstance(found, dict) else None
+        return found if isinstance(found, str) else None
 
 
 @dataclass(frozen=True)

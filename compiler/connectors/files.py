@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector
-from ..model import Sink, Source
+from ..model import Column, Sink, Source
 from ..shape import Shape
 from ..types import (
     BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
@@ -13,11 +13,13 @@ from ..types import (
 from ..record_errors import CONVERTER_STAGES
 from ..transforms.base import Lowering
 from . import avro, json_timestamps
+from .cdc_json import foreign_key_hint
 from .base import (
     ENVELOPE_COLUMNS,
     MetaKey,
     SinkConnector,
     SourceConnector,
+    Where,
     cast_metadata,
     empty_headers,
     header_columns,
@@ -126,6 +128,24 @@ FILE_READ_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {
 FILE_WRITE_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {"ignoreNullFields", "maxRecordsPerFile", "avroSchema", "recordName", "recordNamespace"})
 CONSOLE_OPTIONS = frozenset({"numRows", "truncate"})
 
+def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> tuple[Column, ...]:
+    """A text source has the single column `value STRING`, declared or not."""
+    if fmt != "text":
+        return columns
+    physical = [c for c in columns if c.physical]
+    if [(c.name, c.type.sql()) for c in physical] not in ([], [("value", "STRING")]):
+        where.diags.error("E220", "a text source has the single column {name: value, type: STRING}", where.at("columns"))
+    if not physical:
+        columns = (Column("value", STRING, where.at()),) + columns
+    return columns
+
+
+def check_files_source(source: Source, where: Where) -> None:
+    if any(c.physical and c.name == "_metadata" for c in source.columns):
+        where.diags.error("E223", "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
+                          where.at("columns"), "rename the column")
+
+
 FILES_SOURCE = SourceConnector(
     name="files",
     metadata=FILES_METADATA,
@@ -133,6 +153,11 @@ FILES_SOURCE = SourceConnector(
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     formats=("json", "csv", "parquet", "avro", "text"),
     options=FILE_READ_OPTIONS,
+    check=check_files_source,
+    format_path=("format",),
+    metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
+    yields=text_columns,
+    given_fields=frozenset({"value", "batch"}),  # files records get topic, partition, offset and timestamp from the files
 )
 
 

@@ -165,4 +165,6 @@ KAFKA_SOURCE = SourceConnector(
     options=KAFKA_READER_OPTIONS,
     yields_changelog=lambda value_format, streaming: value_format in cdc_json.FORMATS,  # debezium-json, canal-json
     check=check_source,
+    format_metadata=cdc_json.metadata_keys,
+    metadata_hint=cdc_json.foreign_key_hint,
 )

@@ -23,6 +23,7 @@ from ..model import Sink, Source
 from ..shape import Shape
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
+from .cdc_json import foreign_key_hint
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
 from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, kafka_rows, record_name
 from .payload import encode_payload
@@ -67,6 +68,7 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     options=KAFKA_READER_OPTIONS - {"startingOffsetsByTimestampStrategy"},
     yields_changelog=lambda value_format, streaming: streaming,  # batch mode reads the table
     check=KAFKA_SOURCE.check,
+    metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
 )
 
 
