@@ -11,7 +11,6 @@ from typing import Any
 
 from . import ir
 from .connectors import SINKS, SOURCES
-from .changelog import check_sink_takes_changelog
 from .connectors.cdc_json import SCHEMA_INCLUDE
 from .connectors.base import SourceConnector, Where
 from .connectors.upsert_kafka import UPSERT_KAFKA
@@ -189,7 +188,7 @@ class Builder:
             properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
             options=_options(src.get("options")),
             startup=dict(src.get("startup") or {}),
-            changelog=connector.yields_changelog(value.get("format"), self.data.get("mode", "streaming") == "streaming"),
+            changelog=connector.yields_changelog(fmt, self.data.get("mode", "streaming") == "streaming"),
         )
         self.check_options("source", source.options, connector.options)
         connector.check(source, self.where("source"))
@@ -303,7 +302,7 @@ class Builder:
                                  "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses")
         self.check_options("sink", sink.options, connector.options)
         connector.check(sink, shape, self.diags)
-        check_sink_takes_changelog(sink, shape, self.diags)
+        connector.check_changelog(sink, shape, self.diags)
         return sink
 
     def default_key_format(self, shape: Shape) -> str | None:
@@ -329,7 +328,8 @@ class Builder:
             log=bool(raw.get("log.enable", False)),
             log_messages=bool(raw.get("log.include.messages", False)),
         )
-        for problem in dead_letter_problems(policy, source, raw, sink.connector if sink else None):
+        connectors = (SOURCES[source.connector] if source else None, SINKS[sink.connector] if sink else None)
+        for problem in dead_letter_problems(policy, source, raw, *connectors):
             report = self.diags.warn if problem.warning else self.diags.error
             report(problem.code, problem.message, self.at("errors", *problem.path), problem.hint)
         return policy

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from . import ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
-from .connectors.cdc_json import reads_changelog, skip_unchanged
+from .connectors.cdc_json import skip_unchanged
 from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
@@ -104,7 +104,7 @@ def lower(compiled: Compiled) -> Lowered:
     else:
         decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats))
     blocks = []
-    if reads_changelog(p.source):
+    if source.explodes_messages(p.source):
         blocks.append(ir.Block(f"{p.file}:{p.source.loc.line} source: skip tombstones and DDL messages (counted as filtered)",
                                (skip_unchanged(),), p.source.loc))
     rebuilt: set[str] = set()  # columns set by the chain so far

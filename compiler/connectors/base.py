@@ -70,6 +70,10 @@ class SourceConnector:
     # The columns the source yields: the declared ones, or a default where the value format implies one
     yields: Callable[[str | None, tuple[Column, ...], Where], tuple[Column, ...]] = lambda fmt, columns, where: columns
     given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
+    # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
+    explodes_messages: Callable[[Source], bool] = lambda source: False
+    per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)
+    dead_letters: bool = False  # the dead-letter queue can carry its raw records untouched (key, value, headers bytes)
 
     def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:
         """The readable metadata keys: the connector's and its value format's."""
@@ -94,11 +98,26 @@ class SinkConnector:
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
     formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)
     key_formats: tuple[str, ...] = ()  # `key.format`s
+    takes_changelog: bool = False  # reduces a changelog itself (to upserts and tombstones)
+    carries_op: Callable[[Sink], bool] = lambda sink: False  # an append-only sink that writes each row's `op`
+    changelog_fix: str = "use an upsert-kafka sink"  # the hint when a changelog would lose its op here
+    per_key_state: bool = False  # reduces each key's changes per micro-batch (the job runs foreachBatch)
 
     def columns(self, sink: Sink, shape: Shape) -> tuple[str, ...]:
         """The columns the sink writes: those of the last select of its encoding."""
         written = next(op for op in reversed(self.encode(sink, shape)) if isinstance(op, ir.Select))
         return tuple(name for name, _ in written.columns)
+
+    def check_changelog(self, sink: Sink, shape: Shape, diags: Collector) -> None:
+        """A changelog into an append-only sink that drops `op` would turn updates and deletes into inserts."""
+        if not shape.changelog or self.takes_changelog or self.carries_op(sink):
+            return
+        diags.error(
+            "E540",
+            f"the source yields a changelog (+I, -U, +U, -D rows) and this {sink.connector} sink is append-only and drops the op",
+            sink.loc,
+            self.changelog_fix,
+        )
 
 
 def castable(src: SqlType, dst: SqlType) -> bool:

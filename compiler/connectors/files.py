@@ -262,5 +262,14 @@ FILES_SINK = SinkConnector(
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     options=FILE_WRITE_OPTIONS,
     formats=("parquet", "json", "csv", "avro"),
+    carries_op=lambda sink: sink.envelope,
+    changelog_fix="add envelope: true to write each row's op, or use an upsert-kafka sink",
 )
-CONSOLE_SINK = SinkConnector(name="console", check=check_files_sink, encode=encode_rows, options=CONSOLE_OPTIONS)
+CONSOLE_SINK = SinkConnector(
+    name="console",
+    check=check_files_sink,
+    encode=encode_rows,
+    options=CONSOLE_OPTIONS,
+    carries_op=lambda sink: sink.envelope,
+    changelog_fix="set envelope: true to show each row's op",
+)

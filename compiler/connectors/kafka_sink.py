@@ -19,6 +19,7 @@ from .payload import HINTS, JSON_OPTIONS, encode_payload, payload_problem
 SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
 KEY_FORMATS = ("raw", "json", "csv", *avro.FORMATS)
 FORMATS = (*KEY_FORMATS, "debezium-json")
+CHANGELOG_VALUE_FORMATS = frozenset({"debezium-json"})  # value formats that carry the op in the payload
 
 
 def metadata_columns(sink: Sink, shape: Shape) -> dict[str, str]:
@@ -205,4 +206,6 @@ KAFKA_SINK = SinkConnector(
     packages=lambda sink: (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ()),
     formats=FORMATS,
     key_formats=("none", *KEY_FORMATS),
+    carries_op=lambda sink: sink.format in CHANGELOG_VALUE_FORMATS,
+    changelog_fix="write it with connector: upsert-kafka (and primary-key), or value.format: debezium-json",
 )

@@ -69,6 +69,7 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     yields_changelog=lambda value_format, streaming: streaming,  # batch mode reads the table
     check=KAFKA_SOURCE.check,
     metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
+    per_key_state=True,
 )
 
 
@@ -155,4 +156,6 @@ UPSERT_KAFKA_SINK = SinkConnector(
     options=KAFKA_SINK.options,
     formats=KEY_FORMATS,  # insert-only formats: the changelog is the upsert itself
     key_formats=KEY_FORMATS,
+    takes_changelog=True,
+    per_key_state=True,
 )
