@@ -13,7 +13,6 @@ from . import ir
 from .connectors import SINKS, SOURCES
 from .connectors.cdc_json import SCHEMA_INCLUDE
 from .connectors.base import SourceConnector, Where
-from .connectors.upsert_kafka import UPSERT_KAFKA
 from .diagnostics import Collector, Location, did_you_mean
 from .errors_policy import dead_letter_problems
 from .envrefs import Text
@@ -254,7 +253,7 @@ class Builder:
 
     # ------------------------------------------------------------ sink, errors, tests
 
-    def sink(self, shape: Shape) -> Sink | None:
+    def sink(self, shape: Shape, source: Source) -> Sink | None:
         raw = self.data["sink"]
         connector = SINKS.get(raw["connector"])
         if connector is None:
@@ -262,16 +261,16 @@ class Builder:
                              f"available now: {', '.join(SINKS)}")
             return None
         streaming = self.data.get("mode", "streaming") == "streaming"
-        if streaming and raw["connector"] != "console" and "checkpoint" not in raw:
+        if streaming and connector.checkpoint_required and "checkpoint" not in raw:
             self.diags.error("E510", "a streaming sink needs a checkpoint", self.at("sink"), "add checkpoint: <folder> (it may use ${env:...})")
         if not streaming and "trigger" in raw:
             self.diags.error("E511", "trigger applies to streaming pipelines only", self.key_at("sink", "trigger"))
         sink = Sink(
             connector=raw["connector"],
             loc=self.at("sink"),
-            format=raw.get("format"),
+            format=connector.value_format(raw),
             path=_text(raw.get("path")),
-            envelope=bool(raw.get("envelope", raw["connector"] == "console")),
+            envelope=bool(raw.get("envelope", connector.envelope_default)),
             partition_by=tuple(raw.get("partition-by", [])),
             partition_by_locs=tuple(self.at("sink", "partition-by", i) for i in range(len(raw.get("partition-by", [])))),
             checkpoint=_text(raw.get("checkpoint")),
@@ -279,7 +278,7 @@ class Builder:
             options=_options(raw.get("options")),
             topic=_text(raw.get("topic")),
             properties=tuple((k, Text(str(v))) for k, v in (raw.get("properties") or {}).items()),
-            key_format=raw.get("key", {}).get("format", self.default_key_format(shape)),
+            key_format=raw.get("key", {}).get("format", default_key_format(source, shape)),
             key_fields=tuple(raw.get("key", {}).get("fields", [])),
             key_field_locs=tuple(self.at("sink", "key", "fields", i) for i in range(len(raw.get("key", {}).get("fields", [])))),
             fields_include=raw.get("value", {}).get("fields-include", "ALL"),
@@ -288,34 +287,21 @@ class Builder:
             record_name=self.data["name"],
             key_schema_id=_int(raw.get("key", {}).get("schema-id")),
             value_schema_id=_int(raw.get("value", {}).get("schema-id")),
-            format_loc=self.at("sink", "format") if "format" in raw else self.at("sink", "value", "format"),
+            format_loc=self.at("sink", *connector.format_path),
             key_format_loc=self.at("sink", "key", "format"),
             primary_key_loc=self.at("sink", "primary-key"),
         )
-        if raw["connector"] == UPSERT_KAFKA:
+        if connector.primary_key:
             sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
                            key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))
-        if raw["connector"] in ("kafka", UPSERT_KAFKA):
-            sink = replace(sink, format=raw["value"]["format"])
-            if not any(k == "bootstrap.servers" for k, _ in sink.properties) and not self.source_bootstrap():
+        if connector.writes_kafka:
+            if not any(k == "bootstrap.servers" for k, _ in sink.properties) and not source_bootstrap(source):
                 self.diags.error("E512", "the kafka sink needs bootstrap.servers", self.at("sink"),
                                  "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses")
         self.check_options("sink", sink.options, connector.options)
         connector.check(sink, shape, self.diags)
         connector.check_changelog(sink, shape, self.diags)
         return sink
-
-    def default_key_format(self, shape: Shape) -> str | None:
-        """The source's key format; json where the source had none and the chain set a key (SPEC section 7)."""
-        src = self.data["source"]
-        fmt = src.get("key", {}).get("format", "none") if src["connector"] != "files" else "none"
-        if fmt == "none":
-            return "json" if shape.key is not None else None
-        return fmt
-
-    def source_bootstrap(self) -> str | None:
-        props = self.data["source"].get("properties") or {}
-        return props.get("bootstrap.servers")
 
     def errors(self, source: Source | None, sink: Sink | None = None) -> ErrorPolicy:
         raw = self.data.get("errors") or {}
@@ -370,7 +356,7 @@ class Builder:
         predicates = self.predicates()
         start = initial_shape(source) if source else None
         steps, shapes = self.steps(start, predicates) if start else ((), ())
-        sink = self.sink(shapes[-1]) if shapes else None
+        sink = self.sink(shapes[-1], source) if shapes and source else None
         errors = self.errors(source, sink)
         tests = self.tests(source, errors)
         if self.diags.errors or source is None or sink is None:
@@ -394,6 +380,19 @@ class Builder:
             spark_version_loc=self.at("spark", "version") if "version" in spark else None,
         )
         return Compiled(pipeline, shapes)
+
+
+def default_key_format(source: Source, shape: Shape) -> str | None:
+    """The source's key format; json where the source had none and the chain set a key (SPEC section 7)."""
+    if source.key_format == "none":
+        return "json" if shape.key is not None else None
+    return source.key_format
+
+
+def source_bootstrap(source: Source) -> str | None:
+    """The source's bootstrap servers as written, which a Kafka sink reuses."""
+    servers = dict(source.properties).get("bootstrap.servers")
+    return servers.raw if servers is not None else None
 
 
 def initial_shape(source: Source) -> Shape:

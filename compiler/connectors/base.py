@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import ir
@@ -28,6 +28,13 @@ class MetaKey:
     read: Callable[[Source], ir.Expr]
     writable: bool = False
     warning: str | None = None
+
+
+def _lookup(raw: dict, path: tuple[str, ...]) -> str | None:
+    found: object = raw
+    for key in path:
+        found = found.get(key) if isinstance(found, dict) else None
+    return found if isinstance(found, str) else None
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,7 @@ class SourceConnector:
     explodes_messages: Callable[[Source], bool] = lambda source: False
     per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)
     dead_letters: bool = False  # the dead-letter queue can carry its raw records untouched (key, value, headers bytes)
+    schema_hints: dict[tuple, str] = field(default_factory=dict)  # better hints for schema errors, by the path at fault
 
     def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:
         """The readable metadata keys: the connector's and its value format's."""
@@ -81,10 +89,7 @@ class SourceConnector:
 
     def value_format(self, raw: dict) -> str | None:
         """The value format a source block as written sets."""
-        found: object = raw
-        for key in self.format_path:
-            found = found.get(key) if isinstance(found, dict) else None
-        return found if isinstance(found, str) else None
+        return _lookup(raw, self.format_path)
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,15 @@ class SinkConnector:
     carries_op: Callable[[Sink], bool] = lambda sink: False  # an append-only sink that writes each row's `op`
     changelog_fix: str = "use an upsert-kafka sink"  # the hint when a changelog would lose its op here
     per_key_state: bool = False  # reduces each key's changes per micro-batch (the job runs foreachBatch)
+    format_path: tuple[str, ...] = ("format",)  # where the YAML sets the value format
+    primary_key: bool = False  # its key fields are `primary-key`
+    writes_kafka: bool = False  # writes Kafka rows to a cluster (bootstrap servers, producer properties)
+    checkpoint_required: bool = True  # a streaming pipeline must name its checkpoint
+    envelope_default: bool = False  # `envelope:` when the YAML does not say
+
+    def value_format(self, raw: dict) -> str | None:
+        """The value format a sink block as written sets."""
+        return _lookup(raw, self.format_path)
 
     def columns(self, sink: Sink, shape: Shape) -> tuple[str, ...]:
         """The columns the sink writes: those of the last select of its encoding."""

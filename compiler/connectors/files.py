@@ -272,4 +272,6 @@ CONSOLE_SINK = SinkConnector(
     options=CONSOLE_OPTIONS,
     carries_op=lambda sink: sink.envelope,
     changelog_fix="set envelope: true to show each row's op",
+    checkpoint_required=False,
+    envelope_default=True,
 )

@@ -208,4 +208,6 @@ KAFKA_SINK = SinkConnector(
     key_formats=("none", *KEY_FORMATS),
     carries_op=lambda sink: sink.format in CHANGELOG_VALUE_FORMATS,
     changelog_fix="write it with connector: upsert-kafka (and primary-key), or value.format: debezium-json",
+    format_path=("value", "format"),
+    writes_kafka=True,
 )

@@ -43,14 +43,6 @@ SCHEMA_HINTS = {
 }
 
 
-def schema_hint(data: object, path: tuple) -> str | None:
-    """A better hint for a schema error inside an upsert-kafka source, or None."""
-    source = data.get("source") if isinstance(data, dict) else None
-    if not isinstance(source, dict) or source.get("connector") != UPSERT_KAFKA:
-        return None
-    return SCHEMA_HINTS.get(tuple(path))
-
-
 def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """The kafka decode over the table (batch) or over the changelog rows, keeping their `op` (streaming)."""
     parsed, layout = decode_kafka(source, pipeline)
@@ -70,6 +62,7 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     check=KAFKA_SOURCE.check,
     metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
     per_key_state=True,
+    schema_hints=SCHEMA_HINTS,
 )
 
 
@@ -158,4 +151,7 @@ UPSERT_KAFKA_SINK = SinkConnector(
     key_formats=KEY_FORMATS,
     takes_changelog=True,
     per_key_state=True,
+    format_path=("value", "format"),
+    primary_key=True,
+    writes_kafka=True,
 )
