@@ -43,31 +43,14 @@ def _environment():
     )
 
 
-def text_expr(text: Text | None) -> str:
-    """Python source for a configured string: `env("...")` when it holds references, else a literal."""
-    if text is None:
-        return "None"
-    return f"env({render.py_literal(text.raw)})" if text.has_env else render.py_literal(text.literal)
-
-
-def path_expr(text: Text | None) -> str:
-    """Python source for a configured path: resolved by the job's `location` (absolute under Spark Connect)."""
-    return "None" if text is None else f"location({text_expr(text)})"
-
-
 def _files_context(source: Source) -> dict:
     return {
         "schema": render.py_literal(table_ddl(reader_schema(source))),
         "format": render.py_literal(source.format),
         "options": render.py_literal(dict(source.options)),
-        "path": path_expr(source.path),
+        "path": render.path_expr(source.path),
         "summary": render.doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value."),
     }
-
-
-def _dict_expr(items: list[tuple[str, str]]) -> str:
-    """A dict display whose values are already Python expressions."""
-    return "{" + ", ".join(f"{render.py_literal(k)}: {v}" for k, v in items) + "}"
 
 
 # JVM options for a job that starts Spark's JVM itself (`python job.py`): HotSpot otherwise leaves generated
@@ -80,27 +63,27 @@ STARTING_OFFSETS = {"earliest-offset": "earliest", "latest-offset": "latest"}
 def _kafka_context(source: Source) -> dict:
     """Spark Kafka reader options; values that may hold ${env:...} stay env() calls resolved at run time."""
     props = dict(source.properties)
-    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(props.pop('bootstrap.servers', None))}")]
+    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {render.text_expr(props.pop('bootstrap.servers', None))}")]
     if source.topics:
         joined = ",".join(t.raw for t in source.topics)
-        items.append(("subscribe", text_expr(Text(joined))))
+        items.append(("subscribe", render.text_expr(Text(joined))))
     else:
-        items.append(("subscribePattern", text_expr(source.topic_pattern)))
+        items.append(("subscribePattern", render.text_expr(source.topic_pattern)))
     mode = source.startup.get("mode", "earliest-offset")
     if mode in STARTING_OFFSETS:
         items.append(("startingOffsets", render.py_literal(STARTING_OFFSETS[mode])))
     elif mode == "timestamp":
-        items.append(("startingTimestamp", text_expr(Text(str(source.startup["timestamp-millis"])))))
+        items.append(("startingTimestamp", render.text_expr(Text(str(source.startup["timestamp-millis"])))))
         items.append(("startingOffsetsByTimestampStrategy", render.py_literal("latest")))
     else:
-        spec = text_expr(Text(str(source.startup["specific-offsets"])))
-        items.append(("startingOffsets", f"specific_offsets({text_expr(source.topics[0])}, {spec})"))
+        spec = render.text_expr(Text(str(source.startup["specific-offsets"])))
+        items.append(("startingOffsets", f"specific_offsets({render.text_expr(source.topics[0])}, {spec})"))
     items.append(("includeHeaders", render.py_literal("true")))
-    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    items += [(f"kafka.{k}", render.text_expr(v)) for k, v in props.items()]
     items += [(k, render.py_literal(v)) for k, v in source.options]
     topics = ", ".join(t.raw for t in source.topics) or (source.topic_pattern.raw if source.topic_pattern else "")
     return {
-        "options": _dict_expr(items),
+        "options": render.dict_expr(items),
         "specific_offsets": mode == "specific-offsets",
         "summary": render.doc_text(f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source."),
     }
@@ -118,14 +101,14 @@ def _kafka_sink_context(sink: Sink, source: Source) -> dict:
     """Spark Kafka writer options: bootstrap servers (CLI, sink, else the source's), producer properties."""
     props = dict(sink.properties)
     servers = props.pop("bootstrap.servers", None) or dict(source.properties).get("bootstrap.servers")
-    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
-    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {render.text_expr(servers)}")]
+    items += [(f"kafka.{k}", render.text_expr(v)) for k, v in props.items()]
     items += [(k, render.py_literal(v)) for k, v in sink.options]
     where = f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
     kind = "Upsert-kafka sink (key: primary key; -D a tombstone)" if sink.primary_key else "Kafka sink"
     return {
-        "options": _dict_expr(items),
-        "checkpoint": path_expr(sink.checkpoint),
+        "options": render.dict_expr(items),
+        "checkpoint": render.path_expr(sink.checkpoint),
         "summary": render.doc_text(f"{kind}: {sink.format} values to {where} (at least once)."),
     }
 
@@ -140,8 +123,8 @@ def _sink_context(sink: Sink, source: Source) -> dict:
         "format": render.py_literal(sink.format),
         "options": render.py_literal(options),
         "partition_by": render.py_literal(list(sink.partition_by)),
-        "path": path_expr(sink.path),
-        "checkpoint": path_expr(sink.checkpoint),
+        "path": render.path_expr(sink.path),
+        "checkpoint": render.path_expr(sink.checkpoint),
         "summary": render.doc_text(f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + "."),
     }
 
@@ -161,15 +144,15 @@ def _dead_letter_context(p: Pipeline) -> dict:
     own = dict(policy.dlq_properties)
     servers = props.pop("bootstrap.servers", None)
     if "bootstrap.servers" in own:  # another cluster: --bootstrap-servers is the source's
-        options = [("kafka.bootstrap.servers", text_expr(own.pop("bootstrap.servers")))]
+        options = [("kafka.bootstrap.servers", render.text_expr(own.pop("bootstrap.servers")))]
     else:
-        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
-    options += [(f"kafka.{k}", text_expr(v)) for k, v in {**props, **own}.items()]
+        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {render.text_expr(servers)}")]
+    options += [(f"kafka.{k}", render.text_expr(v)) for k, v in {**props, **own}.items()]
     target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
     return {
-        "topic": text_expr(policy.dlq_topic) if policy.dlq_topic else None,
-        "path": path_expr(policy.dlq_path),
-        "options": _dict_expr(options),
+        "topic": render.text_expr(policy.dlq_topic) if policy.dlq_topic else None,
+        "path": render.path_expr(policy.dlq_path),
+        "options": render.dict_expr(options),
         "context_headers": policy.context_headers,
         "log": policy.log,
         "log_messages": policy.log_messages,
