@@ -64,6 +64,7 @@ class SourceConnector:
     name: str
     metadata: dict[str, MetaKey]
     decode: Callable[[Source, str], tuple[ir.Op, ...]]
+    reader: Callable[[Source], dict]  # the context of its job section (templates/sources/NAME.py.j2): reader options
     packages: Callable[[Source], tuple[str, ...]] = lambda source: ()
     formats: tuple[str, ...] = ()
     options: frozenset[str] = frozenset()  # the Spark reader options `options:` may set
@@ -99,6 +100,7 @@ class SinkConnector:
     name: str
     check: Callable[[Sink, Shape, Collector], None]
     encode: Callable[[Sink, Shape], tuple[ir.Op, ...]]
+    writer: Callable[[Sink, Source], dict]  # the context of its job section (templates/sinks/NAME.py.j2): writer options
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
     formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)

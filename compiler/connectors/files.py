@@ -11,9 +11,11 @@ from ..types import (
     BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
 from ..record_errors import CONVERTER_STAGES
+from ..render import doc_text, path_expr, py_literal
 from ..transforms.base import Lowering
 from . import avro, json_timestamps
 from .cdc_json import foreign_key_hint
+from .spark_io import file_writer, table_ddl
 from .base import (
     ENVELOPE_COLUMNS,
     MetaKey,
@@ -63,6 +65,17 @@ def reader_schema(source: Source) -> StructType:
     """The physical columns as Spark's reader reads them (json: timestamps as text, see `json_timestamps`)."""
     physical = StructType(tuple(StructField(c.name, c.type) for c in source.columns if c.physical))
     return json_timestamps.as_text(physical) if source.format == "json" else physical
+
+
+def files_reader(source: Source) -> dict:
+    """Spark's file reader: schema, format, options and path."""
+    return {
+        "schema": py_literal(table_ddl(reader_schema(source))),
+        "format": py_literal(source.format),
+        "options": py_literal(dict(source.options)),
+        "path": path_expr(source.path),
+        "summary": doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value."),
+    }
 
 
 def _timestamps_converted(source: Source) -> tuple[ir.Op, ...]:
@@ -150,6 +163,7 @@ FILES_SOURCE = SourceConnector(
     name="files",
     metadata=FILES_METADATA,
     decode=decode_files,
+    reader=files_reader,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     formats=("json", "csv", "parquet", "avro", "text"),
     options=FILE_READ_OPTIONS,
@@ -259,6 +273,7 @@ FILES_SINK = SinkConnector(
     name="files",
     check=check_files_sink,
     encode=encode_rows,
+    writer=file_writer,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     options=FILE_WRITE_OPTIONS,
     formats=("parquet", "json", "csv", "avro"),
@@ -269,6 +284,7 @@ CONSOLE_SINK = SinkConnector(
     name="console",
     check=check_files_sink,
     encode=encode_rows,
+    writer=file_writer,
     options=CONSOLE_OPTIONS,
     carries_op=lambda sink: sink.envelope,
     changelog_fix="set envelope: true to show each row's op",

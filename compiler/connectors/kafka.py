@@ -11,6 +11,7 @@ from ..transforms.base import Lowering
 from . import avro, cdc_json, json_timestamps
 from .base import MetaKey, SourceConnector, Where, cast_metadata, header_columns, timestamp_type_name
 from .kafka_rules import check_kafka_source
+from .spark_io import kafka_reader
 
 KAFKA_PACKAGE = spark_versions.KAFKA
 HEADERS = ir.Col("headers")
@@ -160,6 +161,7 @@ KAFKA_SOURCE = SourceConnector(
     name="kafka",
     metadata=KAFKA_METADATA,
     decode=decode_kafka,
+    reader=kafka_reader,
     packages=_packages,
     formats=FORMATS,
     options=KAFKA_READER_OPTIONS,

@@ -15,6 +15,7 @@ from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
 from .payload import HINTS, JSON_OPTIONS, encode_payload, payload_problem
+from .spark_io import kafka_writer
 
 SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
 KEY_FORMATS = ("raw", "json", "csv", *avro.FORMATS)
@@ -203,6 +204,7 @@ KAFKA_SINK = SinkConnector(
     name="kafka",
     check=check_kafka_sink,
     encode=encode_kafka,
+    writer=kafka_writer,
     packages=lambda sink: (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ()),
     formats=FORMATS,
     key_formats=("none", *KEY_FORMATS),
