@@ -78,6 +78,7 @@ class SourceConnector:
     # The columns the source yields: the declared ones, or a default where the value format implies one
     yields: Callable[[str | None, tuple[Column, ...], Where], tuple[Column, ...]] = lambda fmt, columns, where: columns
     given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
+    reads_files: bool = False  # reads files (a test's given records are written as files of its format)
     # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
     explodes_messages: Callable[[Source], bool] = lambda source: False
     per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)

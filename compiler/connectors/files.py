@@ -172,6 +172,7 @@ FILES_SOURCE = SourceConnector(
     metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
     yields=text_columns,
     given_fields=frozenset({"value", "batch"}),  # files records get topic, partition, offset and timestamp from the files
+    reads_files=True,
 )
 
 
