@@ -115,6 +115,13 @@ class SinkConnector:
     writes_kafka: bool = False  # writes Kafka rows to a cluster (bootstrap servers, producer properties)
     checkpoint_required: bool = True  # a streaming pipeline must name its checkpoint
     envelope_default: bool = False  # `envelope:` when the YAML does not say
+    writes_files: bool = False  # writes files into a folder (with Spark's _spark_metadata log when streaming)
+    spark_sink: str = "file"  # the Spark sink its stream writes through (outside foreachBatch)
+
+    @property
+    def durable(self) -> bool:
+        """Whether what it writes is kept (a console sink only shows it)."""
+        return self.writes_kafka or self.writes_files
 
     def value_format(self, raw: dict) -> str | None:
         """The value format a sink block as written sets."""

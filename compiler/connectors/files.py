@@ -280,6 +280,7 @@ FILES_SINK = SinkConnector(
     formats=("parquet", "json", "csv", "avro"),
     carries_op=lambda sink: sink.envelope,
     changelog_fix="add envelope: true to write each row's op, or use an upsert-kafka sink",
+    writes_files=True,
 )
 CONSOLE_SINK = SinkConnector(
     name="console",
@@ -291,4 +292,5 @@ CONSOLE_SINK = SinkConnector(
     changelog_fix="set envelope: true to show each row's op",
     checkpoint_required=False,
     envelope_default=True,
+    spark_sink="console",
 )

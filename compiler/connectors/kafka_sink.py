@@ -212,4 +212,5 @@ KAFKA_SINK = SinkConnector(
     changelog_fix="write it with connector: upsert-kafka (and primary-key), or value.format: debezium-json",
     format_path=("value", "format"),
     writes_kafka=True,
+    spark_sink="kafka",
 )

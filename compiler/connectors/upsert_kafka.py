@@ -156,4 +156,5 @@ UPSERT_KAFKA_SINK = SinkConnector(
     format_path=("value", "format"),
     primary_key=True,
     writes_kafka=True,
+    spark_sink="kafka",
 )
