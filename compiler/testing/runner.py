@@ -205,7 +205,7 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
     unwritten = sorted({k for rec in case.expect for k in rec.fields} - fields)
     if unwritten:
         sink = compiled.pipeline.sink
-        kafka = SINKS[sink.connector].writes_kafka and not SINKS[sink.connector].primary_key
+        kafka = SINKS[sink.connector].writes_kafka and not SINKS[sink.connector].primary_key  # as before: upsert-kafka says envelope
         why = " without envelope: true" if not kafka and not sink.envelope else " (the broker assigns them)"
         return Outcome(False, (f"  expect names {', '.join(unwritten)}, which a {sink.connector} sink{why} does not write",))
     mismatch = compare([(r.loc.line, r.fields) for r in case.expect], actual, ordered="topic" in fields)
