@@ -11,7 +11,8 @@ from ..diagnostics import did_you_mean
 from ..envrefs import Text
 from ..model import Column, Source
 from ..shape import Shape
-from ..types import BYTES, HEADERS, SqlType, StructField, StructType, TypeSyntaxError, parse_type, same_name
+from ..type_parser import TypeSyntaxError, parse_type
+from ..types import BYTES, HEADERS, SqlType, StructField, StructType, same_name
 from .part import Part, options, text
 
 
