@@ -6,16 +6,14 @@ from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector
 from ..model import Column, Sink, Source
+from ..record_errors import CONVERTER_STAGES
+from ..render import doc_text, path_expr, py_literal
 from ..shape import Shape
+from ..transforms.base import Lowering
 from ..types import (
     BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
-from ..record_errors import CONVERTER_STAGES
-from ..render import doc_text, path_expr, py_literal
-from ..transforms.base import Lowering
 from . import avro, json_timestamps
-from .cdc_json import foreign_key_hint
-from .spark_io import file_writer, table_ddl
 from .base import (
     ENVELOPE_COLUMNS,
     MetaKey,
@@ -26,6 +24,8 @@ from .base import (
     empty_headers,
     header_columns,
 )
+from .cdc_json import foreign_key_hint
+from .spark_io import file_writer, table_ddl
 
 AVRO_PACKAGE = spark_versions.AVRO
 FILE = ir.Col("_metadata")
@@ -140,6 +140,7 @@ FILE_READ_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {
 })
 FILE_WRITE_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {"ignoreNullFields", "maxRecordsPerFile", "avroSchema", "recordName", "recordNamespace"})
 CONSOLE_OPTIONS = frozenset({"numRows", "truncate"})
+
 
 def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> tuple[Column, ...]:
     """A text source has the single column `value STRING`, declared or not."""
