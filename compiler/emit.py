@@ -8,15 +8,11 @@ from functools import lru_cache
 
 from . import __version__, layout, render, spark_versions
 from .build import Compiled
-from .envrefs import Text
 from .lower import Lowered, lower
-from .connectors.payload import CSV_OPTIONS, JSON_OPTIONS
-from .connectors.files import reader_schema
-from .connectors.upsert_kafka import UPSERT_KAFKA
-from .model import Pipeline, Sink, Source
+from .connectors import SINKS, SOURCES
+from .model import Pipeline
 from .package_data import TEMPLATES
 from .targets import job_needs
-from .types import StructType
 
 
 @dataclass(frozen=True)
@@ -43,115 +39,18 @@ def _environment():
     )
 
 
-def text_expr(text: Text | None) -> str:
-    """Python source for a configured string: `env("...")` when it holds references, else a literal."""
-    if text is None:
-        return "None"
-    return f"env({render.py_literal(text.raw)})" if text.has_env else render.py_literal(text.literal)
-
-
-def path_expr(text: Text | None) -> str:
-    """Python source for a configured path: resolved by the job's `location` (absolute under Spark Connect)."""
-    return "None" if text is None else f"location({text_expr(text)})"
-
-
-def _files_context(source: Source) -> dict:
-    return {
-        "schema": render.py_literal(table_ddl(reader_schema(source))),
-        "format": render.py_literal(source.format),
-        "options": render.py_literal(dict(source.options)),
-        "path": path_expr(source.path),
-        "summary": render.doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value."),
-    }
-
-
-def _dict_expr(items: list[tuple[str, str]]) -> str:
-    """A dict display whose values are already Python expressions."""
-    return "{" + ", ".join(f"{render.py_literal(k)}: {v}" for k, v in items) + "}"
-
-
 # JVM options for a job that starts Spark's JVM itself (`python job.py`): HotSpot otherwise leaves generated
 # methods over 8,000 bytes of bytecode to the interpreter, and a long chain's whole-stage code passes that.
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 
-STARTING_OFFSETS = {"earliest-offset": "earliest", "latest-offset": "latest"}
-
-
-def _kafka_context(source: Source) -> dict:
-    """Spark Kafka reader options; values that may hold ${env:...} stay env() calls resolved at run time."""
-    props = dict(source.properties)
-    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(props.pop('bootstrap.servers', None))}")]
-    if source.topics:
-        joined = ",".join(t.raw for t in source.topics)
-        items.append(("subscribe", text_expr(Text(joined))))
-    else:
-        items.append(("subscribePattern", text_expr(source.topic_pattern)))
-    mode = source.startup.get("mode", "earliest-offset")
-    if mode in STARTING_OFFSETS:
-        items.append(("startingOffsets", render.py_literal(STARTING_OFFSETS[mode])))
-    elif mode == "timestamp":
-        items.append(("startingTimestamp", text_expr(Text(str(source.startup["timestamp-millis"])))))
-        items.append(("startingOffsetsByTimestampStrategy", render.py_literal("latest")))
-    else:
-        spec = text_expr(Text(str(source.startup["specific-offsets"])))
-        items.append(("startingOffsets", f"specific_offsets({text_expr(source.topics[0])}, {spec})"))
-    items.append(("includeHeaders", render.py_literal("true")))
-    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
-    items += [(k, render.py_literal(v)) for k, v in source.options]
-    topics = ", ".join(t.raw for t in source.topics) or (source.topic_pattern.raw if source.topic_pattern else "")
-    return {
-        "options": _dict_expr(items),
-        "specific_offsets": mode == "specific-offsets",
-        "summary": render.doc_text(f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source."),
-    }
-
-
-SOURCE_CONTEXT = {"files": _files_context, "kafka": _kafka_context, "upsert-kafka": _kafka_context}
-
-
-def table_ddl(t: StructType) -> str:
-    """A reader schema in Spark DDL: every column name backtick-quoted."""
-    return ", ".join("`" + f.name.replace("`", "``") + "` " + f.type.ddl() for f in t.fields)
-
-
-def _kafka_sink_context(sink: Sink, source: Source) -> dict:
-    """Spark Kafka writer options: bootstrap servers (CLI, sink, else the source's), producer properties."""
-    props = dict(sink.properties)
-    servers = props.pop("bootstrap.servers", None) or dict(source.properties).get("bootstrap.servers")
-    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
-    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
-    items += [(k, render.py_literal(v)) for k, v in sink.options]
-    where = f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
-    kind = "Upsert-kafka sink (key: primary key; -D a tombstone)" if sink.primary_key else "Kafka sink"
-    return {
-        "options": _dict_expr(items),
-        "checkpoint": path_expr(sink.checkpoint),
-        "summary": render.doc_text(f"{kind}: {sink.format} values to {where} (at least once)."),
-    }
-
-
-def _sink_context(sink: Sink, source: Source) -> dict:
-    if sink.connector in KAFKA_SINKS:
-        return _kafka_sink_context(sink, source)
-    options = dict(sink.options)
-    defaults = {"json": JSON_OPTIONS, "csv": CSV_OPTIONS}.get(sink.format, {})
-    options = {**defaults, **options}  # json writes null fields and csv quotes as RFC 4180, as Flink does
-    return {
-        "format": render.py_literal(sink.format),
-        "options": render.py_literal(options),
-        "partition_by": render.py_literal(list(sink.partition_by)),
-        "path": path_expr(sink.path),
-        "checkpoint": path_expr(sink.checkpoint),
-        "summary": render.doc_text(f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + "."),
-    }
-
-
-KAFKA_SINKS = ("kafka", UPSERT_KAFKA)
+def per_key_state(p: Pipeline) -> bool:
+    """Whether a connector keeps per-key state (the changelog state, the upsert reduction)."""
+    return SOURCES[p.source.connector].per_key_state or SINKS[p.sink.connector].per_key_state
 
 
 def per_batch(p: Pipeline) -> bool:
-    """Streaming through foreachBatch: per-key work (the changelog state, the upsert reduction) needs whole micro-batches."""
-    return p.streaming and UPSERT_KAFKA in (p.source.connector, p.sink.connector)
+    """Streaming through foreachBatch: per-key work needs whole micro-batches."""
+    return p.streaming and per_key_state(p)
 
 
 def _dead_letter_context(p: Pipeline) -> dict:
@@ -161,15 +60,15 @@ def _dead_letter_context(p: Pipeline) -> dict:
     own = dict(policy.dlq_properties)
     servers = props.pop("bootstrap.servers", None)
     if "bootstrap.servers" in own:  # another cluster: --bootstrap-servers is the source's
-        options = [("kafka.bootstrap.servers", text_expr(own.pop("bootstrap.servers")))]
+        options = [("kafka.bootstrap.servers", render.text_expr(own.pop("bootstrap.servers")))]
     else:
-        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
-    options += [(f"kafka.{k}", text_expr(v)) for k, v in {**props, **own}.items()]
+        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {render.text_expr(servers)}")]
+    options += [(f"kafka.{k}", render.text_expr(v)) for k, v in {**props, **own}.items()]
     target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
     return {
-        "topic": text_expr(policy.dlq_topic) if policy.dlq_topic else None,
-        "path": path_expr(policy.dlq_path),
-        "options": _dict_expr(options),
+        "topic": render.text_expr(policy.dlq_topic) if policy.dlq_topic else None,
+        "path": render.path_expr(policy.dlq_path),
+        "options": render.dict_expr(options),
         "context_headers": policy.context_headers,
         "log": policy.log,
         "log_messages": policy.log_messages,
@@ -198,8 +97,9 @@ def _spark_context(lowered: Lowered) -> dict:
 
 def context(compiled: Compiled, lowered: Lowered) -> dict:
     p = compiled.pipeline
+    source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     conf = {"spark.sql.session.timeZone": "UTC", "spark.sql.ansi.enabled": "true", "spark.sql.mapKeyDedupPolicy": "LAST_WIN"}
-    if p.sink.connector in KAFKA_SINKS and not p.streaming or per_batch(p):
+    if sink.writes_kafka and not p.streaming or per_batch(p):
         # Kafka's batch write through the V2 path, where Spark's observed metrics (the job's counts) reach the
         # Observation; through the V1 path they never do and the counts would wait forever.
         conf["spark.sql.sources.useV1SourceList"] = "avro,csv,json,orc,parquet,text"
@@ -222,11 +122,11 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "trigger": render.py_literal(p.sink.trigger),
         "source_template": f"sources/{p.source.connector}.py.j2",
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
-        "source": SOURCE_CONTEXT[p.source.connector](p.source),
-        "sink": _sink_context(p.sink, p.source),
+        "source": source.reader(p.source),
+        "sink": sink.writer(p.sink, p.source),
         "per_batch": per_batch(p),
-        "changelog_state": p.streaming and p.source.connector == UPSERT_KAFKA,
-        "uses_window": UPSERT_KAFKA in (p.source.connector, p.sink.connector),
+        "changelog_state": p.streaming and source.per_key_state,
+        "uses_window": per_key_state(p),
         "dead_letters": lowered.dead_letters,
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": _lines(lowered.decode),

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from . import ir
 from .build import Compiled
 from .connectors import SINKS
 
 
 def sink_columns(compiled: Compiled) -> tuple[str, ...]:
-    """The columns the sink writes: those of the last select of its encoding (an upsert sink encodes in steps)."""
+    """The columns the sink writes."""
     p = compiled.pipeline
-    encoded = SINKS[p.sink.connector].encode(p.sink, compiled.final)
-    ops = encoded if isinstance(encoded, tuple) else (encoded,)
-    written = next(op for op in reversed(ops) if isinstance(op, ir.Select))
-    return tuple(name for name, _ in written.columns)
+    return SINKS[p.sink.connector].columns(p.sink, compiled.final)
 
 
 def explain(compiled: Compiled) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from . import ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
-from .connectors.cdc_json import reads_changelog, skip_unchanged
+from .connectors.cdc_json import skip_unchanged
 from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
@@ -104,7 +104,7 @@ def lower(compiled: Compiled) -> Lowered:
     else:
         decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats))
     blocks = []
-    if reads_changelog(p.source):
+    if source.explodes_messages(p.source):
         blocks.append(ir.Block(f"{p.file}:{p.source.loc.line} source: skip tombstones and DDL messages (counted as filtered)",
                                (skip_unchanged(),), p.source.loc))
     rebuilt: set[str] = set()  # columns set by the chain so far
@@ -129,8 +129,7 @@ def lower(compiled: Compiled) -> Lowered:
             stage = record_errors.Stage(record_errors.TRANSFORMATION, PACKAGE + step.type_name.rsplit(".", 1)[-1])
             block = record_errors.tolerate_block(block, lambda name, stage=stage: stage)
         blocks.append(block)
-    encoded = sink.encode(p.sink, compiled.final)
-    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", encoded if isinstance(encoded, tuple) else (encoded,), p.sink.loc)
+    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", sink.encode(p.sink, compiled.final), p.sink.loc)
     if tolerant:
         encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))

@@ -6,6 +6,7 @@ import math
 from typing import Callable
 
 from . import ir
+from .envrefs import Text
 from .printer import syntax as S
 from .types import quote_name
 
@@ -177,3 +178,20 @@ def block_statements(b: ir.Block) -> tuple[str, list[S.Statement]]:
 def block(b: ir.Block) -> list[str]:
     """Comment line plus statements."""
     return [f"# {comment_text(b.comment)}", *(operation(op) for op in b.ops)]
+
+
+def text_expr(text: Text | None) -> str:
+    """Python source for a configured string: `env("...")` when it holds references, else a literal."""
+    if text is None:
+        return "None"
+    return f"env({py_literal(text.raw)})" if text.has_env else py_literal(text.literal)
+
+
+def path_expr(text: Text | None) -> str:
+    """Python source for a configured path: resolved by the job's `location` (absolute under Spark Connect)."""
+    return "None" if text is None else f"location({text_expr(text)})"
+
+
+def dict_expr(items: list[tuple[str, str]]) -> str:
+    """A dict display whose values are already Python expressions."""
+    return "{" + ", ".join(f"{py_literal(k)}: {v}" for k, v in items) + "}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from .connectors.upsert_kafka import schema_hint
+from .connectors import schema_hint
 from .diagnostics import Collector, did_you_mean, one_of
 from .exclusive import check_exclusive
 from .loader import Document

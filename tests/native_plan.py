@@ -11,7 +11,8 @@ from types import ModuleType
 from compiler.build import Compiled
 from compiler.model import TestCase
 from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from compiler.testing.runner import KAFKA_CONNECTORS, write_given_files
+from compiler.connectors import SOURCES
+from compiler.testing.runner import write_given_files
 
 # Physical operators that would mean Python code (or an RDD, or JVM objects) on the record path.
 PYTHON_OPERATORS = (
@@ -33,7 +34,7 @@ def python_operators(df) -> list[str]:
 
 def batch_frame(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path):
     """The job's `transform` over a test case's given records, as one batch DataFrame (for plan checks)."""
-    if compiled.pipeline.source.connector in KAFKA_CONNECTORS:
+    if not SOURCES[compiled.pipeline.source.connector].reads_files:
         rows = kafka_rows(compiled.pipeline.source, list(case.given))
         raw = spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)
         if hasattr(job, "micro_batch"):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import ir
-from ..diagnostics import Collector
+from ..diagnostics import Collector, Location
+from ..loader import SourceMap
 from ..model import Column, Sink, Source
 from ..shape import Shape
 from ..types import BIGINT, HEADERS, Primitive, SqlType
@@ -29,31 +30,118 @@ class MetaKey:
     warning: str | None = None
 
 
+def _lookup(raw: dict, path: tuple[str, ...]) -> str | None:
+    found: object = raw
+    for key in path:
+        found = found.get(key) if isinstance(found, dict) else None
+    return found if isinstance(found, str) else None
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a connector's checks report: the diagnostics, and locations inside one top-level block of the YAML."""
+
+    diags: Collector
+    smap: SourceMap
+    block: str  # "source" or "sink"
+    streaming: bool
+
+    def at(self, *path) -> Location:
+        return self.smap.at((self.block, *path))
+
+    def key_at(self, *path) -> Location:
+        return self.smap.key((self.block, *path))
+
+    def text_at(self, path: tuple, offset: int) -> Location:
+        return self.smap.text_at((self.block, *path), offset)
+
+
 @dataclass(frozen=True)
 class SourceConnector:
-    """decode(source) maps the raw rows `read_source` returns to the record model."""
+    """decode(source) maps the raw rows `read_source` returns to the record model; check(source, where) reports
+    the rules the connector imposes on its configuration."""
 
     name: str
     metadata: dict[str, MetaKey]
     decode: Callable[[Source, str], tuple[ir.Op, ...]]
+    reader: Callable[[Source], dict]  # the context of its job section (templates/sources/NAME.py.j2): reader options
     packages: Callable[[Source], tuple[str, ...]] = lambda source: ()
     formats: tuple[str, ...] = ()
     options: frozenset[str] = frozenset()  # the Spark reader options `options:` may set
     # yields_changelog(value_format, streaming): whether its records carry `op` (Shape.changelog)
     yields_changelog: Callable[[str | None, bool], bool] = lambda value_format, streaming: False
+    check: Callable[[Source, Where], None] = lambda source, where: None
+    format_path: tuple[str, ...] = ("value", "format")  # where the YAML sets the value format
+    # The value format's own metadata keys, and a hint for a key of another value format (a key, the value format)
+    format_metadata: Callable[[str | None], dict[str, MetaKey]] = lambda fmt: {}
+    metadata_hint: Callable[[str, str | None], str | None] = lambda key, fmt: None
+    # The columns the source yields: the declared ones, or a default where the value format implies one
+    yields: Callable[[str | None, tuple[Column, ...], Where], tuple[Column, ...]] = lambda fmt, columns, where: columns
+    given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
+    reads_files: bool = False  # reads files (a test's given records are written as files of its format)
+    # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
+    explodes_messages: Callable[[Source], bool] = lambda source: False
+    per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)
+    dead_letters: bool = False  # the dead-letter queue can carry its raw records untouched (key, value, headers bytes)
+    schema_hints: dict[tuple, str] = field(default_factory=dict)  # better hints for schema errors, by the path at fault
+
+    def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:
+        """The readable metadata keys: the connector's and its value format's."""
+        return {**self.metadata, **self.format_metadata(value_format)}
+
+    def value_format(self, raw: dict) -> str | None:
+        """The value format a source block as written sets."""
+        return _lookup(raw, self.format_path)
 
 
 @dataclass(frozen=True)
 class SinkConnector:
-    """encode(sink, shape) maps the record model to the rows the sink writes."""
+    """encode(sink, shape) maps the record model to the rows the sink writes: ops whose last select is those rows."""
 
     name: str
     check: Callable[[Sink, Shape, Collector], None]
-    encode: Callable[[Sink, Shape], ir.Select | tuple[ir.Op, ...]]
+    encode: Callable[[Sink, Shape], tuple[ir.Op, ...]]
+    writer: Callable[[Sink, Source], dict]  # the context of its job section (templates/sinks/NAME.py.j2): writer options
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
     formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)
     key_formats: tuple[str, ...] = ()  # `key.format`s
+    takes_changelog: bool = False  # reduces a changelog itself (to upserts and tombstones)
+    carries_op: Callable[[Sink], bool] = lambda sink: False  # an append-only sink that writes each row's `op`
+    changelog_fix: str = "use an upsert-kafka sink"  # the hint when a changelog would lose its op here
+    per_key_state: bool = False  # reduces each key's changes per micro-batch (the job runs foreachBatch)
+    format_path: tuple[str, ...] = ("format",)  # where the YAML sets the value format
+    primary_key: bool = False  # its key fields are `primary-key`
+    writes_kafka: bool = False  # writes Kafka rows to a cluster (bootstrap servers, producer properties)
+    checkpoint_required: bool = True  # a streaming pipeline must name its checkpoint
+    envelope_default: bool = False  # `envelope:` when the YAML does not say
+    writes_files: bool = False  # writes files into a folder (with Spark's _spark_metadata log when streaming)
+    spark_sink: str = "file"  # the Spark sink its stream writes through (outside foreachBatch)
+
+    @property
+    def durable(self) -> bool:
+        """Whether what it writes is kept (a console sink only shows it)."""
+        return self.writes_kafka or self.writes_files
+
+    def value_format(self, raw: dict) -> str | None:
+        """The value format a sink block as written sets."""
+        return _lookup(raw, self.format_path)
+
+    def columns(self, sink: Sink, shape: Shape) -> tuple[str, ...]:
+        """The columns the sink writes: those of the last select of its encoding."""
+        written = next(op for op in reversed(self.encode(sink, shape)) if isinstance(op, ir.Select))
+        return tuple(name for name, _ in written.columns)
+
+    def check_changelog(self, sink: Sink, shape: Shape, diags: Collector) -> None:
+        """A changelog into an append-only sink that drops `op` would turn updates and deletes into inserts."""
+        if not shape.changelog or self.takes_changelog or self.carries_op(sink):
+            return
+        diags.error(
+            "E540",
+            f"the source yields a changelog (+I, -U, +U, -D rows) and this {sink.connector} sink is append-only and drops the op",
+            sink.loc,
+            self.changelog_fix,
+        )
 
 
 def castable(src: SqlType, dst: SqlType) -> bool:

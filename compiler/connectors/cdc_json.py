@@ -217,11 +217,6 @@ FORMATS = {
 }
 
 
-def reads_changelog(source: Source) -> bool:
-    """Whether a source's value format makes it a changelog."""
-    return source.connector == "kafka" and source.format in FORMATS
-
-
 def metadata_keys(fmt: str | None) -> dict[str, MetaKey]:
     """The value format's metadata keys as a Kafka source names them (`value.` prefixed); none for other formats."""
     found = FORMATS.get(fmt or "")

@@ -5,23 +5,27 @@ from __future__ import annotations
 from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector
-from ..model import Sink, Source
+from ..model import Column, Sink, Source
+from ..record_errors import CONVERTER_STAGES
+from ..render import doc_text, path_expr, py_literal
 from ..shape import Shape
+from ..transforms.base import Lowering
 from ..types import (
     BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
-from ..record_errors import CONVERTER_STAGES
-from ..transforms.base import Lowering
 from . import avro, json_timestamps
 from .base import (
     ENVELOPE_COLUMNS,
     MetaKey,
     SinkConnector,
     SourceConnector,
+    Where,
     cast_metadata,
     empty_headers,
     header_columns,
 )
+from .cdc_json import foreign_key_hint
+from .spark_io import file_writer, table_ddl
 
 AVRO_PACKAGE = spark_versions.AVRO
 FILE = ir.Col("_metadata")
@@ -61,6 +65,17 @@ def reader_schema(source: Source) -> StructType:
     """The physical columns as Spark's reader reads them (json: timestamps as text, see `json_timestamps`)."""
     physical = StructType(tuple(StructField(c.name, c.type) for c in source.columns if c.physical))
     return json_timestamps.as_text(physical) if source.format == "json" else physical
+
+
+def files_reader(source: Source) -> dict:
+    """Spark's file reader: schema, format, options and path."""
+    return {
+        "schema": py_literal(table_ddl(reader_schema(source))),
+        "format": py_literal(source.format),
+        "options": py_literal(dict(source.options)),
+        "path": path_expr(source.path),
+        "summary": doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value."),
+    }
 
 
 def _timestamps_converted(source: Source) -> tuple[ir.Op, ...]:
@@ -126,13 +141,39 @@ FILE_READ_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {
 FILE_WRITE_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {"ignoreNullFields", "maxRecordsPerFile", "avroSchema", "recordName", "recordNamespace"})
 CONSOLE_OPTIONS = frozenset({"numRows", "truncate"})
 
+
+def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> tuple[Column, ...]:
+    """A text source has the single column `value STRING`, declared or not."""
+    if fmt != "text":
+        return columns
+    physical = [c for c in columns if c.physical]
+    if [(c.name, c.type.sql()) for c in physical] not in ([], [("value", "STRING")]):
+        where.diags.error("E220", "a text source has the single column {name: value, type: STRING}", where.at("columns"))
+    if not physical:
+        columns = (Column("value", STRING, where.at()),) + columns
+    return columns
+
+
+def check_files_source(source: Source, where: Where) -> None:
+    if any(c.physical and c.name == "_metadata" for c in source.columns):
+        where.diags.error("E223", "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
+                          where.at("columns"), "rename the column")
+
+
 FILES_SOURCE = SourceConnector(
     name="files",
     metadata=FILES_METADATA,
     decode=decode_files,
+    reader=files_reader,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     formats=("json", "csv", "parquet", "avro", "text"),
     options=FILE_READ_OPTIONS,
+    check=check_files_source,
+    format_path=("format",),
+    metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
+    yields=text_columns,
+    given_fields=frozenset({"value", "batch"}),  # files records get topic, partition, offset and timestamp from the files
+    reads_files=True,
 )
 
 
@@ -226,16 +267,31 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             diags.error("E503", f"files sink ({sink.format}): {problem}", sink.format_loc or sink.loc, hint)
 
 
-def encode_rows(sink: Sink, shape: Shape) -> ir.Select:
-    return ir.Select(tuple(sink_columns(sink, shape)))
+def encode_rows(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
+    return (ir.Select(tuple(sink_columns(sink, shape))),)
 
 
 FILES_SINK = SinkConnector(
     name="files",
     check=check_files_sink,
     encode=encode_rows,
+    writer=file_writer,
     packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
     options=FILE_WRITE_OPTIONS,
     formats=("parquet", "json", "csv", "avro"),
+    carries_op=lambda sink: sink.envelope,
+    changelog_fix="add envelope: true to write each row's op, or use an upsert-kafka sink",
+    writes_files=True,
 )
-CONSOLE_SINK = SinkConnector(name="console", check=check_files_sink, encode=encode_rows, options=CONSOLE_OPTIONS)
+CONSOLE_SINK = SinkConnector(
+    name="console",
+    check=check_files_sink,
+    encode=encode_rows,
+    writer=file_writer,
+    options=CONSOLE_OPTIONS,
+    carries_op=lambda sink: sink.envelope,
+    changelog_fix="set envelope: true to show each row's op",
+    checkpoint_required=False,
+    envelope_default=True,
+    spark_sink="console",
+)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from .. import ir, spark_versions
 from ..changelog import OP
 from ..model import Column, Source
@@ -11,7 +9,9 @@ from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructFie
 from ..record_errors import CONVERTER_STAGES, PARSED_KEY, PARSED_VALUE
 from ..transforms.base import Lowering
 from . import avro, cdc_json, json_timestamps
-from .base import MetaKey, SourceConnector, cast_metadata, header_columns, timestamp_type_name
+from .base import MetaKey, SourceConnector, Where, cast_metadata, header_columns, timestamp_type_name
+from .kafka_rules import check_kafka_source
+from .spark_io import kafka_reader
 
 KAFKA_PACKAGE = spark_versions.KAFKA
 HEADERS = ir.Col("headers")
@@ -25,29 +25,6 @@ KAFKA_METADATA = {
     "timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: ir.Col("timestamp")),
     "timestamp-type": MetaKey(STRING, lambda s: timestamp_type_name(ir.Col("timestampType"))),
 }
-
-
-SPECIFIC_OFFSETS_FORMAT = "partition:0,offset:42;partition:1,offset:300"
-_OFFSETS_ITEM = re.compile(r"partition:(?P<partition>[0-9]+),offset:(?P<offset>-?[0-9]+)")
-
-
-def specific_offsets_problem(text: str) -> tuple[int, str] | None:
-    """(character offset, what is wrong) in a `startup.specific-offsets` string, or None (Flink's format: one
-    `partition:P,offset:O` per partition, `;`-separated; -2 is earliest, -1 latest)."""
-    seen: set[int] = set()
-    start = 0
-    for item in text.split(";"):
-        match = _OFFSETS_ITEM.fullmatch(item)
-        if not match:
-            return start, f"'{item}' is not partition:<number>,offset:<number>"
-        partition, offset = int(match["partition"]), int(match["offset"])
-        if offset < -2:
-            return start + match.start("offset"), f"offset {offset} is below -2 (-2 is earliest, -1 latest)"
-        if partition in seen:
-            return start, f"partition {partition} is named twice"
-        seen.add(partition)
-        start += len(item) + 1
-    return None
 
 
 def wire_name(source: Source, column: str) -> str:
@@ -173,12 +150,25 @@ KAFKA_READER_OPTIONS = frozenset({
     "groupIdPrefix", "startingOffsetsByTimestampStrategy",
 })
 
+FORMATS = ("raw", "json", "csv", *avro.FORMATS)  # insert-only value formats, and the key formats
+
+
+def check_source(source: Source, where: Where) -> None:
+    check_kafka_source(source, where, FORMATS)
+
+
 KAFKA_SOURCE = SourceConnector(
     name="kafka",
     metadata=KAFKA_METADATA,
     decode=decode_kafka,
+    reader=kafka_reader,
     packages=_packages,
-    formats=("raw", "json", "csv", *avro.FORMATS),
+    formats=FORMATS,
     options=KAFKA_READER_OPTIONS,
     yields_changelog=lambda value_format, streaming: value_format in cdc_json.FORMATS,  # debezium-json, canal-json
+    check=check_source,
+    format_metadata=cdc_json.metadata_keys,
+    metadata_hint=cdc_json.foreign_key_hint,
+    explodes_messages=lambda source: source.format in cdc_json.FORMATS,
+    dead_letters=True,
 )

@@ -15,10 +15,12 @@ from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
 from .payload import HINTS, JSON_OPTIONS, encode_payload, payload_problem
+from .spark_io import kafka_writer
 
 SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
 KEY_FORMATS = ("raw", "json", "csv", *avro.FORMATS)
 FORMATS = (*KEY_FORMATS, "debezium-json")
+CHANGELOG_VALUE_FORMATS = frozenset({"debezium-json"})  # value formats that carry the op in the payload
 
 
 def metadata_columns(sink: Sink, shape: Shape) -> dict[str, str]:
@@ -93,7 +95,8 @@ def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
     return sink.record_name if side == "value" else f"{sink.record_name}_key"
 
 
-def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
+def kafka_rows(sink: Sink, shape: Shape) -> ir.Select:
+    """The Kafka sink rows: key and value bytes, topic, headers and, when a column is named for it, partition."""
     value_type = written_value_type(sink, shape)
     if isinstance(value_type, StructType):
         fields = tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in value_type.fields)
@@ -117,6 +120,10 @@ def encode_kafka(sink: Sink, shape: Shape) -> ir.Select:
     if partition is not None:
         columns.append(("partition", ir.Cast(ir.Get(ir.Col("value"), partition), "INT")))
     return ir.Select(tuple(columns))
+
+
+def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
+    return (kafka_rows(sink, shape),)
 
 
 def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
@@ -197,7 +204,13 @@ KAFKA_SINK = SinkConnector(
     name="kafka",
     check=check_kafka_sink,
     encode=encode_kafka,
+    writer=kafka_writer,
     packages=lambda sink: (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ()),
     formats=FORMATS,
     key_formats=("none", *KEY_FORMATS),
+    carries_op=lambda sink: sink.format in CHANGELOG_VALUE_FORMATS,
+    changelog_fix="write it with connector: upsert-kafka (and primary-key), or value.format: debezium-json",
+    format_path=("value", "format"),
+    writes_kafka=True,
+    spark_sink="kafka",
 )

@@ -23,8 +23,9 @@ from ..model import Sink, Source
 from ..shape import Shape
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
+from .cdc_json import foreign_key_hint
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
-from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, encode_kafka, record_name
+from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, kafka_rows, record_name
 from .payload import encode_payload
 
 UPSERT_KAFKA = "upsert-kafka"
@@ -42,14 +43,6 @@ SCHEMA_HINTS = {
 }
 
 
-def schema_hint(data: object, path: tuple) -> str | None:
-    """A better hint for a schema error inside an upsert-kafka source, or None."""
-    source = data.get("source") if isinstance(data, dict) else None
-    if not isinstance(source, dict) or source.get("connector") != UPSERT_KAFKA:
-        return None
-    return SCHEMA_HINTS.get(tuple(path))
-
-
 def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """The kafka decode over the table (batch) or over the changelog rows, keeping their `op` (streaming)."""
     parsed, layout = decode_kafka(source, pipeline)
@@ -62,10 +55,15 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     name=UPSERT_KAFKA,
     metadata=KAFKA_METADATA,
     decode=decode_upsert_kafka,
+    reader=KAFKA_SOURCE.reader,
     packages=KAFKA_SOURCE.packages,
     formats=KAFKA_SOURCE.formats,
     options=KAFKA_READER_OPTIONS - {"startingOffsetsByTimestampStrategy"},
     yields_changelog=lambda value_format, streaming: streaming,  # batch mode reads the table
+    check=KAFKA_SOURCE.check,
+    metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
+    per_key_state=True,
+    schema_hints=SCHEMA_HINTS,
 )
 
 
@@ -105,7 +103,7 @@ def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
 
 def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
-    (_, value, topic, headers, *_) = encode_kafka(sink, shape).columns  # never a partition column
+    (_, value, topic, headers, *_) = kafka_rows(sink, shape).columns  # never a partition column
     key = ("key", encode_payload(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
                                  record_name(sink, shape, "key"), sink.key_schema_id))
     delete = is_delete(ir.Col(CHANGE_OP))
@@ -148,8 +146,15 @@ UPSERT_KAFKA_SINK = SinkConnector(
     name=UPSERT_KAFKA,
     check=check_upsert_kafka_sink,
     encode=encode_upsert_kafka,
+    writer=KAFKA_SINK.writer,
     packages=KAFKA_SINK.packages,
     options=KAFKA_SINK.options,
     formats=KEY_FORMATS,  # insert-only formats: the changelog is the upsert itself
     key_formats=KEY_FORMATS,
+    takes_changelog=True,
+    per_key_state=True,
+    format_path=("value", "format"),
+    primary_key=True,
+    writes_kafka=True,
+    spark_sink="kafka",
 )

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..build import Compiled
 from ..changelog import OP
+from ..connectors import SINKS, SOURCES
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
 from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
@@ -96,7 +97,7 @@ def _plain(value: Any) -> Any:
 def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict], set[str]]:
     """The sink's rows decoded as records, and the record fields this sink writes."""
     sink = compiled.pipeline.sink
-    if sink.connector in KAFKA_CONNECTORS:
+    if SINKS[sink.connector].writes_kafka:
         return kafka_sink_records(compiled, rows, spark)
     primitive = not isinstance(compiled.final.value, StructType)
     records = []
@@ -177,16 +178,16 @@ def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
     return collected
 
 
-KAFKA_CONNECTORS = ("kafka", "upsert-kafka")
 RECORD_ERROR = "record error: "  # how a job's `failure` line starts when a record failed it
-RUNNERS = {"files": _run_files, "kafka": _run_kafka, "upsert-kafka": _run_kafka}
+
 
 def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outcome:
     for key, value in job.SESSION_CONF.items():
         spark.conf.set(key, value)
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
-            rows = RUNNERS[compiled.pipeline.source.connector](spark, job, compiled, case, Path(tmp))
+            run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_kafka
+            rows = run(spark, job, compiled, case, Path(tmp))
         except Exception as exc:  # a record error surfaces as a failed Spark job; the job's own line says why
             why = job.failure(exc)
             if case.expect_error is not None and why.startswith(RECORD_ERROR):
@@ -197,14 +198,15 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
         if dead:
             return Outcome(True)
         return Outcome(False, (f"  expected a record error ({case.expect_error}), but {len(rows)} record(s) were written",))
-    dead_lines = check_dead_letters(compiled, case, dead) if compiled.pipeline.source.connector == "kafka" else []
+    dead_lines = check_dead_letters(compiled, case, dead) if SOURCES[compiled.pipeline.source.connector].dead_letters else []
     if dead_lines:
         return Outcome(False, tuple(dead_lines))
     actual, fields = sink_records(compiled, rows, spark)
     unwritten = sorted({k for rec in case.expect for k in rec.fields} - fields)
     if unwritten:
         sink = compiled.pipeline.sink
-        why = " without envelope: true" if sink.connector != "kafka" and not sink.envelope else " (the broker assigns them)"
+        kafka = SINKS[sink.connector].writes_kafka and not SINKS[sink.connector].primary_key  # as before: upsert-kafka says envelope
+        why = " without envelope: true" if not kafka and not sink.envelope else " (the broker assigns them)"
         return Outcome(False, (f"  expect names {', '.join(unwritten)}, which a {sink.connector} sink{why} does not write",))
     mismatch = compare([(r.loc.line, r.fields) for r in case.expect], actual, ordered="topic" in fields)
     return Outcome(mismatch is None, tuple(mismatch.lines()) if mismatch else ())

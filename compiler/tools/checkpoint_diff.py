@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..build import Compiled
+from ..connectors import SINKS, SOURCES
 from ..emit import per_batch
 from ..model import Pipeline
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
-from .contract import KAFKA_SINKS, Contract, contract, flat_fields
+from .contract import Contract, contract, flat_fields, writes_kafka
 
 # Severities: checkpoint (reset, safe, note) and output contract (breaking, compatible).
 RESET, SAFE, NOTE, BREAKING, COMPATIBLE = "reset", "safe", "note", "breaking", "compatible"
@@ -56,7 +57,7 @@ def spark_sink(p: Pipeline) -> str:
     """The Spark sink the job's stream writes through (the rules of 'Changes in the type of output sink')."""
     if per_batch(p) or p.errors.tolerance == "all":
         return "foreachBatch"  # the upsert reduction, the changelog state and dead letters run per micro-batch
-    return {"files": "file", "kafka": "kafka", "console": "console"}[p.sink.connector]
+    return SINKS[p.sink.connector].spark_sink
 
 
 def _texts(items) -> list[str]:
@@ -104,7 +105,7 @@ class Judge:
                      "value changes the subscription, which diff cannot see")
         if (o.path and o.path.raw) != (n.path and n.path.raw):
             self.add(RESET, "source-subscription", f"the source files change from {o.path and o.path.raw} to {n.path and n.path.raw}")
-        if o.connector == "files" and o.format != n.format:
+        if SOURCES[o.connector].reads_files and o.format != n.format:
             self.add(RESET, "source-parameters", f"the source file format changes from {o.format} to {n.format}: files "
                      "the checkpoint has seen are not read again, files it has not are read in the new format")
         self.properties(dict(o.properties), dict(n.properties))
@@ -112,7 +113,7 @@ class Judge:
         if o.startup != n.startup:
             self.add(NOTE, "starting-offsets", f"startup changes ({o.startup or 'default'} -> {n.startup or 'default'}) "
                      "but has no effect on the existing checkpoint")
-        if o.connector == "upsert-kafka" and self.n.streaming:
+        if SOURCES[o.connector].per_key_state and self.n.streaming:
             if o.key_fields != n.key_fields or o.key_format != n.key_format:
                 self.add(RESET, "stateful", f"the upsert key changes ({o.key_format} [{', '.join(o.key_fields)}] -> "
                          f"{n.key_format} [{', '.join(n.key_fields)}]): the changelog state under the checkpoint keeps "
@@ -169,12 +170,13 @@ class Judge:
         if before != after:
             rule, allowed = SINK_CHANGES.get((before, after), ("sink-other-combination", False))
             self.add(SAFE if allowed else RESET, rule, f"the job's stream changes from a {before} sink to a {after} sink")
-        if o.connector == n.connector == "files" and (o.path and o.path.raw) != (n.path and n.path.raw):
+        same_files_sink = o.connector == n.connector and SINKS[o.connector].writes_files
+        if same_files_sink and (o.path and o.path.raw) != (n.path and n.path.raw):
             self.add(RESET, "file-sink-path", f"the output folder changes from {o.path.raw} to {n.path.raw}")
-        if o.connector == n.connector == "files" and o.format != n.format:
+        if same_files_sink and o.format != n.format:
             self.add(RESET, "file-sink-log", f"the output format changes from {o.format} to {n.format} in one folder, "
                      "whose _spark_metadata log then lists files of both formats")
-        if (o.topic and o.topic.raw) != (n.topic and n.topic.raw) and {o.connector, n.connector} <= set(KAFKA_SINKS):
+        if (o.topic and o.topic.raw) != (n.topic and n.topic.raw) and writes_kafka(o) and writes_kafka(n):
             self.add(SAFE, "output-topic", "the sink topic changes")
 
     def settings(self) -> None:
@@ -193,7 +195,8 @@ class Judge:
         if (o and o.raw) == (n and n.raw):
             return False
         self.reasons.clear()
-        same_folder = self.n.sink.connector == self.o.sink.connector == "files" and self.o.sink.path.raw == self.n.sink.path.raw
+        same_folder = (self.n.sink.connector == self.o.sink.connector and SINKS[self.n.sink.connector].writes_files
+                       and self.o.sink.path.raw == self.n.sink.path.raw)
         if same_folder and spark_sink(self.n) == "file":
             self.add(RESET, "file-sink-log", f"the checkpoint moves ({o.raw} -> {n.raw}) but the output folder "
                      f"{self.n.sink.path.raw} stays: the new query starts again at batch 0 and the files sink silently "
@@ -207,7 +210,7 @@ class Judge:
 
     def contract(self) -> None:
         o, n = contract(self.old), contract(self.new)
-        if o.connector == n.connector == "console":
+        if o.connector == n.connector and not SINKS[o.connector].durable:
             return
         self.destination(o, n)
         for side, fmt in (("key", "key_format"), ("value", "value_format")):

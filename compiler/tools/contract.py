@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..build import Compiled
+from ..connectors import SINKS
 from ..connectors.kafka_sink import payload_fields
+from ..model import Sink
 from ..types import SqlType, StructType
 
-KAFKA_SINKS = ("kafka", "upsert-kafka")
 ROUTERS = ("RegexRouter", "TimestampRouter")
 
 
@@ -34,11 +35,15 @@ class Contract:
     primary_key: tuple[str, ...]
 
 
+def writes_kafka(sink: Sink) -> bool:
+    return SINKS[sink.connector].writes_kafka
+
+
 def _written_value(compiled: Compiled) -> SqlType | None:
     sink, shape = compiled.pipeline.sink, compiled.final
     if not isinstance(shape.value, StructType):
         return shape.value
-    if sink.connector in KAFKA_SINKS:
+    if writes_kafka(sink):
         return StructType(tuple(payload_fields(sink, shape, sink.key_fields)))
     return StructType(tuple(f for f in shape.value.fields if f.name not in shape.virtual))
 
@@ -52,7 +57,7 @@ def _written_key(compiled: Compiled) -> SqlType | None:
 
 def _destination(compiled: Compiled) -> str:
     sink = compiled.pipeline.sink
-    if sink.connector in KAFKA_SINKS:
+    if writes_kafka(sink):
         return f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
     if sink.path is not None:
         return f"{sink.format} files at {sink.path.raw}"
@@ -66,7 +71,7 @@ def _router(step) -> str:
 
 def contract(compiled: Compiled) -> Contract:
     p, shape = compiled.pipeline, compiled.final
-    keyed = p.sink.connector in KAFKA_SINKS or p.sink.envelope
+    keyed = writes_kafka(p.sink) or p.sink.envelope
     return Contract(
         connector=p.sink.connector,
         destination=_destination(compiled),

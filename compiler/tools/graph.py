@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..build import Compiled
+from ..connectors import SOURCES
 from ..diagnostics import render_all
 from ..project import build_all
-from .contract import KAFKA_SINKS
+from .contract import writes_kafka
 
 ROUTERS = ("RegexRouter", "TimestampRouter")
 
@@ -57,14 +58,14 @@ def build_graph(compiled: list[Compiled]) -> Graph:
         me = graph.node("pipeline", p.name)
         graph.groups.setdefault(str(PurePosixPath(p.file).parent), []).append(me)
         src, sink = p.source, p.sink
-        if src.connector == "files":
+        if SOURCES[src.connector].reads_files:
             graph.edge(graph.node("folder", src.path.raw), me)
         elif src.topic_pattern is not None:
             graph.edge(graph.node("pattern", src.topic_pattern.raw), me)
         for t in src.topics:
             graph.edge(_topic(graph, t), me)
         routers = [s for s in p.steps if s.kind in ROUTERS]
-        if sink.connector in KAFKA_SINKS:
+        if writes_kafka(sink):
             if sink.topic is not None and not routers:
                 graph.edge(me, _topic(graph, sink.topic))
             for s in routers:

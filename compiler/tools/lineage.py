@@ -17,7 +17,7 @@ from ..build import Compiled
 from ..model import Source, Step
 from ..shape import Shape
 from ..transforms.structure import _flat
-from .contract import KAFKA_SINKS, flat_fields
+from .contract import flat_fields, writes_kafka
 
 Slot = tuple[str, tuple[str, ...]]
 IDENTITY, TRANSFORMATION = "IDENTITY", "TRANSFORMATION"
@@ -201,7 +201,7 @@ def column_lineage(compiled: Compiled) -> tuple[dict[str, list[Origin]], dict[st
         name = ".".join(path)
         if side == "value" and (name in written or (not path and final.value is not None)) and path[:1] not in [(v,) for v in final.virtual]:
             out[name or "value"] = sorted(origins.values(), key=lambda o: o.field)
-        elif side == "key" and (sink.connector in KAFKA_SINKS or sink.envelope):
+        elif side == "key" and (writes_kafka(sink) or sink.envelope):
             out["key" + ("." + name if name else "")] = sorted(origins.values(), key=lambda o: o.field)
         elif side == "header":
             out[f"header:{path[0]}"] = sorted(origins.values(), key=lambda o: o.field)

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from .. import __version__
 from ..build import Compiled
+from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..project import build_all
-from .contract import KAFKA_SINKS, contract, flat_fields
+from .contract import contract, flat_fields, writes_kafka
 from .lineage import column_lineage
 
 SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/"
@@ -41,7 +42,7 @@ def _servers(properties: tuple[tuple[str, Text], ...]) -> str:
 def input_datasets(compiled: Compiled) -> list[tuple[str, str]]:
     """(namespace, name) of each dataset the source reads: OpenLineage's kafka://host:port and topic, or file and path."""
     s = compiled.pipeline.source
-    if s.connector == "files":
+    if SOURCES[s.connector].reads_files:
         return [("file", s.path.raw)]
     names = [t.raw for t in s.topics] or [f"pattern:{s.topic_pattern.raw}"]
     return [(f"kafka://{_servers(s.properties)}", n) for n in names]
@@ -50,7 +51,7 @@ def input_datasets(compiled: Compiled) -> list[tuple[str, str]]:
 def output_dataset(compiled: Compiled) -> tuple[str, str]:
     p = compiled.pipeline
     sink = p.sink
-    if sink.connector in KAFKA_SINKS:
+    if writes_kafka(sink):
         props = sink.properties if any(k == "bootstrap.servers" for k, _ in sink.properties) else p.source.properties
         if sink.topic is not None:
             name = sink.topic.raw
@@ -59,9 +60,9 @@ def output_dataset(compiled: Compiled) -> tuple[str, str]:
         else:
             name = ",".join(n for _, n in input_datasets(compiled))
         return f"kafka://{_servers(props)}", name
-    if sink.connector == "console":
-        return "console", p.name
-    return "file", sink.path.raw
+    if SINKS[sink.connector].writes_files:
+        return "file", sink.path.raw
+    return "console", p.name
 
 
 def _schema(fields: dict) -> dict:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import ir
+from ..connect_types import CONNECT_TYPES
 from ..paths import FieldPath
 from ..shape import Shape
-from ..types import CONNECT_TYPES, ArrayType, MapType, Primitive, SqlType, StructType
+from ..types import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-import struct
 import unicodedata
 from fractions import Fraction
-from typing import Any
 
-from .javatext import DAY, big_decimal_text, date_text, days_from_civil, f32_of, java_float_text, round_f32
+from .connect_schemas import DataError, SchemaMerger, convert_to, map_key
+from .javatext import DAY, big_decimal_text, date_text, days_from_civil, f32_of, java_float_text
 
 __all__ = ["Unsupported", "big_decimal_text", "connect_text", "java_float_text", "literal_header_bytes", "parse_literal"]
 _TRIM = "".join(chr(c) for c in range(33))  # Java's String.trim() strips every char <= U+0020
@@ -25,10 +24,6 @@ _DELIMITERS = frozenset(':,{}[]"')
 
 class Unsupported(Exception):
     """A literal whose Kafka reading pipec cannot reproduce exactly (the message says why)."""
-
-
-class _DataError(Exception):
-    """Kafka's DataException inside the parser: the whole literal falls back to a string."""
 
 
 def _trim(text: str) -> str:
@@ -160,90 +155,6 @@ def _exact(unscaled: int, scale: int) -> tuple | None:
     raise AssertionError(integer)
 
 
-# ---------------------------------------------------------------- schemas: merge and align
-
-_WIDER = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64")
-
-
-def _merge(previous: tuple, new: tuple) -> tuple | None:
-    """Values.mergeSchemas for non-optional schemas: the same type takes the new one; numbers widen."""
-    if previous[0] == new[0]:
-        return new
-    if previous[0] in _WIDER and new[0] in _WIDER:
-        return new if _WIDER.index(new[0]) > _WIDER.index(previous[0]) else previous
-    return None
-
-
-class _Merger:
-    def __init__(self) -> None:
-        self.common: tuple | None = None
-        self.compatible = True
-
-    def merge(self, parsed: tuple | None) -> None:
-        if parsed is not None and self.compatible:
-            self.common = parsed[0] if self.common is None else _merge(self.common, parsed[0])
-            self.compatible = self.common is not None
-
-
-def _as_double(value: tuple) -> float:
-    cls, payload = value
-    if cls in ("Byte", "Short", "Integer", "Long"):
-        return float(payload)
-    if cls in ("Float", "Double"):
-        return payload
-    raise _DataError(cls)
-
-
-def _convert(schema: tuple, value: tuple | None) -> tuple:
-    """Values.convertTo(schema, null, value) for a schema the merger chose (never optional)."""
-    if value is None:
-        raise _DataError("null for a schema that requires a value")
-    type_, name = schema
-    cls, payload = value
-    if name in ("Date", "Time", "Timestamp"):
-        if cls == "Date":
-            return value
-        if cls not in ("Byte", "Short", "Integer", "Long"):
-            raise _DataError(cls)
-        if name == "Date":
-            return "Date", _java_int(payload, 32) * DAY
-        if name == "Time":
-            millis = _java_int(payload, 32)
-            if not 0 <= millis <= DAY:
-                raise _DataError("Time values must be within a day")
-            return "Date", millis
-        return "Date", payload
-    if type_ in ("INT16", "INT32", "INT64"):
-        if cls not in ("Byte", "Short", "Integer", "Long"):
-            raise _DataError(cls)
-        bits = {"INT16": 16, "INT32": 32, "INT64": 64}[type_]
-        return {16: "Short", 32: "Integer", 64: "Long"}[bits], _java_int(payload, bits)
-    if type_ == "FLOAT32":
-        return value if cls == "Float" else ("Float", round_f32(_as_double(value)))
-    if type_ == "FLOAT64":
-        return value if cls == "Double" else ("Double", _as_double(value))
-    return value  # same class: INT8, BOOLEAN, STRING, Decimal, ARRAY, MAP
-
-
-def _java_int(value: int, bits: int) -> int:
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if value >> (bits - 1) else value
-
-
-def _key(value: tuple | None) -> Any:
-    """A hashable stand-in with Java's equals, for map keys."""
-    if value is None:
-        return None
-    cls, payload = value
-    if cls in ("Float", "Double"):
-        return cls, struct.pack(">d", payload)
-    if cls == "List":
-        return cls, tuple(_key(v) for v in payload)
-    if cls == "Map":
-        return cls, frozenset((_key(k), _key(v)) for k, v in payload)
-    return value
-
-
 # ---------------------------------------------------------------- the tokenizer and parser
 
 
@@ -344,7 +255,7 @@ class _Parser:
                 return self._array()
             if t.can_consume("{"):
                 return self._map()
-        except _DataError:
+        except DataError:
             t.rewind(start)
         token = t.next()
         if _trim(token) == "":
@@ -370,7 +281,7 @@ class _Parser:
             if number is not None:
                 return number
         if embedded:
-            raise _DataError("Failed to parse embedded value")
+            raise DataError("Failed to parse embedded value")
         return ("STRING", None), ("String", self.original)
 
     def _quoted(self) -> tuple:
@@ -383,14 +294,14 @@ class _Parser:
         return _temporal(content) or (("STRING", None), ("String", content))
 
     def _array(self) -> tuple:
-        t, items, merger = self.tokens, [], _Merger()
+        t, items, merger = self.tokens, [], SchemaMerger()
         while t.has_next():
             if t.can_consume("]"):
                 if merger.common is not None:
-                    items = [_convert(merger.common, v) for v in items]
+                    items = [convert_to(merger.common, v) for v in items]
                 return ("ARRAY", None), ("List", tuple(items))
             if t.can_consume(","):
-                raise _DataError("empty array element")
+                raise DataError("empty array element")
             element = self.parse(True)
             merger.merge(element)
             items.append(element[1] if element else None)
@@ -398,33 +309,33 @@ class _Parser:
             if t.can_consume("]"):
                 t.rewind(here)
             elif not t.can_consume(","):
-                raise _DataError("array elements missing ','")
-        raise _DataError("unterminated array")
+                raise DataError("array elements missing ','")
+        raise DataError("unterminated array")
 
     def _map(self) -> tuple:
-        t, entries, keys, values = self.tokens, {}, _Merger(), _Merger()
+        t, entries, keys, values = self.tokens, {}, SchemaMerger(), SchemaMerger()
         while t.has_next():
             if t.can_consume("}"):
                 pairs = list(entries.values())
                 if keys.common is not None:
                     converted: dict = {}
                     for k, v in pairs:
-                        k = _convert(keys.common, k)
-                        v = _convert(values.common, v) if values.common is not None else v
-                        converted.setdefault(_key(k), [k, v])[1] = v
+                        k = convert_to(keys.common, k)
+                        v = convert_to(values.common, v) if values.common is not None else v
+                        converted.setdefault(map_key(k), [k, v])[1] = v
                     pairs = [tuple(p) for p in converted.values()]
                 return ("MAP", None), ("Map", tuple(pairs))
             if t.can_consume(","):
-                raise _DataError("map entry with no key or value")
+                raise DataError("map entry with no key or value")
             key = self.parse(True)
             if key is None or not t.can_consume(":"):
-                raise _DataError("map entry without key or ':'")
+                raise DataError("map entry without key or ':'")
             value = self.parse(True)
-            entries.setdefault(_key(key[1]), [key[1], None])[1] = value[1] if value else None
+            entries.setdefault(map_key(key[1]), [key[1], None])[1] = value[1] if value else None
             t.can_consume(",")
             keys.merge(key)
             values.merge(value)
-        raise _DataError("unterminated map")
+        raise DataError("unterminated map")
 
 
 def parse_literal(text: str) -> tuple | None:

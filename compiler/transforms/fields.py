@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from .. import ir
 from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
 from ..shape import Shape
-from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, parse_type, same_name
+from ..type_parser import parse_type
+from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, same_name
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 

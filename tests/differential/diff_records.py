@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from compiler.transforms.base import PACKAGE, PREDICATE_PACKAGE
-from compiler.types import ArrayType, MapType, Primitive, SqlType, StructField, StructType, parse_type
+from compiler.type_parser import parse_type
+from compiler.types import ArrayType, MapType, Primitive, SqlType, StructField, StructType
 from diff_connect import EXACT, UTC, envelope, epoch_millis, pipec_json
 
 Strategy = st.SearchStrategy

@@ -24,7 +24,8 @@ from typing import Any
 import yaml
 
 from compiler.connectors import SINKS
-from compiler.types import ArrayType, MapType, SqlType, StructField, StructType, parse_type
+from compiler.type_parser import parse_type
+from compiler.types import ArrayType, MapType, SqlType, StructField, StructType
 from connect_formats import PAYLOADS, SCHEMA_ID, json_bytes
 from shape_cases import COLUMNS, FULL, FULL_AT, PREDICATES, TYPES, Recipe, recipes_for
 

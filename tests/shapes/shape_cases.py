@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from compiler.types import SqlType, StructField, StructType, parse_type
+from compiler.type_parser import parse_type
+from compiler.types import SqlType, StructField, StructType
 
 UTC = dt.timezone.utc
 COLUMNS = (

@@ -13,7 +13,8 @@ import pytest
 from compiler import ir, render
 from compiler.connectors import SINKS
 from compiler.connectors.payload import encode_payload, payload_problem
-from compiler.types import StructType, parse_type
+from compiler.type_parser import parse_type
+from compiler.types import StructType
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUE = ir.Col("value")

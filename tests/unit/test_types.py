@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compiler.connect_types import CONNECT_TYPES, connect_type_name
+from compiler.type_parser import TypeSyntaxError, parse_type
 from compiler.types import (
     BIGINT,
     BOOLEAN,
     BYTES,
-    CONNECT_TYPES,
     DATE,
     DOUBLE,
     FLOAT,
@@ -27,9 +28,6 @@ from compiler.types import (
     SqlType,
     StructField,
     StructType,
-    TypeSyntaxError,
-    connect_type_name,
-    parse_type,
     quote_name,
 )
 

@@ -1,0 +1,78 @@
+"""The Spark reader and writer options of each connector: the context of its job section (templates/sources/,
+templates/sinks/). Values that may hold ${env:...} stay env() calls resolved at run time."""
+
+from __future__ import annotations
+
+from ..envrefs import Text
+from ..model import Sink, Source
+from ..render import dict_expr, doc_text, path_expr, py_literal, text_expr
+from ..types import StructType
+from .payload import CSV_OPTIONS, JSON_OPTIONS
+
+
+def table_ddl(t: StructType) -> str:
+    """A reader schema in Spark DDL: every column name backtick-quoted."""
+    return ", ".join("`" + f.name.replace("`", "``") + "` " + f.type.ddl() for f in t.fields)
+
+
+STARTING_OFFSETS = {"earliest-offset": "earliest", "latest-offset": "latest"}
+
+
+def kafka_reader(source: Source) -> dict:
+    """Spark Kafka reader options; values that may hold ${env:...} stay env() calls resolved at run time."""
+    props = dict(source.properties)
+    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(props.pop('bootstrap.servers', None))}")]
+    if source.topics:
+        joined = ",".join(t.raw for t in source.topics)
+        items.append(("subscribe", text_expr(Text(joined))))
+    else:
+        items.append(("subscribePattern", text_expr(source.topic_pattern)))
+    mode = source.startup.get("mode", "earliest-offset")
+    if mode in STARTING_OFFSETS:
+        items.append(("startingOffsets", py_literal(STARTING_OFFSETS[mode])))
+    elif mode == "timestamp":
+        items.append(("startingTimestamp", text_expr(Text(str(source.startup["timestamp-millis"])))))
+        items.append(("startingOffsetsByTimestampStrategy", py_literal("latest")))
+    else:
+        spec = text_expr(Text(str(source.startup["specific-offsets"])))
+        items.append(("startingOffsets", f"specific_offsets({text_expr(source.topics[0])}, {spec})"))
+    items.append(("includeHeaders", py_literal("true")))
+    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    items += [(k, py_literal(v)) for k, v in source.options]
+    topics = ", ".join(t.raw for t in source.topics) or (source.topic_pattern.raw if source.topic_pattern else "")
+    return {
+        "options": dict_expr(items),
+        "specific_offsets": mode == "specific-offsets",
+        "summary": doc_text(f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source."),
+    }
+
+
+def kafka_writer(sink: Sink, source: Source) -> dict:
+    """Spark Kafka writer options: bootstrap servers (CLI, sink, else the source's), producer properties."""
+    props = dict(sink.properties)
+    servers = props.pop("bootstrap.servers", None) or dict(source.properties).get("bootstrap.servers")
+    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(servers)}")]
+    items += [(f"kafka.{k}", text_expr(v)) for k, v in props.items()]
+    items += [(k, py_literal(v)) for k, v in sink.options]
+    where = f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
+    kind = "Upsert-kafka sink (key: primary key; -D a tombstone)" if sink.primary_key else "Kafka sink"
+    return {
+        "options": dict_expr(items),
+        "checkpoint": path_expr(sink.checkpoint),
+        "summary": doc_text(f"{kind}: {sink.format} values to {where} (at least once)."),
+    }
+
+
+def file_writer(sink: Sink, source: Source) -> dict:
+    """Spark file (or console) writer options: the format's defaults under the configured ones."""
+    options = dict(sink.options)
+    defaults = {"json": JSON_OPTIONS, "csv": CSV_OPTIONS}.get(sink.format, {})
+    options = {**defaults, **options}  # json writes null fields and csv quotes as RFC 4180, as Flink does
+    return {
+        "format": py_literal(sink.format),
+        "options": py_literal(options),
+        "partition_by": py_literal(list(sink.partition_by)),
+        "path": path_expr(sink.path),
+        "checkpoint": path_expr(sink.checkpoint),
+        "summary": doc_text(f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + "."),
+    }
