@@ -108,7 +108,8 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
     return {
         "name": p.name,
         "name_literal": render.py_literal(p.name),
-        "description_line": render.doc_text(p.description or f"compiled from {p.file}"),
+        # the docstring's first line; a blank description leaves no trailing space (black strips it)
+        "title": f"{p.name}: {render.doc_text(p.description or f'compiled from {p.file}')}".rstrip(),
         "version": __version__,
         "file": render.doc_text(p.file),
         "sha256": p.sha256,

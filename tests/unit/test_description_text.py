@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from compiler.format import is_formatted
 from compiler.render import comment_text
 from job_text import compile_text
 
@@ -44,6 +45,14 @@ def _job(description: str) -> str:
 def test_the_docstring_holds_the_description_exactly(description):
     doc = ast.get_docstring(ast.parse(_job(description)), clean=False)
     assert doc.split("\n")[0] == f"described: {comment_text(description)}"
+
+
+@pytest.mark.parametrize("description", ["\r", " \t", "\u2028"])
+def test_a_blank_description_leaves_no_trailing_space(description):
+    """The first line is then the name and its colon, as black writes it (found by tests/spark/test_escaping.py)."""
+    source = _job(description)
+    assert source.split("\n")[0] == '"""described:'
+    assert is_formatted(source)
 
 
 @pytest.mark.parametrize("description", DESCRIPTIONS)

@@ -1,0 +1,122 @@
+"""Every generated job ends with one runtime section, from its `# pipec runtime` line to the end of the file, whose
+text is the same in every job of this pipec version: a reviewer reads the pipeline's own code above it and may skip
+the rest. Checked over every pipeline in the repository, a matrix of connectors, modes and dead-letter queues, and
+synthetic chains of every transform family."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from bench.synthetic import pipeline_yaml
+from compiler import __version__
+from compiler.format import is_formatted
+from compiler.project import build_all, generate_all
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = "# pipec runtime"
+SYNTHETIC_STEPS = (5, 50)
+
+SOURCES = {
+    "files": "{connector: files, path: in, format: json, columns: [{name: id, type: BIGINT}, {name: name, type: STRING}]}",
+    "kafka": "{connector: kafka, topics: [t], properties: {bootstrap.servers: 'localhost:9092'}, key: {format: json, fields: [id]}, "
+    "value: {format: json}, columns: [{name: id, type: BIGINT}, {name: name, type: STRING}]}",
+    "upsert-kafka": "{connector: upsert-kafka, topics: [t], properties: {bootstrap.servers: 'localhost:9092'}, "
+    "primary-key: [id], key: {format: json}, value: {format: json}, "
+    "columns: [{name: id, type: BIGINT}, {name: name, type: STRING}]}",
+}
+SINKS = {
+    "console": "{connector: console, checkpoint: ck}",
+    "files": "{connector: files, path: out, format: json, envelope: true, checkpoint: ck}",
+    "kafka": "{connector: kafka, topic: out, properties: {bootstrap.servers: 'b:9092'}, value: {format: json}, checkpoint: ck}",
+    "upsert-kafka": "{connector: upsert-kafka, topic: out, properties: {bootstrap.servers: 'b:9092'}, primary-key: [id], "
+    "value: {format: json}, checkpoint: ck}",
+}
+DEAD_LETTERS = {
+    "none": "",
+    "path": "errors: {tolerance: all, deadletterqueue.path: dlq}\n",
+    "topic": "errors: {tolerance: all, deadletterqueue.topic.name: dlq, deadletterqueue.context.headers.enable: true}\n",
+}
+
+
+def matrix() -> dict[str, str]:
+    """name -> YAML for each source x sink x mode x dead-letter queue that pipec accepts: dead letters from a
+    kafka source to a sink other than upsert-kafka (E109), a streaming changelog into no plain kafka sink (E540)."""
+    out = {}
+    for (source, sink, mode, dlq) in itertools.product(SOURCES, SINKS, ("batch", "streaming"), DEAD_LETTERS):
+        if dlq != "none" and (source != "kafka" or sink == "upsert-kafka"):
+            continue
+        if (source, sink, mode) == ("upsert-kafka", "kafka", "streaming"):
+            continue
+        name = "_".join(part.replace("-", "_") for part in (source, sink, mode, dlq))
+        out[name] = (
+            f"version: 1\nname: {name}\nmode: {mode}\nsource: {SOURCES[source]}\n"
+            "transforms:\n  - {name: mask, type: MaskField$Value, fields: [name]}\n"
+            f"sink: {SINKS[sink]}\n{DEAD_LETTERS[dlq]}"
+        )
+    offsets = SOURCES["kafka"].replace("columns:", "startup: {mode: specific-offsets, specific-offsets: 'partition:0,offset:4'}, columns:")
+    out["kafka_offsets"] = out["kafka_kafka_streaming_none"].replace(SOURCES["kafka"], offsets).replace("kafka_kafka_streaming_none", "kafka_offsets")
+    return out
+
+
+def runtime(source: str) -> str:
+    """From the marker line to the end of the file."""
+    return source[source.index("\n" + MARKER) + 1:]
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory) -> dict[str, str]:
+    """Every job: the repository's pipelines (each folder built apart: names repeat across folders) and the matrix."""
+    folders = [ROOT / "pipelines", *sorted(ROOT.glob("tests/**/pipelines"))]
+    synthetic = tmp_path_factory.mktemp("matrix")
+    for name, text in matrix().items():
+        (synthetic / f"{name}.yaml").write_text(text, encoding="utf-8")
+    for steps in SYNTHETIC_STEPS:  # every transform family (the black-layout corpus)
+        (synthetic / f"s{steps}.yaml").write_text(pipeline_yaml(f"s{steps}", steps, 7), encoding="utf-8")
+    out = {}
+    for folder in [*folders, synthetic]:
+        result = build_all([str(folder)])
+        assert not result.diags.errors, [d.render() for d in result.diags.items]
+        out.update({f"{folder.name}/{name}": source for name, source in generate_all(result).items()})
+    return out
+
+
+def test_every_kind_of_job_is_built(jobs):
+    repository = sum(1 for p in ROOT.glob("pipelines/*.yaml")) + sum(1 for p in ROOT.glob("tests/**/pipelines/*.yaml"))
+    assert len(jobs) == repository + len(matrix()) + len(SYNTHETIC_STEPS)
+    texts = list(jobs.values())
+    for feature in ("class ChangelogState", "def upsert_table", "def upsert_fates", "def write_dead_letters",
+                    'format("console")', "shown.show(", "def write_micro_batches", "def specific_offsets"):
+        assert any(feature in text for text in texts), feature
+
+
+def test_the_runtime_marker_is_there_once(jobs):
+    for name, source in jobs.items():
+        lines = [line for line in source.split("\n") if line.startswith(MARKER)]
+        assert len(lines) == 1, name
+        assert lines[0].startswith(f"{MARKER} {__version__}: the same in every job"), lines[0]
+
+
+def test_the_runtime_is_the_same_text_in_every_job(jobs):
+    first_name, first = next(iter(jobs.items()))
+    expected = runtime(first)
+    differing = [name for name, source in jobs.items() if runtime(source) != expected]
+    assert differing == [], f"runtime of {differing[:3]} differs from {first_name}'s"
+
+
+def test_the_pipeline_comes_first_in_order(jobs):
+    """Above the runtime: read_source, decode, chain, encode, then the sink's writer; none of them below it."""
+    for name, source in jobs.items():
+        rest = runtime(source)
+        pipeline = source[: -len(rest)]
+        found = [pipeline.index(f"\ndef {f}(") for f in ("read_source", "decode", "chain", "encode")]
+        assert found == sorted(found), name
+        assert pipeline.index("\ndef write_") > found[-1], name
+        assert not any(f"\ndef {f}(" in rest for f in ("read_source", "decode", "chain", "encode", "write_sink")), name
+
+
+def test_every_job_is_blacks_output(jobs):
+    """The matrix holds templates' branches the checked-in jobs do not (dead letters to files, a console sink)."""
+    assert [name for name, source in jobs.items() if not is_formatted(source)] == []
