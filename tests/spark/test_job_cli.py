@@ -24,12 +24,14 @@ DATA = ROOT / "pipelines" / "data" / "orders"
 PYTHON = ROOT / ".venv" / "bin" / "python"
 
 
-def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+def _run(cwd: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    """The job run as a script from `cwd` (a test's own folder: Spark 4.0.0 leaves artifacts/ in its working
+    directory, SPARK-52396)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")}  # a fresh, local job
     python = str(PYTHON) if PYTHON.exists() else sys.executable
     return subprocess.run(
-        [python, f"generated/{JOB}.py", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+        [python, str(ROOT / "generated" / f"{JOB}.py"), *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
     )
 
 
@@ -50,7 +52,7 @@ def _expected_rows() -> list[dict]:
 
 def test_batch_job_runs_as_a_script(tmp_path):
     sink = tmp_path / "out"
-    done = _run("--sink-path", str(sink), "--master", "local[1]")
+    done = _run(tmp_path, "--source-path", str(DATA), "--sink-path", str(sink), "--master", "local[1]")
     assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[-5000:]}"
 
     expected = _expected_rows()
@@ -71,8 +73,8 @@ def test_batch_job_runs_as_a_script(tmp_path):
     assert all(list(r) == ["order_id", "customer", "total", "kafka_topic", "origin"] for r in written), written
 
 
-def test_help_names_the_spark_packages():
-    done = _run("--help", timeout=120)
+def test_help_names_the_spark_packages(tmp_path):
+    done = _run(tmp_path, "--help", timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: {JOB}"), done.stdout
     assert re.search(r"^Spark packages for this pyspark \(\d+\.\d+\.\d+\):\n  none$", done.stdout, re.MULTILINE), done.stdout
@@ -87,9 +89,9 @@ def test_a_connector_of_another_spark_line_fails_at_start_in_one_line(tmp_path):
     import pyspark
 
     done = subprocess.run(
-        [str(PYTHON) if PYTHON.exists() else sys.executable, "generated/clicks_traced.py", "--spark-packages-version",
+        [str(PYTHON) if PYTHON.exists() else sys.executable, str(ROOT / "generated" / "clicks_traced.py"), "--spark-packages-version",
          "4.1.1", "--bootstrap-servers", "127.0.0.1:9", "--checkpoint", str(tmp_path / "ck"), "--sink-path", str(tmp_path / "out")],
-        cwd=ROOT, env={k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")},
+        cwd=tmp_path, env={k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")},
         capture_output=True, text=True, timeout=600,
     )
     line = pyspark.__version__.rsplit(".", 1)[0]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.gitrepo import ROOT, Repo
+from tests.tools.gitrepo import Repo
 
 pytestmark = pytest.mark.spark
 
@@ -76,7 +76,7 @@ class Scenario:
         env = {**os.environ, **{k: str(v) for k, v in self.dirs.items()}, "PYSPARK_PYTHON": sys.executable}
         return subprocess.run([sys.executable, str(out / "events.py"), "--master", "local[1]",
                                "--conf", "spark.sql.shuffle.partitions=1", "--conf", "spark.ui.enabled=false"],
-                              capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+                              capture_output=True, text=True, env=env, timeout=300, cwd=self.repo.path)
 
     def change(self, old: str, new: str) -> tuple[int, dict]:
         """Edit the pipeline on a branch, commit, and ask diff about it against main."""
