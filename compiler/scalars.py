@@ -26,16 +26,16 @@ from .diagnostics import Collector, one_of
 from .envrefs import check_env_refs, mentions_env
 from .loader import Document
 
+# Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
+PROPERTY_PATHS = (("source", "properties", "*"), ("sink", "properties", "*"), ("errors", "deadletterqueue.properties", "*"))
 # Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
 ENV_PATHS = (
-    ("source", "properties", "*"), ("sink", "properties", "*"),
+    *PROPERTY_PATHS,
     ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
     ("source", "path"), ("sink", "path"), ("sink", "checkpoint"),
     ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
-    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"), ("errors", "deadletterqueue.properties", "*"),
+    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
 )
-# Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
-PROPERTY_PATHS = (("source", "properties", "*"), ("sink", "properties", "*"), ("errors", "deadletterqueue.properties", "*"))
 BOOLEAN_LIKE = frozenset({"yes", "no", "on", "off", "y", "n"})  # YAML 1.1 words for true and false, any case
 
 # Words YAML 1.1 and YAML 1.2 read alike as a non-string value (JSON's own spellings and their case variants).

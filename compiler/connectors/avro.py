@@ -59,7 +59,7 @@ def reader_schema(t: StructType, name: str) -> str:
     """The writer's record schema plus DECODED, a boolean defaulting to true: Avro's schema resolution fills it
     for every payload that decodes, while a payload that does not decodes (PERMISSIVE) to a struct of nulls, which
     a record of null fields could not be told from."""
-    record = json.loads(record_schema(t, name))
+    _, record = avro_type(t, name)
     record["fields"].append({"name": DECODED, "type": "boolean", "default": True})
     return json.dumps(record, separators=(",", ":"), sort_keys=False)
 
