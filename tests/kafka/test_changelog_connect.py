@@ -15,52 +15,18 @@ import os
 import random
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from changelog_model import normalize
-from compiler.project import build_all, generate_all
+from upsert_jobs import compile_job, markers
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.connect]
 
 NAME = "changelog_connect"
-PIPELINE = f"""\
-    version: 1
-    name: {NAME}
-    mode: streaming
-    source:
-      connector: upsert-kafka
-      topics: ["${{env:UPSERT_IN_TOPIC}}"]
-      properties: {{bootstrap.servers: "unused:1"}}
-      primary-key: [id]
-      key: {{format: json}}
-      value: {{format: json}}
-      columns:
-        - {{name: id, type: BIGINT}}
-        - {{name: name, type: STRING}}
-    sink:
-      connector: files
-      path: out
-      format: json
-      envelope: true
-      checkpoint: checkpoint
-      trigger: available-now
-"""
-COMPACT_AFTER = "COMPACT_AFTER = 16"
+SINK = {"path": "out", "checkpoint": "checkpoint", "trigger": "available-now"}  # relative: the client's folder
 RUN_TIMEOUT_S = 300
-
-
-def compile_job(folder: Path) -> Path:
-    path = folder / f"{NAME}.yaml"
-    path.write_text(textwrap.dedent(PIPELINE), encoding="utf-8")
-    result = build_all([str(path)])
-    result.diags.check()
-    ((filename, source),) = generate_all(result).items()
-    assert source.count(COMPACT_AFTER) == 1, "the job's COMPACT_AFTER line changed: update this test"
-    (folder / filename).write_text(source.replace(COMPACT_AFTER, "COMPACT_AFTER = 1"), encoding="utf-8")
-    return folder / filename
 
 
 def record(key: int, name: str | None) -> dict:
@@ -84,11 +50,6 @@ def changes(rng: random.Random, live: dict[int, str], round_: int) -> list[dict]
     return out
 
 
-def markers(checkpoint: Path) -> list[dict]:
-    files = sorted((checkpoint / "changelog-state" / "markers").glob("*/part-*.json"))
-    return [json.loads(line) for path in files for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
 def written(out: Path) -> list[tuple]:
     """(key, op, value, offset) of each event the files sink wrote, as the model gives them."""
     rows = [json.loads(line) for part in out.glob("part-*.json") for line in part.read_text("utf-8").splitlines()]
@@ -99,16 +60,16 @@ def written(out: Path) -> list[tuple]:
 def test_the_upsert_streaming_job_runs_through_spark_connect(spark_connect, kafka_bootstrap, kafka_client, tmp_path):
     address, _ = spark_connect
     topic = kafka_client.create_topic(partitions=2)
-    job = compile_job(tmp_path)
+    job = compile_job(tmp_path, NAME, SINK, compact_after=1)
     client = tmp_path / "client"
     client.mkdir()
-    env = {**os.environ, "SPARK_REMOTE": address, "UPSERT_IN_TOPIC": topic}
+    env = {**os.environ, "SPARK_REMOTE": address, "UPSERT_IN_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
     rng, live = random.Random(13), {k: f"n{k}-0" for k in range(40)}
     produced = []
     for round_ in range(4):
         batch = [record(k, name) for k, name in live.items()] if round_ == 0 else changes(rng, live, round_)
         produced += kafka_client.produce(topic, batch)
-        done = subprocess.run([sys.executable, str(job), "--bootstrap-servers", kafka_bootstrap], cwd=client, env=env,
+        done = subprocess.run([sys.executable, str(job)], cwd=client, env=env,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         assert done.returncode == 0, f"round {round_}: exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
 
