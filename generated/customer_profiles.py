@@ -84,9 +84,9 @@ class ChangelogState:
 
     Exactly once: n reads only versions below n and writes only into a slot none of them uses, chosen from them. A
     replay reads the same versions, takes the same slot and computes the same events. A crash mid-write leaves the
-    slot's old marker (a version older than the live base, or n's own: no micro-batch reads it) or none, never one
-    that points at half-written data (docs/changelogs.md). Everything is native DataFrame work: a window over each
-    key in offset order finds each record's previous image.
+    slot's old marker or none: a version older than the live base, which no micro-batch reads, or n's own, which
+    only n's replay meets, and ignores and rewrites (docs/changelogs.md). Everything is native DataFrame work: a
+    window over each key in offset order finds each record's previous image.
     """
 
     COMPACT_AFTER = 16  # deltas at most before a base is written
@@ -107,7 +107,8 @@ class ChangelogState:
 
     def live(self, markers: list[dict], batch_id: int) -> tuple[dict | None, list[dict]]:
         """The versions micro-batch `batch_id` reads: the newest base before it (None: none yet) and the deltas
-        after that base. No micro-batch from `batch_id` on reads the version of any other marker."""
+        after that base. Any other marker is of a version no micro-batch from `batch_id` on reads, or of
+        `batch_id`'s own, from an earlier attempt."""
         before = [m for m in markers if m["batch"] < batch_id]
         bases = [m for m in before if m["kind"] == "base"]
         base = max(bases, key=lambda m: m["batch"], default=None)
