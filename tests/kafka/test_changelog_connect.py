@@ -69,7 +69,8 @@ def test_the_upsert_streaming_job_runs_through_spark_connect(spark_connect, kafk
     for round_ in range(4):
         batch = [record(k, name) for k, name in live.items()] if round_ == 0 else changes(rng, live, round_)
         produced += kafka_client.produce(topic, batch)
-        done = subprocess.run([sys.executable, str(job)], cwd=client, env=env,
+        # --sink-path: a path the client resolves (the YAML's is resolved inside foreachBatch, on the server)
+        done = subprocess.run([sys.executable, str(job), "--sink-path", "out"], cwd=client, env=env,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         assert done.returncode == 0, f"round {round_}: exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
 
