@@ -14,6 +14,7 @@ from ..types import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, 
 from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
+from .registry import through
 from .payload import HINTS, JSON_OPTIONS, encode_payload, payload_problem
 from .spark_io import kafka_writer
 
@@ -106,10 +107,11 @@ def kafka_rows(sink: Sink, shape: Shape) -> ir.Select:
     if sink.format == "debezium-json" and isinstance(value_type, StructType):
         value_bytes = cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
     else:
-        value_bytes = encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)
+        framing = through(sink.registries, "sink.value") or sink.value_schema_id
+        value_bytes = encode_payload(value, value_type, sink.format, record_name(sink, shape), framing)
     key = written_key(sink, shape)
     key_bytes = ir.Null("BINARY") if key is None else encode_payload(
-        *key, sink.key_format or "json", record_name(sink, shape, "key"), sink.key_schema_id)
+        *key, sink.key_format or "json", record_name(sink, shape, "key"), through(sink.registries, "sink.key") or sink.key_schema_id)
     columns = [
         ("key", key_bytes),
         ("value", value_bytes),
@@ -177,9 +179,11 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     if "avro-confluent" in (sink.format, sink.key_format):
         wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
         wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
+        through_registry = {r.payload.split(".")[1] for r in sink.registries}
         for side, sid in wanted:
-            if sid is None:
-                error("E530", f"avro-confluent needs {side}.schema-id (the id written in Confluent's header)")
+            if sid is None and side not in through_registry:
+                error("E530", f"avro-confluent needs {side}.url (a Schema Registry) or {side}.schema-id (the id written in "
+                      "Confluent's header)")
     check_payloads(sink, shape, diags)
 
 

@@ -27,6 +27,7 @@ from .cdc_json import foreign_key_hint
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
 from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, kafka_rows, record_name
 from .payload import encode_payload
+from .registry import through
 
 UPSERT_KAFKA = "upsert-kafka"
 # Helper columns of the upsert sink's rows, dropped after `upsert_fates`.
@@ -105,7 +106,7 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
     (_, value, topic, headers, *_) = kafka_rows(sink, shape).columns  # never a partition column
     key = ("key", encode_payload(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
-                                 record_name(sink, shape, "key"), sink.key_schema_id))
+                                 record_name(sink, shape, "key"), through(sink.registries, "sink.key") or sink.key_schema_id))
     delete = is_delete(ir.Col(CHANGE_OP))
     if not shape.changelog:
         order = ir.Struct((("partition", ir.Col("partition")), ("offset", ir.Col("offset")),

@@ -25,8 +25,9 @@ PIPELINE = """\
 
 
 def job(compile_text, errors: str = "") -> str:
+    """The job's own code, without the runtime section every job shares (whose registry functions raise)."""
     _, files = compile_text(textwrap.dedent(PIPELINE) + errors)
-    return files["t.py"]
+    return files["t.py"].split("\n# pipec runtime")[0]
 
 
 def test_tolerance_none_stays_lean_and_positions_decode_errors(compile_text):
