@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..connectors import SINKS, SOURCES
-from ..connectors.registry import check_block, registry_of
 from ..envrefs import Text
 from ..errors_policy import dead_letter_problems
-from ..model import ErrorPolicy, Registry, Sink, Source
+from ..model import ErrorPolicy, Sink, Source
 from ..shape import Shape
 from .part import Part, integer, options, text
 
@@ -54,7 +53,8 @@ class SinkBuilder(Part):
             key_format_loc=self.at("sink", "key", "format"),
             primary_key_loc=self.at("sink", "primary-key"),
         )
-        sink = replace(sink, registries=self.registries(raw, sink))
+        formats = {"key": sink.key_format, "value": sink.format}
+        sink = replace(sink, registries=self.registries("sink", raw, formats, sink.topic))
         if connector.primary_key:
             sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
                            key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))
@@ -66,17 +66,6 @@ class SinkBuilder(Part):
         connector.check(sink, shape, self.diags)
         connector.check_changelog(sink, shape, self.diags)
         return sink
-
-    def registries(self, raw: dict, sink: Sink) -> tuple[Registry, ...]:
-        """The key and value blocks' Schema Registries (avro-confluent with `url`), their rules checked."""
-        out = []
-        for side, side_format in (("key", sink.key_format), ("value", sink.format)):
-            block = raw.get(side, {})
-            check_block(block, side_format, f"sink.{side}", sink.topic is not None, self.diags,
-                        lambda k, side=side: self.key_at("sink", side, k))
-            found = registry_of(block, f"sink.{side}", sink.topic, self.at("sink", side))
-            out += [found] if found else []
-        return tuple(out)
 
     def errors(self, source: Source | None, sink: Sink | None = None) -> ErrorPolicy:
         raw = self.data.get("errors") or {}

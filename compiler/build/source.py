@@ -7,10 +7,9 @@ from typing import Any
 from ..connectors import SOURCES
 from ..connectors.base import SourceConnector, castable
 from ..connectors.cdc_json import SCHEMA_INCLUDE
-from ..connectors.registry import check_block, registry_of
 from ..diagnostics import did_you_mean
 from ..envrefs import Text
-from ..model import Column, Registry, Source
+from ..model import Column, Source
 from ..shape import Shape
 from ..type_parser import TypeSyntaxError, parse_type
 from ..types import BYTES, HEADERS, SqlType, StructField, StructType, same_name
@@ -139,26 +138,18 @@ class SourceBuilder(Part):
             options=options(src.get("options")),
             startup=dict(src.get("startup") or {}),
             changelog=connector.yields_changelog(fmt, self.streaming),
-            registries=self.registries(src, fmt),
+            registries=self.registries("source", src, {"key": key.get("format", "none"), "value": fmt}, one_topic(src)),
         )
         self.check_options("source", source.options, connector.options)
         connector.check(source, self.where("source"))
         return source
 
 
-    def registries(self, src: dict, fmt: str | None) -> tuple[Registry, ...]:
-        """The key and value blocks' Schema Registries (avro-confluent with `url`), their rules checked."""
-        topics = src.get("topics", [])
-        topics = [topics] if isinstance(topics, str) else topics
-        one_topic = Text(str(topics[0])) if len(topics) == 1 and "topic-pattern" not in src else None
-        out = []
-        for side, side_format in (("key", src.get("key", {}).get("format", "none")), ("value", fmt)):
-            block = src.get(side, {})
-            check_block(block, side_format, f"source.{side}", one_topic is not None, self.diags,
-                        lambda k, side=side: self.key_at("source", side, k))
-            found = registry_of(block, f"source.{side}", one_topic, self.at("source", side))
-            out += [found] if found else []
-        return tuple(out)
+def one_topic(src: dict) -> Text | None:
+    """The source's topic when it reads exactly one (no pattern), else None."""
+    topics = src.get("topics", [])
+    topics = [topics] if isinstance(topics, str) else topics
+    return Text(str(topics[0])) if len(topics) == 1 and "topic-pattern" not in src else None
 
 
 def initial_shape(source: Source) -> Shape:
