@@ -202,15 +202,12 @@ def figures(runs: dict, n: int) -> dict:
 
 
 def measure(args) -> dict:
-    from compiler.spark_versions import AVRO, PACKAGES_VERSION_ENV, coordinates
+    from compiler.spark_versions import AVRO
 
-    import pyspark
-
-    from .run import machine, session
+    from .run import machine, session, use_connectors
 
     started = time.perf_counter()
-    packages = coordinates(pyspark.__version__, (AVRO,), os.environ.get(PACKAGES_VERSION_ENV))
-    os.environ["PYSPARK_SUBMIT_ARGS"] = f"--packages {','.join(packages)} pyspark-shell"
+    use_connectors(AVRO)
     result: dict = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                     "settings": {k: getattr(args, k) for k in ("records", "reps", "warmups")},
                     "load_average_start": list(os.getloadavg())}
