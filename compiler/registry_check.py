@@ -33,14 +33,14 @@ class RegistryError(Exception):
     """The registry could not be asked (unreachable, an HTTP error other than 404, an unresolved reference)."""
 
 
-def _calls(node: object, names: tuple[str, ...]) -> list[ir.Func]:
+def registry_calls(node: object, names: tuple[str, ...]) -> list[ir.Func]:
     """The calls of the job's registry functions in an IR tree."""
     if isinstance(node, ir.Func) and node.name in names:
         return [node]
     if isinstance(node, (tuple, list)):
-        return [c for n in node for c in _calls(n, names)]
+        return [c for n in node for c in registry_calls(n, names)]
     if is_dataclass(node):
-        return [c for f in fields(node) for c in _calls(getattr(node, f.name), names)]
+        return [c for f in fields(node) for c in registry_calls(getattr(node, f.name), names)]
     return []
 
 
@@ -130,7 +130,7 @@ def check_registries(compiled: Compiled, url: str | None, diags: Collector, envi
     if not by_payload:
         return
     lowered = lower(compiled)
-    calls = _calls((lowered.decode, lowered.encode), ("from_registry", "to_registry"))
+    calls = registry_calls((lowered.decode, lowered.encode), ("from_registry", "to_registry"))
     for call in calls:
         registry = by_payload[call.args[1].value]
         try:

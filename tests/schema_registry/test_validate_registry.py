@@ -18,7 +18,7 @@ from confluent_kafka.schema_registry import Schema
 from compiler.cli import main as pipec
 from compiler.lower import lower
 from compiler.project import build_all
-from compiler.registry_check import _calls
+from compiler.registry_check import registry_calls
 
 pytestmark = pytest.mark.registry
 
@@ -111,7 +111,7 @@ def sink_schema(tmp_path, subject: str) -> str:
     path = tmp_path / "p.yaml"
     path.write_text(textwrap.dedent(SINK.format(subject=subject)), encoding="utf-8")
     (compiled,) = build_all([str(path)]).compiled
-    (call,) = _calls(lower(compiled).encode, ("to_registry",))
+    (call,) = registry_calls(lower(compiled).encode, ("to_registry",))
     return call.args[2].value
 
 
