@@ -39,7 +39,8 @@ ORDERS = [(V1, {"id": 1, "amount": 12, "note": "first"}), (V1, {"id": 2, "amount
 def main(bootstrap: str, url: str) -> int:
     run = uuid.uuid4().hex[:6]
     source, target = f"orders-{run}", f"orders-clean-{run}"
-    for f in AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic(t, 1, 1) for t in (source, target)]).values():
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept: the futures need its handle alive
+    for f in admin.create_topics([NewTopic(t, 1, 1) for t in (source, target)]).values():
         f.result(30)
     client = SchemaRegistryClient({"url": url})
     producer = Producer({"bootstrap.servers": bootstrap})
