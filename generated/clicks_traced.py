@@ -355,15 +355,21 @@ def await_query(query, lines: CountLines | None) -> None:
 
 
 def start_trigger(writer, trigger: str | None):
-    """available-now | once | processing-time: <interval>; None runs micro-batches back to back."""
+    """available-now | once | processing-time: <interval> | real-time[: <checkpoint interval>]; None runs
+    micro-batches back to back."""
     if trigger is None:
         return writer
-    if trigger == "available-now":
+    kind, _, interval = (part.strip() for part in trigger.partition(":"))
+    if kind == "available-now" and not interval:
         return writer.trigger(availableNow=True)
-    if trigger == "once":
+    if kind == "once" and not interval:
         return writer.trigger(once=True)
-    if trigger.startswith("processing-time:"):
-        return writer.trigger(processingTime=trigger.split(":", 1)[1].strip())
+    if kind == "processing-time" and interval:
+        return writer.trigger(processingTime=interval)
+    if kind == "real-time":
+        # Spark 4.1+: long-running tasks write each record as it arrives, in update mode (stateless: the same
+        # rows as append); the interval is how often it checkpoints, not a latency (Spark's default: 5 minutes)
+        return writer.outputMode("update").trigger(realTime=interval or "5 minutes")
     raise SystemExit(f"{PIPELINE}: unknown trigger {trigger!r}")
 
 
@@ -434,7 +440,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="Kafka bootstrap servers (overrides the YAML's bootstrap.servers)",
     )
     parser.add_argument("--checkpoint", help="streaming checkpoint folder (overrides the YAML's)")
-    parser.add_argument("--trigger", help="available-now | once | 'processing-time: 10 seconds'")
+    parser.add_argument(
+        "--trigger",
+        help="available-now | once | 'processing-time: 10 seconds' | real-time (Spark 4.1+)",
+    )
     parser.add_argument(
         "--master",
         help="Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "

@@ -171,4 +171,5 @@ KAFKA_SOURCE = SourceConnector(
     metadata_hint=cdc_json.foreign_key_hint,
     explodes_messages=lambda source: source.format in cdc_json.FORMATS,
     dead_letters=True,
+    real_time=True,
 )

@@ -213,4 +213,5 @@ KAFKA_SINK = SinkConnector(
     format_path=("value", "format"),
     writes_kafka=True,
     spark_sink="kafka",
+    real_time=True,
 )
