@@ -312,7 +312,8 @@ class CountLines(StreamingQueryListener):
     (its commits/N file written): a killed run has printed the line of every batch it committed, but for one
     committed in the last milliseconds before the kill (Spark posts the events asynchronously)."""
 
-    def __init__(self) -> None:
+    def __init__(self, session: SparkSession) -> None:
+        self.session = session  # to remove it once the query ends
         self.terminated = threading.Event()
 
     @staticmethod
@@ -334,8 +335,8 @@ class CountLines(StreamingQueryListener):
 
 
 def await_query(query, lines: CountLines | None) -> None:
-    """Wait for a streaming query and its last counts line; without the listener, print the lines from the
-    query's progress every few seconds."""
+    """Wait for a streaming query and its last counts line (then remove the listener); without the listener,
+    print the lines from the query's progress every few seconds."""
     reported = -1
 
     def poll() -> None:
@@ -352,6 +353,7 @@ def await_query(query, lines: CountLines | None) -> None:
             poll()
         else:
             lines.terminated.wait(10)
+            lines.session.streams.removeListener(lines)
 
 
 def start_trigger(writer, trigger: str | None):
@@ -536,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counts(args.streaming)
     try:
         spark = session(args)
-        lines = CountLines() if args.streaming and CountLines.runs_here() else None
+        lines = CountLines(spark) if args.streaming and CountLines.runs_here() else None
         if lines:
             spark.streams.addListener(lines)
         raw = read_source(spark, args)
