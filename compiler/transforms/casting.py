@@ -9,7 +9,6 @@ adds BYTES -> int32/int64/float64 (`bytes.order`) and BYTES -> UTF-8 text (`byte
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 
 from .. import ir
