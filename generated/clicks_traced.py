@@ -80,7 +80,7 @@ def decode(raw: DataFrame) -> DataFrame:
     records = records.withColumns(
         {
             "__value": F.when(
-                ~F.col("__value").getField("__pipec_corrupt").isNull(),
+                F.col("__value").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -91,7 +91,7 @@ def decode(raw: DataFrame) -> DataFrame:
                 ),
             ).otherwise(F.col("__value")),
             "__key": F.when(
-                ~F.col("__key").getField("__pipec_corrupt").isNull(),
+                F.col("__key").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -133,11 +133,11 @@ def decode(raw: DataFrame) -> DataFrame:
 
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
-    # pipelines/clicks_traced.yaml:21 step 'drop_untraced' (Filter) when not traced
+    # pipelines/clicks_traced.yaml:21 step 'drop_untraced' (Filter) when not traced: drops the record
     records = records.where(
         F.exists(F.col("headers"), lambda h: (h.getField("key") == F.lit("trace-id")))
     )
-    # pipelines/clicks_traced.yaml:25 step 'add_partition' (InsertField$Value)
+    # pipelines/clicks_traced.yaml:25 step 'add_partition' (InsertField$Value): inserts kafka_partition (the record's partition) and clicked_at (the record's timestamp)
     records = records.withColumns(
         {
             "value": F.col("value")

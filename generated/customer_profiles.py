@@ -229,7 +229,7 @@ def decode(raw: DataFrame) -> DataFrame:
     records = records.withColumns(
         {
             "__value": F.when(
-                ~F.col("__value").getField("__pipec_corrupt").isNull(),
+                F.col("__value").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -240,7 +240,7 @@ def decode(raw: DataFrame) -> DataFrame:
                 ),
             ).otherwise(F.col("__value")),
             "__key": F.when(
-                ~F.col("__key").getField("__pipec_corrupt").isNull(),
+                F.col("__key").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -280,38 +280,37 @@ def decode(raw: DataFrame) -> DataFrame:
 
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
-    # pipelines/customer_profiles.yaml:21 step 'hide_email' (MaskField$Value)
-    records = records.withColumns(
-        {
-            "value": F.when(
-                F.col("value").isNull(),
-                F.raise_error(
-                    F.format_string(
-                        "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
-                        F.col("topic"),
-                        F.col("partition"),
-                        F.col("offset"),
-                    )
-                ),
-            ).otherwise(
-                F.col("value").withField(
-                    "email", F.when(F.col("value").getField("email").isNotNull(), F.lit("***"))
-                )
-            )
-        }
+    # pipelines/customer_profiles.yaml:21 step 'hide_email' (MaskField$Value): masks email with '***'
+    value = {
+        "customer_id": F.col("value").getField("customer_id"),
+        "name": F.col("value").getField("name"),
+        "email": F.col("value").getField("email"),
+        "tier": F.col("value").getField("tier"),
+        "updated_at": F.col("value").getField("updated_at"),
+    }
+    value_if_null = F.raise_error(
+        F.format_string(
+            "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
+            F.col("topic"),
+            F.col("partition"),
+            F.col("offset"),
+        )
     )
-    # pipelines/customer_profiles.yaml:25 step 'stamp' (ReplaceField$Value)
+    value = {**value, "email": F.when(value["email"].isNotNull(), F.lit("***"))}
+    # pipelines/customer_profiles.yaml:25 step 'stamp' (ReplaceField$Value): renames updated_at -> changed_at
+    value = {**value, "changed_at": value["updated_at"]}
+    value.pop("updated_at")
+    # the value built once for the 2 steps above (lines 21-25); value_if_null where it was null
     records = records.withColumns(
         {
-            "value": F.when(
-                F.col("value").isNotNull(),
+            "value": F.when(F.col("value").isNull(), value_if_null).otherwise(
                 F.struct(
-                    F.col("value").getField("customer_id").alias("customer_id"),
-                    F.col("value").getField("name").alias("name"),
-                    F.col("value").getField("email").alias("email"),
-                    F.col("value").getField("tier").alias("tier"),
-                    F.col("value").getField("updated_at").alias("changed_at"),
-                ),
+                    value["customer_id"].alias("customer_id"),
+                    value["name"].alias("name"),
+                    value["email"].alias("email"),
+                    value["tier"].alias("tier"),
+                    value["changed_at"].alias("changed_at"),
+                )
             )
         }
     )

@@ -80,7 +80,7 @@ def decode(raw: DataFrame) -> DataFrame:
     records = records.withColumns(
         {
             "__key": F.when(
-                ~F.col("__key").getField("__pipec_corrupt").isNull(),
+                F.col("__key").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -113,16 +113,7 @@ def decode(raw: DataFrame) -> DataFrame:
                         ),
                     ).otherwise(
                         F.when(
-                            (
-                                (
-                                    F.col("__message").getField("payload").getField("op")
-                                    == F.lit("c")
-                                )
-                                | (
-                                    F.col("__message").getField("payload").getField("op")
-                                    == F.lit("r")
-                                )
-                            ),
+                            F.col("__message").getField("payload").getField("op").isin("c", "r"),
                             F.array(
                                 F.struct(
                                     F.lit("+I").alias("op"),
@@ -283,39 +274,40 @@ def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
     # pipelines/customers_changelog.yaml:7 source: skip tombstones and DDL messages (counted as filtered)
     records = records.where(F.col("op").isNotNull())
-    # pipelines/customers_changelog.yaml:21 step 'hide_email' (MaskField$Value)
-    records = records.withColumns(
-        {
-            "value": F.when(
-                F.col("value").isNull(),
-                F.raise_error(
-                    F.format_string(
-                        "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
-                        F.col("topic"),
-                        F.col("partition"),
-                        F.col("offset"),
-                    )
-                ),
-            ).otherwise(
-                F.col("value").withField(
-                    "email", F.when(F.col("value").getField("email").isNotNull(), F.lit("***"))
-                )
-            )
-        }
+    # pipelines/customers_changelog.yaml:21 step 'hide_email' (MaskField$Value): masks email with '***'
+    value = {
+        "id": F.col("value").getField("id"),
+        "first_name": F.col("value").getField("first_name"),
+        "last_name": F.col("value").getField("last_name"),
+        "email": F.col("value").getField("email"),
+        "changed_at": F.col("value").getField("changed_at"),
+        "source_table": F.col("value").getField("source_table"),
+    }
+    value_if_null = F.raise_error(
+        F.format_string(
+            "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
+            F.col("topic"),
+            F.col("partition"),
+            F.col("offset"),
+        )
     )
-    # pipelines/customers_changelog.yaml:25 step 'keep_change_time' (ReplaceField$Value)
+    value = {**value, "email": F.when(value["email"].isNotNull(), F.lit("***"))}
+    # pipelines/customers_changelog.yaml:25 step 'keep_change_time' (ReplaceField$Value): renames changed_at -> source_ts and source_table -> from_table
+    value = {**value, "source_ts": value["changed_at"], "from_table": value["source_table"]}
+    value.pop("changed_at")
+    value.pop("source_table")
+    # the value built once for the 2 steps above (lines 21-25); value_if_null where it was null
     records = records.withColumns(
         {
-            "value": F.when(
-                F.col("value").isNotNull(),
+            "value": F.when(F.col("value").isNull(), value_if_null).otherwise(
                 F.struct(
-                    F.col("value").getField("id").alias("id"),
-                    F.col("value").getField("first_name").alias("first_name"),
-                    F.col("value").getField("last_name").alias("last_name"),
-                    F.col("value").getField("email").alias("email"),
-                    F.col("value").getField("changed_at").alias("source_ts"),
-                    F.col("value").getField("source_table").alias("from_table"),
-                ),
+                    value["id"].alias("id"),
+                    value["first_name"].alias("first_name"),
+                    value["last_name"].alias("last_name"),
+                    value["email"].alias("email"),
+                    value["source_ts"].alias("source_ts"),
+                    value["from_table"].alias("from_table"),
+                )
             )
         }
     )

@@ -91,7 +91,7 @@ def decode(raw: DataFrame) -> DataFrame:
             "__error": F.coalesce(
                 F.col("__error"),
                 F.when(
-                    ~F.col("__value").getField("__pipec_corrupt").isNull(),
+                    F.col("__value").getField("__pipec_corrupt").isNotNull(),
                     F.struct(
                         F.lit("VALUE_CONVERTER").alias("stage"),
                         F.lit("org.apache.kafka.connect.json.JsonConverter").alias("class"),
@@ -140,14 +140,14 @@ def decode(raw: DataFrame) -> DataFrame:
 
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
-    # pipelines/payments_cleared.yaml:23 step 'drop_test_payments' (Filter) when is_test
+    # pipelines/payments_cleared.yaml:23 step 'drop_test_payments' (Filter) when is_test: drops the record
     records = records.where(
         (
             ~F.exists(F.col("headers"), lambda h: (h.getField("key") == F.lit("test")))
-            | ~F.col("__error").isNull()
+            | F.col("__error").isNotNull()
         )
     )
-    # pipelines/payments_cleared.yaml:26 step 'tag' (InsertField$Value)
+    # pipelines/payments_cleared.yaml:26 step 'tag' (InsertField$Value): inserts from_topic (the record's topic) and from_offset (the record's offset)
     records = records.withColumns(
         {
             "value": F.col("value")
@@ -155,23 +155,8 @@ def chain(records: DataFrame) -> DataFrame:
             .withField("from_offset", F.col("offset"))
         }
     )
-    # pipelines/payments_cleared.yaml:30 step 'hide_card' (ReplaceField$Value)
-    records = records.withColumns(
-        {
-            "value": F.when(
-                F.col("value").isNotNull(),
-                F.struct(
-                    F.col("value").getField("payment_id").alias("payment_id"),
-                    F.col("value").getField("account").alias("account"),
-                    F.col("value").getField("amount").alias("amount"),
-                    F.col("value").getField("source").alias("source"),
-                    F.col("value").getField("received_at").alias("received_at"),
-                    F.col("value").getField("from_topic").alias("from_topic"),
-                    F.col("value").getField("from_offset").alias("from_offset"),
-                ),
-            )
-        }
-    )
+    # pipelines/payments_cleared.yaml:30 step 'hide_card' (ReplaceField$Value): drops card
+    records = records.withColumns({"value": F.col("value").dropFields("card")})
     return records
 
 

@@ -78,20 +78,36 @@ def decode(raw: DataFrame) -> DataFrame:
 
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
-    # pipelines/sensor_readings.yaml:20 step 'provenance' (InsertField$Value)
-    records = records.withColumns({"value": F.col("value").withField("unit", F.lit("celsius"))})
-    # pipelines/sensor_readings.yaml:25 step 'rename' (ReplaceField$Value)
+    # pipelines/sensor_readings.yaml:20 step 'provenance' (InsertField$Value): inserts unit ('celsius')
+    value = {
+        "sensor": F.col("value").getField("sensor"),
+        "site": F.col("value").getField("site"),
+        "celsius": F.col("value").getField("celsius"),
+        "taken_at": F.col("value").getField("taken_at"),
+        "file": F.col("value").getField("file"),
+    }
+    value = {**value, "unit": F.lit("celsius")}
+    # pipelines/sensor_readings.yaml:25 step 'rename' (ReplaceField$Value): renames celsius -> temperature and file -> source_file
+    value = {
+        "sensor": value["sensor"],
+        "site": value["site"],
+        "temperature": value["celsius"],
+        "taken_at": value["taken_at"],
+        "source_file": value["file"],
+        "unit": value["unit"],
+    }
+    # the value built once for the 2 steps above (lines 20-25); null where it was null
     records = records.withColumns(
         {
             "value": F.when(
                 F.col("value").isNotNull(),
                 F.struct(
-                    F.col("value").getField("sensor").alias("sensor"),
-                    F.col("value").getField("site").alias("site"),
-                    F.col("value").getField("celsius").alias("temperature"),
-                    F.col("value").getField("taken_at").alias("taken_at"),
-                    F.col("value").getField("file").alias("source_file"),
-                    F.col("value").getField("unit").alias("unit"),
+                    value["sensor"].alias("sensor"),
+                    value["site"].alias("site"),
+                    value["temperature"].alias("temperature"),
+                    value["taken_at"].alias("taken_at"),
+                    value["source_file"].alias("source_file"),
+                    value["unit"].alias("unit"),
                 ),
             )
         }

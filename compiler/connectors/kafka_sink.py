@@ -14,7 +14,7 @@ from ..types import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, 
 from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
-from .payload import HINTS, JSON_OPTIONS, encode_payload, payload_problem
+from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
 from .spark_io import kafka_writer
 
 SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
@@ -95,21 +95,31 @@ def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
     return sink.record_name if side == "value" else f"{sink.record_name}_key"
 
 
-def kafka_rows(sink: Sink, shape: Shape) -> ir.Select:
-    """The Kafka sink rows: key and value bytes, topic, headers and, when a column is named for it, partition."""
+# The written key and value, bound once where their encoding reads them more than once (csv, raw)
+WRITTEN_KEY, WRITTEN_VALUE = "written_key", "written_value"
+
+
+def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
+    """The Kafka sink rows: key and value bytes, topic, headers and, when a column is named for it, partition;
+    first the written key and value bound once where their encoding reads them more than once."""
     value_type = written_value_type(sink, shape)
-    if isinstance(value_type, StructType):
+    # a value whose fields are all written is written as it is (avro: rebuilt, its schema follows Spark's types)
+    if isinstance(value_type, StructType) and (value_type != shape.value or sink.format not in ("json", "csv", "raw")):
         fields = tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in value_type.fields)
         value: ir.Expr = ir.NullSafe(ir.Col("value"), ir.Struct(fields))
     else:
         value = ir.Col("value")
     if sink.format == "debezium-json" and isinstance(value_type, StructType):
-        value_bytes = cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
+        binds, value_bytes = (), cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
     else:
-        value_bytes = encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)
+        binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape),
+                                          sink.value_schema_id)
     key = written_key(sink, shape)
-    key_bytes = ir.Null("BINARY") if key is None else encode_payload(
-        *key, sink.key_format or "json", record_name(sink, shape, "key"), sink.key_schema_id)
+    key_bytes: ir.Expr = ir.Null("BINARY")
+    if key is not None:
+        key_binds, key_bytes = encode_bound(*key, sink.key_format or "json", WRITTEN_KEY, record_name(sink, shape, "key"),
+                                            sink.key_schema_id)
+        binds = key_binds + binds
     columns = [
         ("key", key_bytes),
         ("value", value_bytes),
@@ -119,11 +129,7 @@ def kafka_rows(sink: Sink, shape: Shape) -> ir.Select:
     partition = metadata_columns(sink, shape).get("partition")
     if partition is not None:
         columns.append(("partition", ir.Cast(ir.Get(ir.Col("value"), partition), "INT")))
-    return ir.Select(tuple(columns))
-
-
-def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
-    return (kafka_rows(sink, shape),)
+    return ((ir.SetColumns(binds),) if binds else ()) + (ir.Select(tuple(columns)),)
 
 
 def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:

@@ -203,6 +203,13 @@ class TransformSpec:
     sides: bool = True  # Key/Value variants
     example: str = ""
     differences: tuple[str, ...] = ()  # deliberate differences from Kafka, for docs
+    describe: Callable[[Any, str], str] = lambda cfg, side: ""  # (config, "key"/"value"/"record") -> what it does, in words
+
+
+def names(items) -> str:
+    """`a, b and c` for a step comment."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 @dataclass(frozen=True)
