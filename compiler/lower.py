@@ -12,7 +12,7 @@ from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
 from .shape import Shape
-from .transforms.base import PACKAGE, Lowering
+from .transforms.base import Lowering
 from .transforms.structs import conform
 
 
@@ -131,7 +131,7 @@ def lower(compiled: Compiled) -> Lowered:
             comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
         block = ir.Block(comment, pinned, step.loc)
         if tolerant:
-            stage = record_errors.Stage(record_errors.TRANSFORMATION, PACKAGE + step.type_name.rsplit(".", 1)[-1])
+            stage = record_errors.Stage(record_errors.TRANSFORMATION, REGISTRY.transforms[step.kind].java_class(step.side))
             block = record_errors.tolerate_block(block, lambda name, stage=stage: stage)
         blocks.append(block)
         inputs.append(None if tolerant or cond is not None else before)
