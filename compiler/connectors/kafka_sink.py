@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean
 from ..model import Sink
-from ..shape import Shape
+from ..shape import Shape, kind_words
 from ..types import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, StructType, SqlType
 from . import avro, cdc_json
 from .base import SinkConnector
@@ -109,7 +109,9 @@ def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
         value: ir.Expr = ir.NullSafe(ir.Col("value"), ir.Struct(fields))
     else:
         value = ir.Col("value")
-    if sink.format == "debezium-json" and isinstance(value_type, StructType):
+    if value_type is None:  # always null (Drop$Value): every record is a tombstone
+        binds, value_bytes = (), ir.Null("BINARY")
+    elif sink.format == "debezium-json" and isinstance(value_type, StructType):
         binds, value_bytes = (), cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
     else:
         binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape),
@@ -143,7 +145,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     value = shape.value
     names = value.names() if isinstance(value, StructType) else ()
     if not isinstance(value, StructType) and (sink.key_fields or sink.fields_include != "ALL" or sink.metadata):
-        error("E521", "key fields, fields-include and metadata need a struct value; the value here is a primitive")
+        error("E521", f"key fields, fields-include and metadata need a struct value; the value here is {kind_words(value)}")
         return
     key_locs = dict(zip(sink.key_fields, sink.key_field_locs))
     for k in sink.key_fields:
@@ -179,7 +181,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                       at=at)
     if sink.format == "debezium-json" and not isinstance(value, StructType):
         diags.error("E531", "kafka sink: a debezium-json value must be a struct (the row in before/after); the value "
-                    "here is a primitive", sink.format_loc or sink.loc, "keep a struct value, or use json")
+                    f"here is {kind_words(value)}", sink.format_loc or sink.loc, "keep a struct value, or use json")
     if "avro-confluent" in (sink.format, sink.key_format):
         wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
         wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
