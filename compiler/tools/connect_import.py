@@ -161,7 +161,7 @@ class Importer:
             if spec is None:
                 self.warn(type_entry.key, f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
                           did_you_mean(cls.rsplit(".", 1)[-1], REGISTRY.spellings()) or "pipec runs the transforms of Kafka's "
-                          "org.apache.kafka.connect.transforms package (SPEC section 6)")
+                          "org.apache.kafka.connect.transforms package (SPEC section 6) and Confluent's Drop")
                 y.comment(f"TODO: transform '{alias}' ({cls}) has no pipec equivalent; it was:", *comments)
                 for e in entries:
                     y.comment(f"  {e.key}={e.value}")
