@@ -17,7 +17,7 @@ from .kafka import KAFKA_PACKAGE
 from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
 from .spark_io import kafka_writer
 
-SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
+SOURCE_TOPIC = "__source_topic"  # kept before the first router when the sink names a topic (keep_source_topic)
 KEY_FORMATS = ("raw", "json", "csv", *avro.FORMATS)
 FORMATS = (*KEY_FORMATS, "debezium-json")
 CHANGELOG_VALUE_FORMATS = frozenset({"debezium-json"})  # value formats that carry the op in the payload
@@ -85,6 +85,11 @@ def _topic(sink: Sink, shape: Shape) -> ir.Expr:
     if not shape.routed:
         return fixed
     return ir.If(ir.BinOp("!=", ir.Col("topic"), ir.Col(SOURCE_TOPIC)), ir.Col("topic"), fixed)
+
+
+def keep_source_topic(sink: Sink) -> tuple[ir.Op, ...]:
+    """Before the first router: each record's own topic, so the sink's topic applies to those no router renamed."""
+    return (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),) if sink.topic is not None else ()
 
 
 def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
@@ -220,5 +225,6 @@ KAFKA_SINK = SinkConnector(
     changelog_fix="write it with connector: upsert-kafka (and primary-key), or value.format: debezium-json",
     format_path=("value", "format"),
     writes_kafka=True,
+    before_routing=keep_source_topic,
     spark_sink="kafka",
 )

@@ -160,5 +160,6 @@ UPSERT_KAFKA_SINK = SinkConnector(
     format_path=("value", "format"),
     primary_key=True,
     writes_kafka=True,
+    before_routing=KAFKA_SINK.before_routing,
     spark_sink="kafka",
 )
