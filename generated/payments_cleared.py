@@ -27,7 +27,6 @@ from pyspark.sql import functions as F
 PIPELINE = "payments_cleared"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
-MICRO_BATCHES = False  # True: per-key work needs each micro-batch whole
 DEAD_LETTERS = True  # errors.tolerance: all: bad records go to the dead-letter queue
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
@@ -276,6 +275,11 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
         args.checkpoint or location(env("${env:CHECKPOINT_DIR:-checkpoints}/payments_cleared")),
     )
     return start_trigger(writer, args.trigger).start()
+
+
+def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
+    """The source rows through the record path into the sink: a streaming query, or None after a batch run."""
+    return write_sink(transform(raw, counts), args)
 
 
 # pipec runtime 0.1.0: the same in every job of this pipec version; a reviewer may skip it.
@@ -580,10 +584,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spark = session(args)
         raw = read_source(spark, args)
-        if MICRO_BATCHES:  # write_micro_batches (above) runs the record path per micro-batch
-            query = write_micro_batches(raw, args)
-        else:
-            query = write_sink(transform(raw, counts), args)
+        query = start(raw, args, counts)
         if query is not None:
             await_query(query)
         else:

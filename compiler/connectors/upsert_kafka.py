@@ -20,7 +20,7 @@ from .. import ir
 from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
-from ..shape import Shape
+from ..shape import Shape, kind_words
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
 from .cdc_json import foreign_key_hint
@@ -136,7 +136,7 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
 def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     """The kafka sink's rules, a struct value holding the primary key, and no partition column."""
     if not isinstance(shape.value, StructType):
-        diags.error("E541", "upsert-kafka sink: primary-key names fields of the value, and the value here is a primitive",
+        diags.error("E541", f"upsert-kafka sink: primary-key names fields of the value, and the value here is {kind_words(shape.value)}",
                     sink.primary_key_loc or sink.loc,
                     "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink")
         return
@@ -160,5 +160,6 @@ UPSERT_KAFKA_SINK = SinkConnector(
     format_path=("value", "format"),
     primary_key=True,
     writes_kafka=True,
+    before_routing=KAFKA_SINK.before_routing,
     spark_sink="kafka",
 )
