@@ -29,7 +29,6 @@ from pyspark.sql.streaming import StreamingQueryListener
 PIPELINE = "clicks_traced"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
-MICRO_BATCHES = False  # True: per-key work needs each micro-batch whole
 DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
@@ -82,7 +81,7 @@ def decode(raw: DataFrame) -> DataFrame:
     records = records.withColumns(
         {
             "__value": F.when(
-                ~F.col("__value").getField("__pipec_corrupt").isNull(),
+                F.col("__value").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -93,7 +92,7 @@ def decode(raw: DataFrame) -> DataFrame:
                 ),
             ).otherwise(F.col("__value")),
             "__key": F.when(
-                ~F.col("__key").getField("__pipec_corrupt").isNull(),
+                F.col("__key").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -135,11 +134,11 @@ def decode(raw: DataFrame) -> DataFrame:
 
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
-    # pipelines/clicks_traced.yaml:21 step 'drop_untraced' (Filter) when not traced
+    # pipelines/clicks_traced.yaml:21 step 'drop_untraced' (Filter) when not traced: drops the record
     records = records.where(
         F.exists(F.col("headers"), lambda h: (h.getField("key") == F.lit("trace-id")))
     )
-    # pipelines/clicks_traced.yaml:25 step 'add_partition' (InsertField$Value)
+    # pipelines/clicks_traced.yaml:25 step 'add_partition' (InsertField$Value): inserts kafka_partition (the record's partition) and clicked_at (the record's timestamp)
     records = records.withColumns(
         {
             "value": F.col("value")
@@ -182,6 +181,11 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
         )
     )
     return start_trigger(writer, args.trigger).start()
+
+
+def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
+    """The source rows through the record path into the sink: a streaming query, or None after a batch run."""
+    return write_sink(transform(raw, counts), args)
 
 
 # pipec runtime 0.1.0: the same in every job of this pipec version; a reviewer may skip it.
@@ -542,10 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         if lines:
             spark.streams.addListener(lines)
         raw = read_source(spark, args)
-        if MICRO_BATCHES:  # write_micro_batches (above) runs the record path per micro-batch
-            query = write_micro_batches(raw, args)
-        else:
-            query = write_sink(transform(raw, counts), args)
+        query = start(raw, args, counts)
         if query is not None:
             await_query(query, lines)
         else:

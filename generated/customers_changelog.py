@@ -29,7 +29,6 @@ from pyspark.sql.streaming import StreamingQueryListener
 PIPELINE = "customers_changelog"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
-MICRO_BATCHES = False  # True: per-key work needs each micro-batch whole
 DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
@@ -82,7 +81,7 @@ def decode(raw: DataFrame) -> DataFrame:
     records = records.withColumns(
         {
             "__key": F.when(
-                ~F.col("__key").getField("__pipec_corrupt").isNull(),
+                F.col("__key").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -115,16 +114,7 @@ def decode(raw: DataFrame) -> DataFrame:
                         ),
                     ).otherwise(
                         F.when(
-                            (
-                                (
-                                    F.col("__message").getField("payload").getField("op")
-                                    == F.lit("c")
-                                )
-                                | (
-                                    F.col("__message").getField("payload").getField("op")
-                                    == F.lit("r")
-                                )
-                            ),
+                            F.col("__message").getField("payload").getField("op").isin("c", "r"),
                             F.array(
                                 F.struct(
                                     F.lit("+I").alias("op"),
@@ -285,39 +275,40 @@ def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
     # pipelines/customers_changelog.yaml:7 source: skip tombstones and DDL messages (counted as filtered)
     records = records.where(F.col("op").isNotNull())
-    # pipelines/customers_changelog.yaml:21 step 'hide_email' (MaskField$Value)
-    records = records.withColumns(
-        {
-            "value": F.when(
-                F.col("value").isNull(),
-                F.raise_error(
-                    F.format_string(
-                        "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
-                        F.col("topic"),
-                        F.col("partition"),
-                        F.col("offset"),
-                    )
-                ),
-            ).otherwise(
-                F.col("value").withField(
-                    "email", F.when(F.col("value").getField("email").isNotNull(), F.lit("***"))
-                )
-            )
-        }
+    # pipelines/customers_changelog.yaml:21 step 'hide_email' (MaskField$Value): masks email with '***'
+    value = {
+        "id": F.col("value").getField("id"),
+        "first_name": F.col("value").getField("first_name"),
+        "last_name": F.col("value").getField("last_name"),
+        "email": F.col("value").getField("email"),
+        "changed_at": F.col("value").getField("changed_at"),
+        "source_table": F.col("value").getField("source_table"),
+    }
+    value_if_null = F.raise_error(
+        F.format_string(
+            "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
+            F.col("topic"),
+            F.col("partition"),
+            F.col("offset"),
+        )
     )
-    # pipelines/customers_changelog.yaml:25 step 'keep_change_time' (ReplaceField$Value)
+    value = {**value, "email": F.when(value["email"].isNotNull(), F.lit("***"))}
+    # pipelines/customers_changelog.yaml:25 step 'keep_change_time' (ReplaceField$Value): renames changed_at -> source_ts and source_table -> from_table
+    value = {**value, "source_ts": value["changed_at"], "from_table": value["source_table"]}
+    value.pop("changed_at")
+    value.pop("source_table")
+    # the value built once for the 2 steps above (lines 21-25); value_if_null where it was null
     records = records.withColumns(
         {
-            "value": F.when(
-                F.col("value").isNotNull(),
+            "value": F.when(F.col("value").isNull(), value_if_null).otherwise(
                 F.struct(
-                    F.col("value").getField("id").alias("id"),
-                    F.col("value").getField("first_name").alias("first_name"),
-                    F.col("value").getField("last_name").alias("last_name"),
-                    F.col("value").getField("email").alias("email"),
-                    F.col("value").getField("changed_at").alias("source_ts"),
-                    F.col("value").getField("source_table").alias("from_table"),
-                ),
+                    value["id"].alias("id"),
+                    value["first_name"].alias("first_name"),
+                    value["last_name"].alias("last_name"),
+                    value["email"].alias("email"),
+                    value["source_ts"].alias("source_ts"),
+                    value["from_table"].alias("from_table"),
+                )
             )
         }
     )
@@ -359,6 +350,11 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
         )
     )
     return start_trigger(writer, args.trigger).start()
+
+
+def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
+    """The source rows through the record path into the sink: a streaming query, or None after a batch run."""
+    return write_sink(transform(raw, counts), args)
 
 
 # pipec runtime 0.1.0: the same in every job of this pipec version; a reviewer may skip it.
@@ -719,10 +715,7 @@ def main(argv: list[str] | None = None) -> int:
         if lines:
             spark.streams.addListener(lines)
         raw = read_source(spark, args)
-        if MICRO_BATCHES:  # write_micro_batches (above) runs the record path per micro-batch
-            query = write_micro_batches(raw, args)
-        else:
-            query = write_sink(transform(raw, counts), args)
+        query = start(raw, args, counts)
         if query is not None:
             await_query(query, lines)
         else:

@@ -29,7 +29,6 @@ from pyspark.sql.streaming import StreamingQueryListener
 PIPELINE = "orders_enriched"
 STREAMING = False
 TRIGGER = None  # --trigger's default
-MICRO_BATCHES = False  # True: per-key work needs each micro-batch whole
 DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 SPARK_CONNECTORS = []  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
@@ -49,7 +48,6 @@ def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     return (
         reader.format("json")
         .schema(SOURCE_SCHEMA)
-        .options(**{})
         .load(args.source_path or location("pipelines/data/orders"))
         .select("*", "_metadata")
     )
@@ -81,28 +79,39 @@ def decode(raw: DataFrame) -> DataFrame:
 
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
-    # pipelines/orders_enriched.yaml:22 step 'drop_test_topics' (Filter) when is_test_topic
+    # pipelines/orders_enriched.yaml:22 step 'drop_test_topics' (Filter) when is_test_topic: drops the record
     records = records.where(~F.coalesce(F.col("topic").rlike("\\A(?:test-.*)\\z"), F.lit(False)))
-    # pipelines/orders_enriched.yaml:25 step 'add_origin' (InsertField$Value)
-    records = records.withColumns(
-        {
-            "value": F.col("value")
-            .withField("kafka_topic", F.col("topic"))
-            .withField("origin", F.lit("web-shop"))
-        }
-    )
-    # pipelines/orders_enriched.yaml:30 step 'tidy' (ReplaceField$Value)
+    # pipelines/orders_enriched.yaml:25 step 'add_origin' (InsertField$Value): inserts kafka_topic (the record's topic) and origin ('web-shop')
+    value = {
+        "order_id": F.col("value").getField("order_id"),
+        "customer": F.col("value").getField("customer"),
+        "amount": F.col("value").getField("amount"),
+        "internal_note": F.col("value").getField("internal_note"),
+        "test": F.col("value").getField("test"),
+        "source_file": F.col("value").getField("source_file"),
+    }
+    value = {**value, "kafka_topic": F.col("topic"), "origin": F.lit("web-shop")}
+    # pipelines/orders_enriched.yaml:30 step 'tidy' (ReplaceField$Value): drops internal_note and test; renames amount -> total
+    value = {
+        "order_id": value["order_id"],
+        "customer": value["customer"],
+        "total": value["amount"],
+        "source_file": value["source_file"],
+        "kafka_topic": value["kafka_topic"],
+        "origin": value["origin"],
+    }
+    # the value built once for the 2 steps above (lines 25-30); null where it was null
     records = records.withColumns(
         {
             "value": F.when(
                 F.col("value").isNotNull(),
                 F.struct(
-                    F.col("value").getField("order_id").alias("order_id"),
-                    F.col("value").getField("customer").alias("customer"),
-                    F.col("value").getField("amount").alias("total"),
-                    F.col("value").getField("source_file").alias("source_file"),
-                    F.col("value").getField("kafka_topic").alias("kafka_topic"),
-                    F.col("value").getField("origin").alias("origin"),
+                    value["order_id"].alias("order_id"),
+                    value["customer"].alias("customer"),
+                    value["total"].alias("total"),
+                    value["source_file"].alias("source_file"),
+                    value["kafka_topic"].alias("kafka_topic"),
+                    value["origin"].alias("origin"),
                 ),
             )
         }
@@ -126,9 +135,15 @@ def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
 def write_sink(rows: DataFrame, args: argparse.Namespace):
     """files sink: json files at out/orders_enriched."""
     path = args.sink_path or location("out/orders_enriched")
-    writer = rows.write.mode("append").format("json").options(**{"ignoreNullFields": "false"})
+    writer = rows.write.mode("append").format("json")
+    writer = writer.options(**{"ignoreNullFields": "false"})
     writer.save(path)
     return None
+
+
+def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
+    """The source rows through the record path into the sink: a streaming query, or None after a batch run."""
+    return write_sink(transform(raw, counts), args)
 
 
 # pipec runtime 0.1.0: the same in every job of this pipec version; a reviewer may skip it.
@@ -489,10 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         if lines:
             spark.streams.addListener(lines)
         raw = read_source(spark, args)
-        if MICRO_BATCHES:  # write_micro_batches (above) runs the record path per micro-batch
-            query = write_micro_batches(raw, args)
-        else:
-            query = write_sink(transform(raw, counts), args)
+        query = start(raw, args, counts)
         if query is not None:
             await_query(query, lines)
         else:
