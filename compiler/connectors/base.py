@@ -84,6 +84,7 @@ class SourceConnector:
     skip_messages: Callable[[Source], tuple[ir.Op, ...]] = lambda source: ()
     per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)
     dead_letters: bool = False  # the dead-letter queue can carry its raw records untouched (key, value, headers bytes)
+    real_time: bool = False  # Spark's real-time mode (trigger: real-time) reads it
     schema_hints: dict[tuple, str] = field(default_factory=dict)  # better hints for schema errors, by the path at fault
 
     def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:
@@ -120,6 +121,7 @@ class SinkConnector:
     before_routing: Callable[[Sink], tuple[ir.Op, ...]] = lambda sink: ()
     writes_files: bool = False  # writes files into a folder (with Spark's _spark_metadata log when streaming)
     spark_sink: str = "file"  # the Spark sink its stream writes through (outside foreachBatch)
+    real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
 
     @property
     def durable(self) -> bool:

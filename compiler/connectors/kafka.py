@@ -171,4 +171,5 @@ KAFKA_SOURCE = SourceConnector(
     metadata_hint=cdc_json.foreign_key_hint,
     skip_messages=lambda source: (cdc_json.skip_unchanged(),) if source.format in cdc_json.FORMATS else (),
     dead_letters=True,
+    real_time=True,
 )

@@ -227,4 +227,5 @@ KAFKA_SINK = SinkConnector(
     writes_kafka=True,
     before_routing=keep_source_topic,
     spark_sink="kafka",
+    real_time=True,
 )
