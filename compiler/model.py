@@ -100,6 +100,7 @@ class Sink:
     partition_by_locs: tuple[Location, ...] = ()
     checkpoint: Text | None = None
     trigger: str | None = None
+    trigger_loc: Location | None = None  # where `trigger:`'s value is written
     options: tuple[tuple[str, str], ...] = ()
     properties: tuple[tuple[str, Text], ...] = ()
     key_format: str | None = None
@@ -116,6 +117,11 @@ class Sink:
     key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
     primary_key_loc: Location | None = None
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
+
+    @property
+    def real_time(self) -> bool:
+        """`trigger: real-time` (or `real-time: <checkpoint interval>`): Spark's real-time mode."""
+        return self.trigger is not None and self.trigger.split(":")[0].strip() == "real-time"
 
 
 @dataclass(frozen=True)

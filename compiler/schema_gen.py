@@ -33,7 +33,7 @@ NONEMPTY_LIST = "ConfigNonEmptyList"
 # What each transform's def says about the keys every step has (STEP_KEYS; TransformStep validates them).
 STEP_KEY_NOTES = {
     "name": "The step's alias (validated on the step): unique in the pipeline, names the step in generated code and in error messages.",
-    "type": "{spellings} (with or without the `" + PACKAGE + "` package).",
+    "type": "{spellings} (with or without the `{package}` package).",
     "predicate": "Alias of a predicate under `predicates` (validated on the step).",
     "negate": "Inverts the predicate (validated on the step); default false.",
 }
@@ -105,7 +105,7 @@ def _closed(description: str, properties: dict, keys: tuple[ConfigKey, ...]) -> 
 def transform_def(spec: TransformSpec) -> dict:
     names = spellings(spec)
     written = " or ".join(f"`{n}`" for n in names)
-    steps = {k: {"description": STEP_KEY_NOTES[k].format(spellings=written)} for k in STEP_KEYS}
+    steps = {k: {"description": STEP_KEY_NOTES[k].format(spellings=written, package=spec.package)} for k in STEP_KEYS}
     properties = {**steps, **{k.name: key_schema(k) for k in spec.keys}}
     return _closed(f"{' / '.join(names)}: {spec.doc}", properties, spec.keys)
 
@@ -129,8 +129,9 @@ def _package_pattern(package: str) -> str:
 def step_def(transforms: list[TransformSpec]) -> dict:
     bare = [n for s in transforms for n in spellings(s)]
     kind = {
-        "enum": bare + [PACKAGE + n for n in bare],
-        "description": f"Required: the Kafka Connect transform class, with or without the `{PACKAGE}` package; "
+        "enum": bare + [s.package + n for s in transforms for n in spellings(s)],
+        "description": f"Required: the Kafka Connect transform class, with or without its package (`{PACKAGE}` for "
+        "Kafka's own); "
         f"`$Key`/`$Value` picks the variant where Kafka has both: {', '.join(bare)}.",
     }
     properties = {k: kind if k == "type" else STEP_PROPERTIES[k] for k in STEP_KEYS}
@@ -143,7 +144,7 @@ def step_def(transforms: list[TransformSpec]) -> dict:
         "properties": properties,
         "required": ["name", "type"],
         "dependentRequired": {"negate": ["predicate"]},
-        "allOf": [_dispatch(_package_pattern(PACKAGE) + s.name + variants[s.sides], s.name) for s in transforms],
+        "allOf": [_dispatch(_package_pattern(s.package) + s.name + variants[s.sides], s.name) for s in transforms],
     }
 
 

@@ -19,15 +19,16 @@ import argparse
 import os
 import re
 import sys
+import threading
 
 import pyspark
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQueryListener
 
 PIPELINE = "customers_changelog"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
-MICRO_BATCHES = False  # True: per-key work needs each micro-batch whole
 DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
@@ -82,7 +83,7 @@ def decode(raw: DataFrame) -> DataFrame:
     records = records.withColumns(
         {
             "__key": F.when(
-                ~F.col("__key").getField("__pipec_corrupt").isNull(),
+                F.col("__key").getField("__pipec_corrupt").isNotNull(),
                 F.raise_error(
                     F.format_string(
                         "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
@@ -115,16 +116,7 @@ def decode(raw: DataFrame) -> DataFrame:
                         ),
                     ).otherwise(
                         F.when(
-                            (
-                                (
-                                    F.col("__message").getField("payload").getField("op")
-                                    == F.lit("c")
-                                )
-                                | (
-                                    F.col("__message").getField("payload").getField("op")
-                                    == F.lit("r")
-                                )
-                            ),
+                            F.col("__message").getField("payload").getField("op").isin("c", "r"),
                             F.array(
                                 F.struct(
                                     F.lit("+I").alias("op"),
@@ -285,39 +277,40 @@ def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
     # pipelines/customers_changelog.yaml:7 source: skip tombstones and DDL messages (counted as filtered)
     records = records.where(F.col("op").isNotNull())
-    # pipelines/customers_changelog.yaml:21 step 'hide_email' (MaskField$Value)
-    records = records.withColumns(
-        {
-            "value": F.when(
-                F.col("value").isNull(),
-                F.raise_error(
-                    F.format_string(
-                        "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
-                        F.col("topic"),
-                        F.col("partition"),
-                        F.col("offset"),
-                    )
-                ),
-            ).otherwise(
-                F.col("value").withField(
-                    "email", F.when(F.col("value").getField("email").isNotNull(), F.lit("***"))
-                )
-            )
-        }
+    # pipelines/customers_changelog.yaml:21 step 'hide_email' (MaskField$Value): masks email with '***'
+    value = {
+        "id": F.col("value").getField("id"),
+        "first_name": F.col("value").getField("first_name"),
+        "last_name": F.col("value").getField("last_name"),
+        "email": F.col("value").getField("email"),
+        "changed_at": F.col("value").getField("changed_at"),
+        "source_table": F.col("value").getField("source_table"),
+    }
+    value_if_null = F.raise_error(
+        F.format_string(
+            "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
+            F.col("topic"),
+            F.col("partition"),
+            F.col("offset"),
+        )
     )
-    # pipelines/customers_changelog.yaml:25 step 'keep_change_time' (ReplaceField$Value)
+    value = {**value, "email": F.when(value["email"].isNotNull(), F.lit("***"))}
+    # pipelines/customers_changelog.yaml:25 step 'keep_change_time' (ReplaceField$Value): renames changed_at -> source_ts and source_table -> from_table
+    value = {**value, "source_ts": value["changed_at"], "from_table": value["source_table"]}
+    value.pop("changed_at")
+    value.pop("source_table")
+    # the value built once for the 2 steps above (lines 21-25); value_if_null where it was null
     records = records.withColumns(
         {
-            "value": F.when(
-                F.col("value").isNotNull(),
+            "value": F.when(F.col("value").isNull(), value_if_null).otherwise(
                 F.struct(
-                    F.col("value").getField("id").alias("id"),
-                    F.col("value").getField("first_name").alias("first_name"),
-                    F.col("value").getField("last_name").alias("last_name"),
-                    F.col("value").getField("email").alias("email"),
-                    F.col("value").getField("changed_at").alias("source_ts"),
-                    F.col("value").getField("source_table").alias("from_table"),
-                ),
+                    value["id"].alias("id"),
+                    value["first_name"].alias("first_name"),
+                    value["last_name"].alias("last_name"),
+                    value["email"].alias("email"),
+                    value["source_ts"].alias("source_ts"),
+                    value["from_table"].alias("from_table"),
+                )
             )
         }
     )
@@ -359,6 +352,11 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
         )
     )
     return start_trigger(writer, args.trigger).start()
+
+
+def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
+    """The source rows through the record path into the sink: a streaming query, or None after a batch run."""
+    return write_sink(transform(raw, counts), args)
 
 
 # pipec runtime 0.1.0: the same in every job of this pipec version; a reviewer may skip it.
@@ -459,46 +457,96 @@ class Counts:
         print(line, flush=True)
 
 
-def await_query(query) -> None:
-    """Wait for a streaming query, printing the counts of each micro-batch as its progress arrives (counts that
-    cannot be read are said on stderr: the query goes on)."""
+def report_progress(progress, after: int = -1) -> int:
+    """Print the counts line of a micro-batch's progress newer than batch `after`, when it carries the job's
+    observed metrics (counts it cannot read: said on stderr). Returns the newest batch reported."""
+    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
+        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+    else:
+        batch, metrics = progress.batchId, progress.observedMetrics
+    if batch <= after or not all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+        return after
+    try:
+        rows = {
+            p: Counts.by_name(metrics[f"pipec_{p}"])
+            for p in Counts.POINTS + Counts.OPTIONAL
+            if f"pipec_{p}" in metrics
+        }
+        print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+    except Exception as exc:
+        print(
+            f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
+            file=sys.stderr,
+            flush=True,
+        )
+    return batch
+
+
+class CountLines(StreamingQueryListener):
+    """Prints each micro-batch's counts as Spark reports its progress, which it does once the batch is committed
+    (its commits/N file written): a killed run has printed the line of every batch it committed, but for one
+    committed in the last milliseconds before the kill (Spark posts the events asynchronously)."""
+
+    def __init__(self, session: SparkSession) -> None:
+        self.session = session  # to remove it once the query ends
+        self.terminated = threading.Event()
+
+    @staticmethod
+    def runs_here() -> bool:
+        """Spark Connect before 4.0 runs a listener on its server, where the lines would be lost."""
+        return "SPARK_REMOTE" not in os.environ or int(pyspark.__version__.split(".")[0]) >= 4
+
+    def onQueryStarted(self, event) -> None:
+        pass
+
+    def onQueryProgress(self, event) -> None:
+        report_progress(event.progress)
+
+    def onQueryIdle(self, event) -> None:
+        pass
+
+    def onQueryTerminated(self, event) -> None:
+        self.terminated.set()
+
+
+def await_query(query, lines: CountLines | None) -> None:
+    """Wait for a streaming query and its last counts line (then remove the listener); without the listener,
+    print the lines from the query's progress every few seconds."""
     reported = -1
-    while True:
-        done = query.awaitTermination(5)
+
+    def poll() -> None:
+        nonlocal reported
         for progress in query.recentProgress:
-            if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
-                batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
-            else:
-                batch, metrics = progress.batchId, progress.observedMetrics
-            if batch > reported and all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-                reported = batch
-                try:
-                    rows = {
-                        p: Counts.by_name(metrics[f"pipec_{p}"])
-                        for p in Counts.POINTS + Counts.OPTIONAL
-                        if f"pipec_{p}" in metrics
-                    }
-                    print(Counts.line(f"micro-batch {batch}", rows), flush=True)
-                except Exception as exc:
-                    print(
-                        f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-        if done:
-            return
+            reported = report_progress(progress, reported)
+
+    try:
+        while not query.awaitTermination(5):
+            if lines is None:
+                poll()
+    finally:
+        if lines is None:
+            poll()
+        else:
+            lines.terminated.wait(10)
+            lines.session.streams.removeListener(lines)
 
 
 def start_trigger(writer, trigger: str | None):
-    """available-now | once | processing-time: <interval>; None runs micro-batches back to back."""
+    """available-now | once | processing-time: <interval> | real-time[: <checkpoint interval>]; None runs
+    micro-batches back to back."""
     if trigger is None:
         return writer
-    if trigger == "available-now":
+    kind, _, interval = (part.strip() for part in trigger.partition(":"))
+    if kind == "available-now" and not interval:
         return writer.trigger(availableNow=True)
-    if trigger == "once":
+    if kind == "once" and not interval:
         return writer.trigger(once=True)
-    if trigger.startswith("processing-time:"):
-        return writer.trigger(processingTime=trigger.split(":", 1)[1].strip())
+    if kind == "processing-time" and interval:
+        return writer.trigger(processingTime=interval)
+    if kind == "real-time":
+        # Spark 4.1+: long-running tasks write each record as it arrives, in update mode (stateless: the same
+        # rows as append); the interval is how often it checkpoints, not a latency (Spark's default: 5 minutes)
+        return writer.outputMode("update").trigger(realTime=interval or "5 minutes")
     raise SystemExit(f"{PIPELINE}: unknown trigger {trigger!r}")
 
 
@@ -569,7 +617,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="Kafka bootstrap servers (overrides the YAML's bootstrap.servers)",
     )
     parser.add_argument("--checkpoint", help="streaming checkpoint folder (overrides the YAML's)")
-    parser.add_argument("--trigger", help="available-now | once | 'processing-time: 10 seconds'")
+    parser.add_argument(
+        "--trigger",
+        help="available-now | once | 'processing-time: 10 seconds' | real-time (Spark 4.1+)",
+    )
     parser.add_argument(
         "--master",
         help="Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
@@ -802,12 +853,12 @@ def run(spark: SparkSession, args: argparse.Namespace, counts: Counts) -> None:
     raw = read_source(spark, args)
     if not args.streaming:
         fetch_carried_ids(raw)
-    if MICRO_BATCHES:  # write_micro_batches (above) runs the record path per micro-batch
-        query = write_micro_batches(raw, args)
-    else:
-        query = write_sink(transform(raw, counts), args)
+    lines = CountLines(spark) if args.streaming and CountLines.runs_here() else None
+    if lines:
+        spark.streams.addListener(lines)
+    query = start(raw, args, counts)
     if query is not None:
-        await_query(query)
+        await_query(query, lines)
     else:
         counts.report_batch()
 

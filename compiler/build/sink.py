@@ -37,6 +37,7 @@ class SinkBuilder(Part):
             partition_by_locs=tuple(self.at("sink", "partition-by", i) for i in range(len(raw.get("partition-by", [])))),
             checkpoint=text(raw.get("checkpoint")),
             trigger=raw.get("trigger"),
+            trigger_loc=self.at("sink", "trigger") if "trigger" in raw else None,
             options=options(raw.get("options")),
             topic=text(raw.get("topic")),
             properties=tuple((k, Text(str(v))) for k, v in (raw.get("properties") or {}).items()),

@@ -174,6 +174,7 @@ KAFKA_SOURCE = SourceConnector(
     check=check_source,
     format_metadata=cdc_json.metadata_keys,
     metadata_hint=cdc_json.foreign_key_hint,
-    explodes_messages=lambda source: source.format in cdc_json.FORMATS,
+    skip_messages=lambda source: (cdc_json.skip_unchanged(),) if source.format in cdc_json.FORMATS else (),
     dead_letters=True,
+    real_time=True,
 )

@@ -8,6 +8,7 @@ record whose field is named `value`. A null key or value stays null: a null key,
 
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
 from typing import Callable
 
 from .. import ir
@@ -79,6 +80,26 @@ def encode_payload(expr: ir.Expr, t: SqlType, fmt: str, name: str = "record", sc
     """A key or value expression of type `t` as bytes in `fmt` (one of ENCODERS); null stays null. `schema`:
     avro-confluent's schema id, or its Schema Registry entry (avro.encode)."""
     return ENCODERS[fmt](expr, t, name, schema)
+
+
+def _count(node: object, target: ir.Expr) -> int:
+    if node == target:
+        return 1
+    if isinstance(node, tuple):
+        return sum(_count(n, target) for n in node)
+    if is_dataclass(node):
+        return sum(_count(getattr(node, f.name), target) for f in fields(node))
+    return 0
+
+
+def encode_bound(expr: ir.Expr, t: SqlType, fmt: str, column: str, name: str = "record",
+                 schema: int | str | None = None) -> tuple[tuple[tuple[str, ir.Expr], ...], ir.Expr]:
+    """`encode_payload`, reading `expr` from the column `column` when the encoding would repeat it (csv, raw):
+    (the column to set first, if any; the encoding)."""
+    encoded = encode_payload(expr, t, fmt, name, schema)
+    if isinstance(expr, ir.Col) or _count(encoded, expr) < 2:
+        return (), encoded
+    return ((column, expr),), encode_payload(ir.Col(column), t, fmt, name, schema)
 
 
 # ---------------------------------------------------------------- what a format cannot write
