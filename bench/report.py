@@ -318,6 +318,8 @@ def markdown(r: dict) -> str:
         ]
     if "changelog_state" in r:
         out += changelog_section(r["changelog_state"])
+    if "avro_confluent" in r:
+        out += avro_confluent_section(r["avro_confluent"])
     if "latency" in r:
         out += latency_section(r["latency"])
     return "\n".join(out) + "\n" + NOTES
@@ -380,6 +382,35 @@ def changelog_section(c: dict) -> list[str]:
     return out + [""]
 
 
+def avro_confluent_section(a: dict) -> list[str]:
+    """docs/benchmarks.md's section for bench/avro_confluent.py."""
+    st, q = a["settings"], a["avro_vs_json"]
+    out = [
+        "## avro-confluent through a Schema Registry against json",
+        "",
+        f"`scripts/bench avro-confluent --write` ({a['date']}, {_f(a['wall_s'] / 60, 1)} minutes; design: "
+        "docs/design/avro-registry.md). One pipeline compiled twice, its value `json` or `avro-confluent` with a "
+        "registry `url` on both sides (source decoding by writer schema id with resolution to the declared "
+        "columns, a ReplaceField step, sink encoding with the registered id), each job's `transform` over the same "
+        f"{st['records']:,} records as cached raw Kafka rows into Spark's `noop` sink, alternating for {st['reps']} "
+        "repetitions in one local[2] session; outputs decoded back and compared first "
+        f"({'equal' if a['outputs_equal'] else 'NOT equal'}). The registry (Apicurio, scripts/registry) answered "
+        f"{_f(a['registry_start_s'], 1)} s after `start`. Load average (1/5/15 min) at start "
+        f"{', '.join(_f(x) for x in a['load_average_start'])}, at end {', '.join(_f(x) for x in a['load_average_end'])}.",
+        "",
+        "| format | µs per record, wall: min / median / max | CPU µs per record, median |",
+        "|---|---|---|",
+    ]
+    for fmt, us in a["us_per_record"].items():
+        out.append(f"| {fmt} | {' / '.join(_f(us[k]) for k in ('min', 'median', 'max'))} | "
+                   f"{_f(a['cpu_us_per_record'][fmt]['median'])} |")
+    out += [
+        "",
+        f"avro-confluent ÷ json, per repetition: wall **{_f(q['wall']['median'])}** ({_f(q['wall']['min'])} to "
+        f"{_f(q['wall']['max'])}), CPU {_f(q['cpu']['median'])} ({_f(q['cpu']['min'])} to {_f(q['cpu']['max'])}).",
+        "",
+    ]
+    return out
 LATENCY_MODES = {
     "micro_batch": "micro-batch, default trigger (payments job, dead letters)",
     "zero_interval": "micro-batch, `processing-time: 0 seconds` (payments job, dead letters)",

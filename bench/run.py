@@ -65,6 +65,17 @@ def tree_cpu_seconds(root: int, descendants: bool = True) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def use_connectors(*artifacts: str) -> None:
+    """The session started next fetches these Spark connectors (compiler.spark_versions names), as a job would
+    for the installed pyspark."""
+    import pyspark
+
+    from compiler.spark_versions import PACKAGES_VERSION_ENV, coordinates
+
+    packages = coordinates(pyspark.__version__, artifacts, os.environ.get(PACKAGES_VERSION_ENV))
+    os.environ["PYSPARK_SUBMIT_ARGS"] = f"--packages {','.join(packages)} pyspark-shell"
+
+
 def session(driver_memory: str, java_options: str = ""):
     os.environ["TZ"] = "UTC"  # the UDF variant's Python workers read timestamps as local (= UTC) datetimes
     time.tzset()

@@ -9,7 +9,7 @@ from functools import lru_cache
 from . import __version__, layout, render, spark_versions
 from .build import Compiled
 from .lower import Lowered, lower
-from .connectors import SINKS, SOURCES
+from .connectors import SINKS, SOURCES, registry
 from .model import Pipeline
 from .package_data import TEMPLATES
 from .targets import job_needs
@@ -118,6 +118,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         **_spark_context(lowered, p.sink.real_time),
         "job_path": job_path,
         "session_conf": render.py_literal(conf),
+        "schema_registry": render.py_literal(registry.settings(p.source.registries + p.sink.registries)),
         "jvm_options": render.py_literal(JVM_OPTIONS),
         "jvm_options_text": JVM_OPTIONS,
         "trigger": render.py_literal(p.sink.trigger),

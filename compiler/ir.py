@@ -122,7 +122,8 @@ class Lambda(Expr):
 
 @dataclass(frozen=True)
 class Func(Expr):
-    """`F.name(*args)`: a function of `pyspark.sql.functions` (checked against `render.SPARK_FUNCTIONS`)."""
+    """`F.name(*args)`: a function of `pyspark.sql.functions` (checked against `render.SPARK_FUNCTIONS`), spark-avro's
+    (`A.name`), or a Column function of the job's runtime (`render.JOB_COLUMN_FUNCTIONS`)."""
 
     name: str
     args: tuple[Expr, ...]

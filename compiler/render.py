@@ -80,9 +80,16 @@ def _m(target: S.Node, name: str, *args: S.Node) -> S.Node:
     return S.Call(S.Attr(target, name), list(args))
 
 
+# Column functions of the job's runtime (fixed code): Avro through a Schema Registry, whose answers at start shape
+# the native expressions they return (from_avro per writer schema, to_avro behind the registered id).
+JOB_COLUMN_FUNCTIONS = frozenset({"from_registry", "schema_rejected", "to_registry"})
+
+
 def _call(name: str, args: tuple[ir.Expr, ...]) -> S.Node:
     if name in AVRO_FUNCTIONS:
         return _f("A", name, (tree(a) for a in args))
+    if name in JOB_COLUMN_FUNCTIONS:
+        return S.Call(S.Name(name), [tree(a) for a in args])
     if name not in SPARK_FUNCTIONS:
         raise ValueError(f"function {name} is not in the native function table")
     return _f("F", name, (tree(a) for a in args))

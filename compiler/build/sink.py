@@ -54,6 +54,8 @@ class SinkBuilder(Part):
             key_format_loc=self.at("sink", "key", "format"),
             primary_key_loc=self.at("sink", "primary-key"),
         )
+        formats = {"key": sink.key_format, "value": sink.format}
+        sink = replace(sink, registries=self.registries("sink", raw, formats, sink.topic))
         if connector.primary_key:
             sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
                            key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))

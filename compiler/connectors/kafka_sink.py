@@ -15,6 +15,7 @@ from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
 from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
+from .registry import through
 from .spark_io import kafka_writer
 
 SOURCE_TOPIC = "__source_topic"  # kept before the first router when the sink names a topic (keep_source_topic)
@@ -119,13 +120,14 @@ def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     elif sink.format == "debezium-json" and isinstance(value_type, StructType):
         binds, value_bytes = (), cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
     else:
-        binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape),
-                                          sink.value_schema_id)
+        framing = through(sink.registries, "sink.value") or sink.value_schema_id
+        binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape), framing)
     key = written_key(sink, shape)
     key_bytes: ir.Expr = ir.Null("BINARY")
     if key is not None:
+        key_framing = through(sink.registries, "sink.key") or sink.key_schema_id
         key_binds, key_bytes = encode_bound(*key, sink.key_format or "json", WRITTEN_KEY, record_name(sink, shape, "key"),
-                                            sink.key_schema_id)
+                                            key_framing)
         binds = key_binds + binds
     columns = [
         ("key", key_bytes),
@@ -190,9 +192,11 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     if "avro-confluent" in (sink.format, sink.key_format):
         wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
         wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
+        through_registry = {r.payload.split(".")[1] for r in sink.registries}
         for side, sid in wanted:
-            if sid is None:
-                error("E530", f"avro-confluent needs {side}.schema-id (the id written in Confluent's header)")
+            if sid is None and side not in through_registry:
+                error("E530", f"avro-confluent needs {side}.url (a Schema Registry) or {side}.schema-id (the id written in "
+                      "Confluent's header)")
     check_payloads(sink, shape, diags)
 
 
