@@ -51,21 +51,21 @@ def delta_lake_state(job):
         def table(self) -> str:
             return f"{self.folder}/table"
 
-        def read(self, raw, batch_id):
+        def read(self, raw, markers, batch_id):
             from pyspark.sql import functions as F
 
-            if self.fs.exists(self.Path(self.table())):  # pinned: the events are read after the MERGE
+            if Path(self.table()).exists():  # pinned: the events are read after the MERGE (a local folder)
                 history = self.spark.sql(f"DESCRIBE HISTORY delta.`{self.table()}` LIMIT 1")
                 version = history.first()["version"]
                 entries = self.spark.read.format("delta").option("versionAsOf", version).load(self.table())
-                return entries.withColumn("__version", F.lit(0).cast("long")), -1, []
-            return super().read(raw, batch_id)
+                return entries.withColumn("__version", F.lit(0).cast("long"))
+            return super().read(raw, markers, batch_id)
 
-        def write(self, entries, changes, base, deltas, batch_id) -> None:
+        def write(self, entries, changes, markers, batch_id) -> None:
             from pyspark.sql import functions as F
 
             changes = changes.drop("__version")
-            if not self.fs.exists(self.Path(self.table())):
+            if not Path(self.table()).exists():
                 changes.where(F.col("value").isNotNull()).write.format("delta").save(self.table())
                 return
             changes.createOrReplaceTempView("pipec_changes")

@@ -1,7 +1,12 @@
-"""Shared fixtures: one local SparkSession for the whole run, and helpers to compile pipelines from text."""
+"""Shared fixtures: one local SparkSession for the whole run, helpers to compile pipelines from text, and a
+standalone Spark cluster (master + worker) and a Spark Connect server on loopback, started by the project's scripts
+(scripts/spark-cluster, scripts/spark-connect) from the running Python's pyspark, once per test session."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,16 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pytest_configure(config):
     """No job cache unless a test sets one (tests/cli/test_cli_compile_cache.py): nothing written to ~/.cache."""
-    import os
-
     os.environ.setdefault("PIPEC_CACHE_DIR", "")
 
 
 @pytest.fixture(scope="session")
 def spark():
     """The one SparkSession of the test run (local[2], 2 shuffle partitions, UTC, ANSI)."""
-    import os
-
     import pyspark
 
     from compiler.spark_versions import AVRO, KAFKA, PACKAGES_VERSION_ENV, coordinates
@@ -81,3 +82,37 @@ def check_pipeline_records(spark, tmp_path):
         assert python_operators(batch_frame(spark, job, compiled, case, tmp_path / "plan")) == []
 
     return check
+
+
+START_TIMEOUT_S = 600  # the first Connect start downloads the connectors
+STOP_TIMEOUT_S = 120
+
+
+def _script(name: str, command: str, state: Path, variable: str, timeout: float) -> str:
+    env = {**os.environ, "PIPEC_PYTHON": sys.executable, variable: str(state)}
+    done = subprocess.run(["bash", str(ROOT / "scripts" / name), command], env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"scripts/{name} {command} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return done.stdout.strip()
+
+
+def _service(name: str, variable: str, tmp_path_factory):
+    state = tmp_path_factory.mktemp(name)
+    address = _script(name, "start", state, variable, START_TIMEOUT_S)
+    try:
+        yield address, state
+    finally:
+        _script(name, "stop", state, variable, STOP_TIMEOUT_S)
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """(master URL, state dir) of a running master and worker; the worker's apps are under state/work."""
+    yield from _service("spark-cluster", "PIPEC_SPARK_CLUSTER_DIR", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def spark_connect(tmp_path_factory):
+    """(sc:// address, state dir) of a running Spark Connect server with the connectors of its Spark line."""
+    yield from _service("spark-connect", "PIPEC_SPARK_CONNECT_DIR", tmp_path_factory)

@@ -17,49 +17,26 @@ from __future__ import annotations
 
 import json
 import random
-import textwrap
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from changelog_model import normalize
-from compiler.project import build_all, generate_all
 from killable_job import Checkpoint, JobProcess, job_env
+from upsert_jobs import compile_job, markers
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
 KEYS = 100_000
 NAME = "changelog_restarts"
-PIPELINE = f"""\
-    version: 1
-    name: {NAME}
-    mode: streaming
-    source:
-      connector: upsert-kafka
-      topics: ["${{env:UPSERT_IN_TOPIC}}"]
-      properties: {{bootstrap.servers: "${{env:KAFKA_BOOTSTRAP_SERVERS}}"}}
-      primary-key: [id]
-      key: {{format: json}}
-      value: {{format: json}}
-      columns:
-        - {{name: id, type: BIGINT}}
-        - {{name: name, type: STRING}}
-    sink:
-      connector: files
-      path: ${{env:OUT_DIR}}/out
-      format: json
-      envelope: true
-      checkpoint: ${{env:CHECKPOINT_DIR}}/{NAME}
-      trigger: "processing-time: 1 second"
-"""
+SINK = {"path": "${env:OUT_DIR}/out", "checkpoint": f"${{env:CHECKPOINT_DIR}}/{NAME}",
+        "trigger": '"processing-time: 1 second"'}
 SPARK_ARGS = ["--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.ui.enabled=false"]
 # (how, where): after this run's first commit, kill the driver or the whole group when a micro-batch in flight has
 # written a base or a delta, or as soon as one is planned
 KILLS = [("driver", "base"), ("group", "delta"), ("driver", "planned")]
-COMPACT_AFTER = "COMPACT_AFTER = 16"  # the generated job's line; the test's copy says 2
 
 
 def record(key: int, value: bytes | None) -> dict:
@@ -111,9 +88,9 @@ class Changes(threading.Thread):
 
 
 def written(checkpoint: Checkpoint, kind: str) -> bool:
-    """A micro-batch in flight has written its state version of this kind (base or delta)."""
-    version = checkpoint.path / "changelog-state" / f"{kind}={checkpoint.latest('offsets')}"
-    return checkpoint.in_flight() and (version / "_SUCCESS").exists()
+    """A micro-batch in flight has written its state version of this kind (base or delta): the slot's marker."""
+    batch = checkpoint.latest("offsets")
+    return checkpoint.in_flight() and any(m["kind"] == kind and m["batch"] == batch for m in markers(checkpoint.path))
 
 
 def kill_at(job: JobProcess, checkpoint: Checkpoint, how: str, where: str):
@@ -125,22 +102,11 @@ def kill_at(job: JobProcess, checkpoint: Checkpoint, how: str, where: str):
     return job.kill(how, checkpoint)
 
 
-def compile_job(folder: Path) -> Path:
-    path = folder / f"{NAME}.yaml"
-    path.write_text(textwrap.dedent(PIPELINE), encoding="utf-8")
-    result = build_all([str(path)])
-    result.diags.check()
-    ((filename, source),) = generate_all(result).items()
-    assert source.count(COMPACT_AFTER) == 1, "the job's COMPACT_AFTER line changed: update this test"
-    (folder / filename).write_text(source.replace(COMPACT_AFTER, "COMPACT_AFTER = 2"), encoding="utf-8")
-    return folder / filename
-
-
 def test_changelog_state_is_exactly_once_across_sigkills_with_100k_keys(kafka_bootstrap, kafka_client, spark, tmp_path):
     started = time.monotonic()
     topic = kafka_client.create_topic(partitions=2)
     produced = kafka_client.produce(topic, [record(k, value(k, 0)) for k in range(KEYS)])
-    job_file = compile_job(tmp_path)
+    job_file = compile_job(tmp_path, NAME, SINK, compact_after=2)
     env = job_env({"UPSERT_IN_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
                    "CHECKPOINT_DIR": str(tmp_path / "ck"), "OUT_DIR": str(tmp_path)})
     checkpoint = Checkpoint(tmp_path / "ck" / NAME)
@@ -170,14 +136,18 @@ def test_changelog_state_is_exactly_once_across_sigkills_with_100k_keys(kafka_bo
     missing, invented = set(expected) - set(written), set(written) - set(expected)
     assert not missing and not invented, f"{len(missing)} events missing, {len(invented)} invented: " \
         f"{sorted(missing)[:5]} {sorted(invented)[:5]}"
-    versions = [p.name for p in (checkpoint.path / "changelog-state").iterdir()]
+    slots = markers(checkpoint.path)
+    versions = sorted(f"{m['slot']}:{m['kind']}@{m['batch']}" for m in slots)
     landed = ", ".join(f"{k.how}@batch{k.planned}{' in flight' if k.planned > k.committed else ''}" for k in kills)
     print(f"\nchangelog state, {KEYS:,} keys: kills [{landed}]; {len(produced):,} records in, "
           f"{len(expected):,} events, {sum(written.values()) - len(written):,} written twice by replays; "
-          f"{checkpoint.latest('commits') + 1} micro-batches; state versions at the end {sorted(versions)}; "
+          f"{checkpoint.latest('commits') + 1} micro-batches; state slots at the end {versions}; "
           f"{time.monotonic() - started:.0f} s")
     assert sum(k.planned > k.committed for k in kills) >= 2, f"too few kills landed mid-batch: {kills}"
-    assert sum(v.startswith("base=") for v in versions) <= 2  # old versions are deleted
+    # old versions are cleaned up: the base a compaction replaced is emptied by the next micro-batch
+    last = checkpoint.latest("commits")
+    bases = sorted((m for m in slots if m["kind"] == "base"), key=lambda m: m["batch"])
+    assert len(bases) == 1 or (len(bases) == 2 and bases[-1]["batch"] == last), versions
 
 
 def value_of(row) -> bytes:

@@ -1,6 +1,7 @@
 """The upsert-kafka changelog state (templates/changelog/state.py.j2) against a reference model of Flink's
 ChangelogNormalize, over random micro-batches with frequent compaction: each micro-batch's events, a
-replayed micro-batch's events, the stored table, and the versions left on disk.
+replayed micro-batch's events, the stored table, the versions left on disk, and replays after a crash at each
+step of writing a slot.
 
 The model is tests/changelog_model.py.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,10 @@ def job():
     return load_job(ROOT / "generated" / "customer_profiles.py")
 
 
+def compacted(state, batch_id: int) -> bool:
+    return any(m["kind"] == "base" and m["batch"] == batch_id for m in state.markers())
+
+
 def test_events_replays_and_compaction_match_the_model(job, spark, tmp_path):
     batches = random_batches(seed=15, batches=7)
     table: dict = {}
@@ -62,19 +68,78 @@ def test_events_replays_and_compaction_match_the_model(job, spark, tmp_path):
     for batch_id, rows in enumerate(batches):
         raw = spark.createDataFrame(rows, RAW_SCHEMA)
         assert emitted(state.apply(raw, batch_id)) == expected[batch_id], f"micro-batch {batch_id}"
-        if ("base", batch_id, True) in state.versions():
+        if compacted(state, batch_id):
             compactions.append(batch_id)
         if batch_id == 1 or batch_id in compactions[1:]:  # Spark replays a micro-batch whose commit was lost
             assert emitted(state.apply(raw, batch_id)) == expected[batch_id], f"micro-batch {batch_id} replayed"
     assert len(compactions) >= 3, compactions
 
-    # the last micro-batch read the newest base before it and the deltas after that base (a replay of it reads
-    # them again); every older version is gone
+    # the next micro-batch reads the newest base and the deltas after it; the base a compaction replaced is
+    # emptied by the micro-batch after it (a replay of the compacting micro-batch still reads it)
     last = len(batches) - 1
-    base = max(n for n in compactions if n < last)
-    own = ("base" if last in compactions else "delta", last)
-    versions = [(kind, n) for kind, n, complete in state.versions() if complete]
-    assert versions == [("base", base), *(("delta", n) for n in range(base + 1, last)), own]
-    entries, _, _ = state.read(raw, len(batches))
-    stored = state.newest(entries).where("value IS NOT NULL").collect()
+    markers = state.markers()
+    base, deltas = state.live(markers, last + 1)
+    assert base["batch"] == max(compactions)
+    assert [d["batch"] for d in deltas] == list(range(base["batch"] + 1, last + 1))
+    replaced = [m for m in markers if m["kind"] == "base" and m is not base]
+    assert replaced == [] or last in compactions, markers
+    assert len(markers) <= state.COMPACT_AFTER + 2  # a fixed ring of slots
+    stored = state.newest(state.read(raw, markers, last + 1)).where("value IS NOT NULL").collect()
     assert {bytes(r["key"]): (bytes(r["value"]), r["offset"]) for r in stored} == table
+
+
+class Crash(Exception):
+    """The job dies here."""
+
+
+# where a write into a slot stops: its data partly written, its data whole, its old marker deleted by the
+# marker's overwrite (the new one not yet there), its new marker whole (the micro-batch is not committed)
+STEPS = ("data partly written", "data written", "marker deleted", "marker written")
+
+
+def crashing_state(job, plan: dict[str, list[str]]):
+    """A ChangelogState whose writes of a kind (delta, base, free) crash at the steps `plan` gives that kind, one
+    step a write, until none are left."""
+
+    class CrashingState(job.ChangelogState):
+        def write_slot(self, slot, frame, kind, batch_id):
+            if not plan[kind]:
+                return super().write_slot(slot, frame, kind, batch_id)
+            step = plan[kind].pop(0)
+            data, marker = Path(self.folder) / slot, Path(self.folder) / "markers" / slot
+            if step == "data partly written":
+                frame.limit(1).write.mode("overwrite").parquet(str(data))
+            elif step == "marker deleted":
+                frame.write.mode("overwrite").parquet(str(data))
+                shutil.rmtree(marker, ignore_errors=True)
+            elif step == "data written":
+                frame.write.mode("overwrite").parquet(str(data))
+            else:
+                super().write_slot(slot, frame, kind, batch_id)
+            raise Crash(f"{kind} {slot} of micro-batch {batch_id}: {step}")
+
+    return CrashingState
+
+
+def test_a_crash_at_any_step_of_a_write_leaves_a_state_the_replay_reads_correctly(job, spark, tmp_path):
+    """Each crash kills the micro-batch; a new state object (the restarted job) replays it and must emit the model's
+    events, and so must every micro-batch after it."""
+    batches = random_batches(seed=13, batches=12)
+    plan = {kind: list(STEPS) for kind in ("delta", "base", "free")}
+    state_class = crashing_state(job, plan)
+    table: dict = {}
+    crashes = []
+    new_state = lambda: state_class(spark, str(tmp_path / "state"))  # noqa: E731
+    state = new_state()
+    for batch_id, rows in enumerate(batches):
+        expected = sorted(normalize([(r[0], r[1], r[3], r[4]) for r in rows], table))
+        raw = spark.createDataFrame(rows, RAW_SCHEMA)
+        while True:
+            state.COMPACT_AFTER = 2
+            try:
+                assert emitted(state.apply(raw, batch_id)) == expected, f"micro-batch {batch_id} after {crashes}"
+                break
+            except Crash as crash:
+                crashes.append(str(crash))
+                state = new_state()
+    assert not any(plan.values()), f"crashes not reached: {plan}; reached: {crashes}"
