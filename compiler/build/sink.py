@@ -79,7 +79,7 @@ class SinkBuilder(Part):
         connectors = (SOURCES[source.connector] if source else None, SINKS[sink.connector] if sink else None)
         for problem in dead_letter_problems(policy, source, raw, *connectors):
             report = self.diags.warn if problem.warning else self.diags.error
-            report(problem.code, problem.message, self.at("errors", *problem.path), problem.hint)
+            report(problem.code, problem.message, self.at(problem.block, *problem.path), problem.hint)
         return policy
 
 

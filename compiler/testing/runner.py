@@ -139,9 +139,14 @@ def _run_files(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
     collected: list = []
     for i, values in enumerate(_batches(case)):
         write_given_files(spark, job, compiled, values, src, i)
+        raw = job.read_source(spark, args)
+        if hasattr(job, "micro_batch"):  # lines numbered per file: the job's own foreachBatch step
+            writer = raw.writeStream.foreachBatch(
+                lambda df, batch_id: collected.extend(job.micro_batch(df, batch_id, str(tmp / "checkpoint")).collect()))
+        else:
+            writer = job.transform(raw).writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
         query = (
-            job.transform(job.read_source(spark, args))
-            .writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
+            writer
             .option("checkpointLocation", str(tmp / "checkpoint"))
             .trigger(availableNow=True)
             .start()
