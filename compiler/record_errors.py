@@ -256,6 +256,8 @@ def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], raw: ir.Str
             op, found = decoders(op)
             out.extend(_stage_error(op.columns, lambda name, op=op: _converter_stage(name, op, formats)))
             out.append(without_raises(op))
+            # Kafka Connect converts the key before the value: a record whose key and value both fail is a key error
+            found = sorted(found, key=lambda d: list(CONVERTER_STAGES).index(d.reads))
             post = [_when(decode_failed(d), error_struct(_decoder_stage(d, formats), position(decode_message(d, formats[d.reads]))),
                           ddl=ERROR_DDL) for d in found]
             if post:

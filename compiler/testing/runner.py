@@ -51,6 +51,19 @@ def load_job(path: Path) -> ModuleType:
     return module
 
 
+def compile_job(folder: Path, yaml_text: str) -> ModuleType:
+    """Compile one pipeline's YAML (written to `folder`/pipeline.yaml; errors raise) and load its job from `folder`."""
+    from ..project import build_all, generate_all
+
+    path = folder / "pipeline.yaml"
+    path.write_text(yaml_text, encoding="utf-8")
+    result = build_all([str(path)])
+    result.diags.check()
+    ((name, source),) = generate_all(result).items()
+    (folder / name).write_text(source, encoding="utf-8")
+    return load_job(folder / name)
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(value).decode()

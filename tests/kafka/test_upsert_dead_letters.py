@@ -16,8 +16,7 @@ import textwrap
 
 import pytest
 
-from compiler.project import build_all, generate_all
-from compiler.testing.runner import load_job
+from compiler.testing.runner import compile_job as compile_yaml_job
 from native_plan import python_operators
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
@@ -54,13 +53,7 @@ PIPELINE = """\
 
 
 def compile_job(tmp_path, **fields):
-    path = tmp_path / "pipeline.yaml"
-    path.write_text(textwrap.dedent(PIPELINE.format(**fields)), encoding="utf-8")
-    result = build_all([str(path)])
-    result.diags.check()
-    ((name, source),) = generate_all(result).items()
-    (tmp_path / name).write_text(source, encoding="utf-8")
-    return load_job(tmp_path / name)
+    return compile_yaml_job(tmp_path, textwrap.dedent(PIPELINE.format(**fields)))
 
 
 def upsert(key, name: str | None = None, amount: str = "1", value: str | None = None, headers=()) -> dict:
@@ -78,7 +71,7 @@ FIRST = [
     upsert(2, "b"),
     upsert(1, "a2", "7"),  # -U carries "a" (offset 0), not the dead letter
     upsert(3, "c", "x"),  # 4: the Cast fails
-    upsert("not json", "e"),  # 5: KEY_CONVERTER
+    upsert("not json", "e"),  # 5: KEY_CONVERTER (its value's id is no BIGINT either: Connect converts the key first)
     upsert(None, "f"),  # 6: no key, which cannot update the table
     upsert(2),  # 7: a delete: a tombstone
 ]
@@ -101,8 +94,9 @@ def table(records) -> dict:
 
 def check_letters(letters, produced, dead: dict, src: str, pipeline: str) -> None:
     """Each dead letter: its record's key, value and headers as read, then the context headers."""
-    assert len(letters) == len(dead)
-    for letter, offset in zip(letters, sorted(dead)):
+    offsets = [int(dict(letter.headers)["__connect.errors.offset"]) for letter in letters]
+    assert sorted(offsets) == sorted(dead)
+    for letter, offset in zip(letters, offsets):
         original = produced[offset]
         assert (letter.key, letter.value) == (original.key, original.value)
         own, context = letter.headers[: len(original.headers)], dict(letter.headers[len(original.headers):])

@@ -15,11 +15,10 @@ import base64
 import json
 import textwrap
 
-from compiler.project import build_all, generate_all
-from compiler.testing.runner import load_job
-from native_plan import python_operators
-
 import pytest
+
+from compiler.testing.runner import compile_job as compile_yaml_job
+from native_plan import python_operators
 
 pytestmark = pytest.mark.spark
 
@@ -52,13 +51,7 @@ CSV_CONVERTER, JSON_CONVERTER = "pipec.converters.CsvConverter", "org.apache.kaf
 
 
 def compile_job(tmp_path, **fields):
-    path = tmp_path / "pipeline.yaml"
-    path.write_text(textwrap.dedent(PIPELINE.format(**fields)), encoding="utf-8")
-    result = build_all([str(path)])
-    result.diags.check()
-    ((name, source),) = generate_all(result).items()
-    (tmp_path / name).write_text(source, encoding="utf-8")
-    return load_job(tmp_path / name)
+    return compile_yaml_job(tmp_path, textwrap.dedent(PIPELINE.format(**fields)))
 
 
 def dead_letters(folder) -> list[dict]:
