@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .connectors.base import SinkConnector, SourceConnector
+from .connectors.base import SourceConnector
 from .model import ErrorPolicy, Source
 
 TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
@@ -22,7 +22,7 @@ class Problem:
 
 
 def dead_letter_problems(policy: ErrorPolicy, source: Source | None, raw: dict | None = None,
-                         source_connector: SourceConnector | None = None, sink_connector: SinkConnector | None = None) -> list[Problem]:
+                         source_connector: SourceConnector | None = None) -> list[Problem]:
     """What is wrong with the errors block, if anything (`raw`: the block as written, for keys the model drops).
     Dead letters need a source whose records they can carry as read (a file's lines, not its parquet rows)."""
     notes = []
