@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from .compiler_speed import summary
-from .run import fingerprint, log, machine, noop, session, tree_cpu_seconds
+from .run import fingerprint, log, machine, noop, session, tree_cpu_seconds, use_connectors
 
 ROOT = Path(__file__).resolve().parent.parent
 BODY = "substring(value, 6)"
@@ -212,10 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmups", type=int, default=1)
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "avro_writer_schemas.json")
     args = parser.parse_args(argv)
-    from compiler.connectors.avro import AVRO_PACKAGE
-    from compiler.emit import JVM_OPTIONS, spark_version
+    from compiler.emit import JVM_OPTIONS
+    from compiler.spark_versions import AVRO
 
-    os.environ["PYSPARK_SUBMIT_ARGS"] = f"--packages {AVRO_PACKAGE.format(spark=spark_version())} pyspark-shell"
+    use_connectors(AVRO)
     result: dict = {
         "machine": machine(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

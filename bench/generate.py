@@ -74,6 +74,41 @@ def kafka_records(spark: SparkSession, n: int = DEFAULT_RECORDS, partitions: int
     )
 
 
+def struct_records(spark: SparkSession, n: int = DEFAULT_RECORDS, partitions: int = 2) -> DataFrame:
+    """`n` raw Kafka rows for bench/structs.yaml: a flat JSON value of 40 fields (one a 3-field struct), about 700
+    bytes; every 50th card is null, every 97th meta is null. No headers."""
+    i = F.col("id")
+    strings = [F.format_string(f"s{k}-%d", i % (1000 + k)).alias(f"s{k:02d}") for k in range(1, 15)]
+    numbers = [((i * k) % 1_000_003).alias(f"n{k:02d}") for k in range(1, 15)]
+    amounts = [F.format_string("%d.%02d", (i * (31 + k)) % 100000, (i + k) % 100).alias(f"a{k:02d}") for k in range(1, 5)]
+    meta = F.when(i % 97 == 0, F.lit(None)).otherwise(
+        F.struct(_pick(CITIES, i).alias("src"), (i % 5).alias("ver"), F.format_string("tag-%d", i % 13).alias("tag"))
+    )
+    value = F.struct(
+        i.alias("id"),
+        *strings,
+        *numbers,
+        *amounts,
+        meta.alias("meta"),
+        F.when(i % 50 == 0, F.lit(None).cast("string")).otherwise(F.format_string("4111-%04d", i % 10000)).alias("card"),
+        F.format_string("secret-%d", i % 7919).alias("secret"),
+        F.format_string("note-%d", i % 97).alias("note"),
+        F.format_string("internal-%d", i % 89).alias("internal"),
+        _pick(STATUSES, i).alias("status"),
+        _pick(CITIES, i + 3).alias("region"),
+    )
+    return spark.range(n, numPartitions=partitions).select(
+        F.to_json(F.struct(i.alias("id"))).cast("binary").alias("key"),
+        F.to_json(value).cast("binary").alias("value"),
+        F.lit("accounts-raw").alias("topic"),
+        (i % 8).cast("int").alias("partition"),
+        (i / 8).cast("bigint").alias("offset"),
+        F.timestamp_millis(F.lit(BASE_MILLIS) + i * 1000).alias("timestamp"),
+        F.lit(0).alias("timestampType"),
+        F.array().cast(HEADERS_DDL).alias("headers"),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench.generate", description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=DEFAULT_RECORDS)

@@ -5,8 +5,9 @@
 2. Throughput of bench/chain.yaml in ONE local[2] SparkSession over cached raw Kafka rows (bench/generate.py),
    written to Spark's `noop` sink: the compiled job's `transform` (the generated file, imported as written),
    the hand-written native version (bench/handwritten.py) and a per-record Python UDF (bench/udf.py, over a
-   prefix of the records). Outputs are compared before anything is timed; the variants then alternate, in a
-   rotating order, over several repetitions.
+   prefix of the records); and bench/structs.yaml (struct edits only, over a 40-field value) compiled and by hand
+   (bench/handwritten_structs.py). Outputs are compared before anything is timed; the variants then alternate, in
+   a rotating order, over several repetitions.
 3. Spark analysis and optimisation time of a 50-step chain, and plan size against chain length.
 
 Writes a JSON result (bench/results.json; with --quick, out/bench-quick.json, which git ignores) and, for a full
@@ -26,8 +27,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAIN = ROOT / "bench" / "chain.yaml"
-VARIANTS = ("generated", "handwritten", "udf", "generated_filter_first")
-NATIVE = ("generated", "handwritten", "generated_filter_first")
+STRUCTS = ROOT / "bench" / "structs.yaml"
+VARIANTS = ("generated", "handwritten", "udf", "generated_filter_first", "structs_generated", "structs_handwritten")
+NATIVE = ("generated", "handwritten", "generated_filter_first", "structs_generated", "structs_handwritten")
+BASELINE = {  # each variant's output is compared with its baseline's
+    "handwritten": "generated", "udf": "generated", "generated_filter_first": "generated",
+    "structs_handwritten": "structs_generated",
+}
 
 
 def log(text: str) -> None:
@@ -57,6 +63,17 @@ def tree_cpu_seconds(root: int, descendants: bool = True) -> float:
         if descendants:
             todo += [c for c, p in parents.items() if p == pid]
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def use_connectors(*artifacts: str) -> None:
+    """The session started next fetches these Spark connectors (compiler.spark_versions names), as a job would
+    for the installed pyspark."""
+    import pyspark
+
+    from compiler.spark_versions import PACKAGES_VERSION_ENV, coordinates
+
+    packages = coordinates(pyspark.__version__, artifacts, os.environ.get(PACKAGES_VERSION_ENV))
+    os.environ["PYSPARK_SUBMIT_ARGS"] = f"--packages {','.join(packages)} pyspark-shell"
 
 
 def session(driver_memory: str, java_options: str = ""):
@@ -93,25 +110,26 @@ def fingerprint(df) -> tuple:
 
 
 def check_equal(frames: dict, full: dict) -> dict:
-    """Every variant's output on the prefix equals the generated job's exactly (both ways, with duplicates);
-    on all records, the hand-written output has the generated output's fingerprint."""
-    base = frames["generated"]
-    rows = base.count()
-    out = {"prefix_rows_out": rows}
-    for name, df in frames.items():
-        if name == "generated":
-            continue
+    """Every variant's output on the prefix equals its baseline's (the compiled job's) exactly (both ways, with
+    duplicates); on all records, the native variants' outputs have their baseline's fingerprint."""
+    out = {"prefix_rows_out": frames["generated"].count()}
+    for name, baseline in BASELINE.items():
+        base, df = frames[baseline], frames[name]
+        rows = base.count()
         missing, extra = base.exceptAll(df).count(), df.exceptAll(base).count()
         if missing or extra or df.count() != rows:
             sample = base.exceptAll(df).limit(2).collect() + df.exceptAll(base).limit(2).collect()
-            raise SystemExit(f"bench: {name} output differs from the generated job's: {sample}")
+            raise SystemExit(f"bench: {name} output differs from {baseline}'s: {sample}")
         out[f"{name}_exact"] = True
+    out["structs_prefix_rows_out"] = frames["structs_generated"].count()
     if full:
         fps = {name: fingerprint(df) for name, df in full.items()}
-        if len(set(fps.values())) != 1:
-            raise SystemExit(f"bench: outputs differ over all records: {fps}")
+        for name, baseline in BASELINE.items():
+            if name in fps and fps[name] != fps[baseline]:
+                raise SystemExit(f"bench: {name} and {baseline} differ over all records: {fps}")
         out["full_rows_out"] = int(fps["generated"][0])
         out["full_fingerprint"] = [str(v) for v in fps["generated"]]
+        out["structs_full_rows_out"] = int(fps["structs_generated"][0])
     return out
 
 
@@ -164,9 +182,9 @@ def filter_first(folder: Path) -> Path:
 def spark_part(args, result: dict) -> None:
     from pyspark.sql import functions as F  # noqa: F401
 
-    from . import handwritten, udf
+    from . import handwritten, handwritten_structs, udf
     from .compiler_speed import summary
-    from .generate import kafka_records
+    from .generate import kafka_records, struct_records
     from .plans import analysis_times, codegen_stats, compile_job, growth, plan_stats
 
     t0 = time.perf_counter()
@@ -180,6 +198,7 @@ def spark_part(args, result: dict) -> None:
     with tempfile.TemporaryDirectory(prefix="pipec-bench-") as tmp:
         job = compile_job(CHAIN, Path(tmp))
         first = compile_job(filter_first(Path(tmp)), Path(tmp))
+        structs = compile_job(STRUCTS, Path(tmp))
         for key, value in job.SESSION_CONF.items():  # the job's own session settings (UTC, ANSI) for every variant
             spark.conf.set(key, value)
         log(f"generating {args.records:,} records (and {args.udf_records:,} for the UDF variant), cached")
@@ -187,11 +206,17 @@ def spark_part(args, result: dict) -> None:
         raw.count()
         prefix = raw if args.udf_records == args.records else kafka_records(spark, args.udf_records).cache()
         prefix.count()
+        struct_raw = struct_records(spark, args.records).cache()
+        struct_raw.count()
+        struct_prefix = struct_raw if args.udf_records == args.records else struct_records(spark, args.udf_records).cache()
+        struct_prefix.count()
         frames = {
             "generated": job.transform(raw),
             "handwritten": handwritten.transform(raw),
             "udf": udf.transform(prefix),
             "generated_filter_first": first.transform(raw),
+            "structs_generated": structs.transform(struct_raw),
+            "structs_handwritten": handwritten_structs.transform(struct_raw),
         }
         records = {name: args.udf_records if name == "udf" else args.records for name in VARIANTS}
         result["plans"] = {name: plan_stats(frames[name]) for name in NATIVE}
@@ -203,6 +228,8 @@ def spark_part(args, result: dict) -> None:
             "handwritten": handwritten.transform(prefix),
             "udf": frames["udf"],
             "generated_filter_first": first.transform(prefix),
+            "structs_generated": structs.transform(struct_prefix),
+            "structs_handwritten": handwritten_structs.transform(struct_prefix),
         }
         full = {k: frames[k] for k in NATIVE} if args.udf_records != args.records else {}
         result["equality"] = check_equal(on_prefix, full)
@@ -215,8 +242,10 @@ def spark_part(args, result: dict) -> None:
             "generated_vs_handwritten": ratios(runs, records, "generated", "handwritten"),
             "generated_vs_udf": ratios(runs, records, "generated", "udf"),
             "generated_filter_first_vs_handwritten": ratios(runs, records, "generated_filter_first", "handwritten"),
+            "structs_generated_vs_handwritten": ratios(runs, records, "structs_generated", "structs_handwritten"),
         }
         raw.unpersist()
+        struct_raw.unpersist()
         small = kafka_records(spark, 1000).cache()
         small.count()
         log(f"analysing a {args.chain_steps}-step chain {args.analysis_reps} times")

@@ -45,7 +45,13 @@ def _build(args) -> tuple[Result, int]:
 
 
 def cmd_validate(args) -> int:
-    result, code = _build(args)
+    result = build_all(args.paths)
+    if args.registry is not None and not result.diags.errors:
+        from .registry_check import check_registries  # lazily: only this option asks a registry
+
+        for compiled in result.compiled:
+            check_registries(compiled, args.registry or None, result.diags)
+    code = _report(result, args.format)
     if code == OK:
         _say(args, f"{len(result.compiled)} pipeline(s) valid")
     return code
@@ -148,7 +154,12 @@ def parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    command("validate", cmd_validate, "schema and semantic checks; writes nothing")
+    validate = command("validate", cmd_validate, "schema and semantic checks; writes nothing")
+    validate.add_argument(
+        "--registry", nargs="?", const="", metavar="URL",
+        help="also check avro-confluent payloads against a Schema Registry: the declared columns read the subject's "
+        "latest schema, a sink's schema is compatible under the subject's level (URL: this registry; without it, "
+        "each payload's own url, ${env:...} resolved from the environment)")
     compile_ = command("compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True, changed=True)
     compile_.add_argument("--lineage", metavar="DIR", help="also write each pipeline's OpenLineage run event (column lineage) into DIR")
     command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True, changed=True)

@@ -9,7 +9,7 @@ from functools import lru_cache
 from . import __version__, layout, render, spark_versions
 from .build import Compiled
 from .lower import Lowered, lower
-from .connectors import SINKS, SOURCES
+from .connectors import SINKS, SOURCES, registry
 from .model import Pipeline
 from .package_data import TEMPLATES
 from .targets import job_needs
@@ -86,11 +86,11 @@ def _lines(block) -> list[str]:
     return layout.block_lines(block)
 
 
-def _spark_context(lowered: Lowered) -> dict:
+def _spark_context(lowered: Lowered, real_time: bool) -> dict:
     """The connectors (their coordinates chosen by the job from its Spark) and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
-    needed, names = job_needs(lowered)
+    needed, names = job_needs(lowered, real_time)
     return {
         "connectors_literal": render.py_literal(list(lowered.packages)),
         "spark_lines": render.py_literal(spark_versions.job_tables()),
@@ -121,9 +121,10 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sha256": p.sha256,
         "streaming": "True" if p.streaming else "False",
         "is_streaming": p.streaming,
-        **_spark_context(lowered),
+        **_spark_context(lowered, p.sink.real_time),
         "job_path": job_path,
         "session_conf": render.py_literal(conf),
+        "schema_registry": render.py_literal(registry.settings(p.source.registries + p.sink.registries)),
         "jvm_options": render.py_literal(JVM_OPTIONS),
         "jvm_options_text": JVM_OPTIONS,
         "trigger": render.py_literal(p.sink.trigger),

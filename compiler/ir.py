@@ -122,7 +122,8 @@ class Lambda(Expr):
 
 @dataclass(frozen=True)
 class Func(Expr):
-    """`F.name(*args)`: a function of `pyspark.sql.functions` (checked against `render.SPARK_FUNCTIONS`)."""
+    """`F.name(*args)`: a function of `pyspark.sql.functions` (checked against `render.SPARK_FUNCTIONS`), spark-avro's
+    (`A.name`), or a Column function of the job's runtime (`render.JOB_COLUMN_FUNCTIONS`)."""
 
     name: str
     args: tuple[Expr, ...]
@@ -137,8 +138,17 @@ class Method(Expr):
     args: tuple[Expr, ...] = ()
 
 
+@dataclass(frozen=True)
+class Field(Expr):
+    """A field of the key or value held as a named expression during a run of struct edits (compiler/fusion.py):
+    `value["name"]`, a Python dict entry of the job, not a DataFrame column."""
+
+    side: str
+    name: str
+
+
 class Op:
-    """A DataFrame operation on `records`."""
+    """A DataFrame operation on `records`, or a statement on the fields of a run of struct edits."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +178,40 @@ class Apply(Op):
     upsert table or the upsert sink's reduction), named from `render.JOB_FUNCTIONS`."""
 
     function: str
+
+
+@dataclass(frozen=True)
+class NewFields(Op):
+    """`value = {name: expression, ...}`: the run's fields from now on, in this order (the start of a run of
+    struct edits on `side`, or a step that rebuilds the struct: renames, flattening)."""
+
+    side: str
+    fields: tuple[tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
+class SetFields(Op):
+    """Replace (in place) or add (at the end) fields of the run, each expression read before any is set."""
+
+    side: str
+    fields: tuple[tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
+class DropField(Op):
+    """Remove a field of the run."""
+
+    side: str
+    name: str
+
+
+@dataclass(frozen=True)
+class OnNull(Op):
+    """What the run's `side` becomes where it is null, instead of null (`value_if_null`, read where the run
+    builds the struct): the first step that refuses a null side fails the record."""
+
+    side: str
+    value: Expr
 
 
 @dataclass(frozen=True)

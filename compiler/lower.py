@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass, replace
 
-from . import ir, record_errors
+from . import fusion, ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
-from .connectors.cdc_json import skip_unchanged
-from .connectors.kafka_sink import SOURCE_TOPIC
 from .model import Predicate, Step
 from .transforms import REGISTRY
 from .shape import Shape
-from .transforms.base import PACKAGE, Lowering
+from .transforms.base import Lowering
 from .transforms.structs import conform
 
 
@@ -90,8 +88,10 @@ def pin(op: ir.Op, rebuilt: set[str]) -> tuple[ir.Op, ...]:
 
 
 def step_comment(step: Step, file: str) -> str:
+    """Where the step stands, and what it does in words."""
     where = f" when {'not ' if step.negate else ''}{step.predicate}" if step.predicate else ""
-    return f"{file}:{step.loc.line} step '{step.alias}' ({step.type_name}){where}"
+    words = REGISTRY.transforms[step.kind].describe(step.config, step.side or "record")
+    return f"{file}:{step.loc.line} step '{step.alias}' ({step.type_name}){where}" + (f": {words}" if words else "")
 
 
 def lower(compiled: Compiled) -> Lowered:
@@ -110,17 +110,20 @@ def lower(compiled: Compiled) -> Lowered:
             check = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector}), as read", ops, p.source.loc)
     else:
         decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats))
-    blocks = []
-    if source.explodes_messages(p.source):
+    blocks: list[ir.Block] = []
+    inputs: list[Shape | None] = []  # each block's input shape when it is a step that may join a run of edits
+    skips = source.skip_messages(p.source)
+    if skips:
         blocks.append(ir.Block(f"{p.file}:{p.source.loc.line} source: skip tombstones and DDL messages (counted as filtered)",
-                               (skip_unchanged(),), p.source.loc))
+                               skips, p.source.loc))
+        inputs.append(None)
     rebuilt: set[str] = set()  # columns set by the chain so far
-    keep_topic = p.sink.topic is not None and compiled.final.routed
+    keep = sink.before_routing(p.sink) if compiled.final.routed else ()
     for i, step in enumerate(p.steps):
-        if keep_topic and compiled.shapes[i + 1].routed and not compiled.shapes[i].routed:
-            blocks.append(ir.Block("the source topic, so the sink's topic applies to records no router renamed",
-                                   (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),), p.sink.loc))
-            rebuilt.add(SOURCE_TOPIC)
+        if keep and compiled.shapes[i + 1].routed and not compiled.shapes[i].routed:
+            blocks.append(ir.Block("the source topic, so the sink's topic applies to records no router renamed", keep, p.sink.loc))
+            inputs.append(None)
+            rebuilt.update(name for op in keep for name in columns_set(op))
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
         cond = predicate_condition(step, p.predicates, compiled.shapes[i].changelog)
@@ -133,11 +136,12 @@ def lower(compiled: Compiled) -> Lowered:
             comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
         block = ir.Block(comment, pinned, step.loc)
         if tolerant:
-            stage = record_errors.Stage(record_errors.TRANSFORMATION, PACKAGE + step.type_name.rsplit(".", 1)[-1])
+            stage = record_errors.Stage(record_errors.TRANSFORMATION, REGISTRY.transforms[step.kind].java_class(step.side))
             block = record_errors.tolerate_block(block, lambda name, stage=stage: stage)
         blocks.append(block)
+        inputs.append(None if tolerant or cond is not None else before)
     encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", sink.encode(p.sink, compiled.final), p.sink.loc)
     if tolerant:
         encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
-    return Lowered(decode, tuple(blocks), encode, packages, tolerant, check)
+    return Lowered(decode, tuple(fusion.fuse(blocks, inputs)), encode, packages, tolerant, check)

@@ -28,6 +28,17 @@ class Column:
 
 
 @dataclass(frozen=True)
+class Registry:
+    """The Schema Registry an avro-confluent key or value goes through: its `url`, `subject` and client options."""
+
+    payload: str  # "source.key", "source.value", "sink.key" or "sink.value": its entry in the job's SCHEMA_REGISTRY
+    url: Text
+    subject: Text  # as written, or TopicNameStrategy's <topic>-key / <topic>-value
+    options: tuple[tuple[str, Text], ...]  # client options (compiler/connectors/registry.py: CLIENT_OPTIONS)
+    loc: Location  # the key or value block
+
+
+@dataclass(frozen=True)
 class Source:
     """Where records come from. `connector` selects the lowering in `compiler/connectors/`."""
 
@@ -48,6 +59,7 @@ class Source:
     options: tuple[tuple[str, str], ...] = ()
     startup: dict[str, Any] = field(default_factory=dict)
     changelog: bool = False  # every record carries `op` (compiler/changelog.py)
+    registries: tuple[Registry, ...] = ()  # avro-confluent key or value read through a Schema Registry
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,7 @@ class Sink:
     partition_by_locs: tuple[Location, ...] = ()
     checkpoint: Text | None = None
     trigger: str | None = None
+    trigger_loc: Location | None = None  # where `trigger:`'s value is written
     options: tuple[tuple[str, str], ...] = ()
     properties: tuple[tuple[str, Text], ...] = ()
     key_format: str | None = None
@@ -103,6 +116,12 @@ class Sink:
     format_loc: Location | None = None  # where the value format is written (`format`, `value.format`), or its nearest parent
     key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
     primary_key_loc: Location | None = None
+    registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
+
+    @property
+    def real_time(self) -> bool:
+        """`trigger: real-time` (or `real-time: <checkpoint interval>`): Spark's real-time mode."""
+        return self.trigger is not None and self.trigger.split(":")[0].strip() == "real-time"
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,8 @@ CONVERTER_CLASSES = {
     "header": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
 }
 # Decoders that fail on bad input in FAILFAST mode; PERMISSIVE json/csv fill CORRUPT, avro leaves DECODED null.
-DECODERS = {"from_json": True, "from_csv": True, "from_avro": False}  # name -> has a corrupt-record field
+# from_registry: the job's from_avro per writer schema of a Schema Registry (avro.decode).
+DECODERS = {"from_json": True, "from_csv": True, "from_avro": False, "from_registry": False}  # name -> has a corrupt-record field
 NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tolerance: all
 
 

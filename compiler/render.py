@@ -80,9 +80,16 @@ def _m(target: S.Node, name: str, *args: S.Node) -> S.Node:
     return S.Call(S.Attr(target, name), list(args))
 
 
+# Column functions of the job's runtime (fixed code): Avro through a Schema Registry, whose answers at start shape
+# the native expressions they return (from_avro per writer schema, to_avro behind the registered id).
+JOB_COLUMN_FUNCTIONS = frozenset({"from_registry", "schema_rejected", "to_registry"})
+
+
 def _call(name: str, args: tuple[ir.Expr, ...]) -> S.Node:
     if name in AVRO_FUNCTIONS:
         return _f("A", name, (tree(a) for a in args))
+    if name in JOB_COLUMN_FUNCTIONS:
+        return S.Call(S.Name(name), [tree(a) for a in args])
     if name not in SPARK_FUNCTIONS:
         raise ValueError(f"function {name} is not in the native function table")
     return _f("F", name, (tree(a) for a in args))
@@ -119,7 +126,8 @@ EXPRESSIONS: dict[type, Callable[..., S.Node]] = {
     ir.Struct: lambda n: _f("F", "struct", (_alias(name, e) for name, e in n.fields)),
     ir.NullSafe: lambda n: _f("F", "when", (_m(tree(n.base), "isNotNull"), tree(n.rebuilt))),
     ir.If: lambda n: _m(_f("F", "when", (tree(n.cond), tree(n.then))), "otherwise", tree(n.otherwise)),
-    ir.Not: lambda n: S.Unary("~", tree(n.expr)),
+    ir.Not: lambda n: _m(tree(n.expr.expr), "isNotNull") if isinstance(n.expr, ir.IsNull) else S.Unary("~", tree(n.expr)),
+    ir.Field: lambda n: S.Subscript(_side(n.side), literal(n.name)),
     ir.IsNull: lambda n: _m(tree(n.expr), "isNull"),
     ir.BinOp: _binop,
     ir.Var: lambda n: S.Name(n.name),
@@ -152,17 +160,34 @@ def _apply(op: ir.Apply) -> S.Node:
     return S.Call(S.Name(op.function), [RECORDS, S.Name("counts")] if JOB_FUNCTIONS[op.function] else [RECORDS])
 
 
-OPERATIONS: dict[type, Callable[..., S.Node]] = {
-    ir.Apply: _apply,
-    ir.SetColumns: lambda op: _m(RECORDS, "withColumns", S.Dict([(literal(n), tree(e)) for n, e in op.columns])),
-    ir.Where: lambda op: _m(RECORDS, "where", tree(op.cond)),
-    ir.Select: lambda op: _m(RECORDS, "select", *(_alias(n, e) for n, e in op.columns)),
+def _side(side: str) -> S.Name:
+    """The job's Python variable holding the fields of a run of edits of `side` (a fixed name, never YAML text)."""
+    if side not in ("key", "value"):
+        raise ValueError(f"no record side {side}")
+    return S.Name(side)
+
+
+def _fields(fields: tuple[tuple[str, ir.Expr], ...]) -> list:
+    return [(literal(n), tree(e)) for n, e in fields]
+
+
+# A DataFrame operation is `records = ...`; the statements of a run of struct edits (compiler/fusion.py) set
+# the run's dict of named field Columns.
+OPERATIONS: dict[type, Callable[..., S.Statement]] = {
+    ir.Apply: lambda op: S.assign(RECORDS, _apply(op)),
+    ir.SetColumns: lambda op: S.assign(RECORDS, _m(RECORDS, "withColumns", S.Dict(_fields(op.columns)))),
+    ir.Where: lambda op: S.assign(RECORDS, _m(RECORDS, "where", tree(op.cond))),
+    ir.Select: lambda op: S.assign(RECORDS, _m(RECORDS, "select", *(_alias(n, e) for n, e in op.columns))),
+    ir.NewFields: lambda op: S.assign(_side(op.side), S.Dict(_fields(op.fields))),
+    ir.SetFields: lambda op: S.assign(_side(op.side), S.Dict([S.DoubleStar(_side(op.side)), *_fields(op.fields)])),
+    ir.DropField: lambda op: S.Statement(_m(_side(op.side), "pop", literal(op.name))),
+    ir.OnNull: lambda op: S.assign(S.Name(f"{_side(op.side).text}_if_null"), tree(op.value)),
 }
 
 
 def statement(op: ir.Op) -> S.Statement:
-    """`records = ...` for a DataFrame operation."""
-    return S.assign(RECORDS, OPERATIONS[type(op)](op))
+    """The Python statement of an operation."""
+    return OPERATIONS[type(op)](op)
 
 
 def operation(op: ir.Op) -> str:

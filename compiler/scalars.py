@@ -24,6 +24,7 @@ from typing import Any
 
 from .diagnostics import Collector, one_of
 from .envrefs import check_env_refs, mentions_env
+from .connectors.registry import OPTIONS as REGISTRY_OPTIONS
 from .loader import Document
 
 # Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
@@ -35,6 +36,7 @@ ENV_PATHS = (
     ("source", "path"), ("sink", "path"), ("sink", "checkpoint"),
     ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
     ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
+    *((block, side, option) for block in ("source", "sink") for side in ("key", "value") for option in REGISTRY_OPTIONS),
 )
 BOOLEAN_LIKE = frozenset({"yes", "no", "on", "off", "y", "n"})  # YAML 1.1 words for true and false, any case
 

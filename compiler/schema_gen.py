@@ -1,9 +1,11 @@
-"""The transform and predicate parts of `schemas/pipeline.schema.json`, generated from the registry.
+"""The transform and predicate parts of `schemas/pipeline.schema.json`, generated from the registry, and the
+Schema Registry options of Kafka key and value blocks, generated from `connectors/registry.py`.
 
 Generated: the `TransformStep` and `Predicate` dispatchers (the `type` enum and description, one if/then per
 transform or predicate) and one closed `$defs` entry per transform and predicate, restating each `ConfigKey`
-(kind, default, doc, choices, required, non-empty, needed keys). Each carries `"$comment": MARK`. The rest of the
-file, including the value kinds' definitions (`ConfigString`, `ConfigList`, ...), is written by hand.
+(kind, default, doc, choices, required, non-empty, needed keys). Each carries `"$comment": MARK`. Every key or
+value block that takes a `schema-id` gets the registry options (`url`, `subject`, client options) after it. The rest
+of the file, including the value kinds' definitions (`ConfigString`, `ConfigList`, ...), is written by hand.
 
 `python -m compiler.schema_gen --write` rewrites the generated parts in place; without `--write` it exits 1 when
 the checked-in file is stale (tests/unit/test_registry.py fails then too).
@@ -17,6 +19,7 @@ import re
 import sys
 
 from .build import STEP_KEYS
+from .connectors.registry import OPTIONS as REGISTRY_OPTIONS
 from .package_data import SCHEMA_PATH
 from .transforms import REGISTRY
 from .transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, PredicateSpec, TransformSpec
@@ -30,7 +33,7 @@ NONEMPTY_LIST = "ConfigNonEmptyList"
 # What each transform's def says about the keys every step has (STEP_KEYS; TransformStep validates them).
 STEP_KEY_NOTES = {
     "name": "The step's alias (validated on the step): unique in the pipeline, names the step in generated code and in error messages.",
-    "type": "{spellings} (with or without the `" + PACKAGE + "` package).",
+    "type": "{spellings} (with or without the `{package}` package).",
     "predicate": "Alias of a predicate under `predicates` (validated on the step).",
     "negate": "Inverts the predicate (validated on the step); default false.",
 }
@@ -102,7 +105,7 @@ def _closed(description: str, properties: dict, keys: tuple[ConfigKey, ...]) -> 
 def transform_def(spec: TransformSpec) -> dict:
     names = spellings(spec)
     written = " or ".join(f"`{n}`" for n in names)
-    steps = {k: {"description": STEP_KEY_NOTES[k].format(spellings=written)} for k in STEP_KEYS}
+    steps = {k: {"description": STEP_KEY_NOTES[k].format(spellings=written, package=spec.package)} for k in STEP_KEYS}
     properties = {**steps, **{k.name: key_schema(k) for k in spec.keys}}
     return _closed(f"{' / '.join(names)}: {spec.doc}", properties, spec.keys)
 
@@ -126,8 +129,9 @@ def _package_pattern(package: str) -> str:
 def step_def(transforms: list[TransformSpec]) -> dict:
     bare = [n for s in transforms for n in spellings(s)]
     kind = {
-        "enum": bare + [PACKAGE + n for n in bare],
-        "description": f"Required: the Kafka Connect transform class, with or without the `{PACKAGE}` package; "
+        "enum": bare + [s.package + n for s in transforms for n in spellings(s)],
+        "description": f"Required: the Kafka Connect transform class, with or without its package (`{PACKAGE}` for "
+        "Kafka's own); "
         f"`$Key`/`$Value` picks the variant where Kafka has both: {', '.join(bare)}.",
     }
     properties = {k: kind if k == "type" else STEP_PROPERTIES[k] for k in STEP_KEYS}
@@ -140,7 +144,7 @@ def step_def(transforms: list[TransformSpec]) -> dict:
         "properties": properties,
         "required": ["name", "type"],
         "dependentRequired": {"negate": ["predicate"]},
-        "allOf": [_dispatch(_package_pattern(PACKAGE) + s.name + variants[s.sides], s.name) for s in transforms],
+        "allOf": [_dispatch(_package_pattern(s.package) + s.name + variants[s.sides], s.name) for s in transforms],
     }
 
 
@@ -171,6 +175,30 @@ def generated_defs() -> list[dict[str, dict]]:
     return [dispatchers, configs]
 
 
+def registry_option(doc: str) -> dict:
+    return {"type": "string", "minLength": 1, "description": doc}
+
+
+def with_registry_options(node: object) -> object:
+    """`node` with the registry options following `schema-id` in every block that has one."""
+    if isinstance(node, list):
+        return [with_registry_options(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: with_registry_options(v) for k, v in node.items()}
+    properties = out.get("properties")
+    if isinstance(properties, dict) and "schema-id" in properties:
+        rebuilt: dict = {}
+        for name, prop in properties.items():
+            if name in REGISTRY_OPTIONS:
+                continue
+            rebuilt[name] = prop
+            if name == "schema-id":
+                rebuilt.update({k: registry_option(doc) for k, doc in REGISTRY_OPTIONS.items()})
+        out["properties"] = rebuilt
+    return out
+
+
 def regenerate(schema: dict) -> dict:
     """`schema` with its generated `$defs` replaced: each group where its first member stood (new groups at the
     end); a def generated earlier for something the registry no longer has is dropped."""
@@ -188,7 +216,7 @@ def regenerate(schema: dict) -> dict:
     for i, group in enumerate(groups):
         if i not in placed:
             defs.update(group)
-    return {**schema, "$defs": defs}
+    return with_registry_options({**schema, "$defs": defs})
 
 
 def render(text: str) -> str:

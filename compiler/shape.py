@@ -63,3 +63,11 @@ class Shape:
         if self.changelog:
             lines.append("op:      STRING, one of +I, -U, +U, -D (a changelog)")
         return lines
+
+
+def kind_words(t: SqlType | None) -> str:
+    """What a key or value is, for messages: `a primitive (BIGINT)`, or `always null` for a side without a type."""
+    if t is None:
+        return "always null (a step such as Drop set it to null)"
+    return "a struct" if isinstance(t, StructType) else f"a primitive ({t.sql()})"
+

@@ -56,6 +56,12 @@ SINCE: dict[str, str] = {
 }
 
 
+# Features other than a function call, and the line that added them; their names are how jobs and errors say them.
+FEATURES_SINCE: dict[str, str] = {
+    "trigger real-time": "4.1",  # Trigger.RealTime: real-time mode (SPARK-53736)
+}
+
+
 def line_of(version: str) -> str:
     """'4.2.1' -> '4.2'."""
     return ".".join(version.split(".")[:2])
@@ -76,12 +82,14 @@ def coordinates(spark_version: str, artifacts: tuple[str, ...] | list[str], rele
 
 
 def needed_line(names: set[str]) -> tuple[str, list[str]]:
-    """The oldest line that has every one of `names`, and the names that need exactly that line."""
-    lines = [SINCE[n] for n in names if n in SINCE]
+    """The oldest line that has every one of `names` (functions, FEATURES_SINCE), and the names that need exactly
+    that line."""
+    since = {**SINCE, **FEATURES_SINCE}
+    lines = [since[n] for n in names if n in since]
     if not lines:
         return OLDEST_LINE, []
     newest = max(lines, key=line_key)
-    return newest, sorted(n for n in names if SINCE.get(n) == newest)
+    return newest, sorted(n for n in names if since.get(n) == newest)
 
 
 def job_tables() -> dict[str, tuple[str, str | None]]:

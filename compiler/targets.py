@@ -8,7 +8,9 @@ from . import ir
 from .build import Compiled
 from .diagnostics import Collector
 from .lower import Lowered, lower
-from .spark_versions import SINCE, line_key, needed_line
+from .spark_versions import FEATURES_SINCE, SINCE, line_key, needed_line
+
+REAL_TIME = "trigger real-time"
 
 
 def names_called(node: object) -> set[str]:
@@ -25,14 +27,15 @@ def blocks(lowered: Lowered) -> tuple[ir.Block, ...]:
     return (lowered.decode, *lowered.chain, lowered.encode)
 
 
-def job_needs(lowered: Lowered) -> tuple[str, list[str]]:
-    """The oldest Spark line the job runs on, and the functions that need that line."""
-    return needed_line(set().union(*(names_called(b.ops) for b in blocks(lowered))))
+def job_needs(lowered: Lowered, real_time: bool = False) -> tuple[str, list[str]]:
+    """The oldest Spark line the job runs on, and the functions (or the real-time trigger) that need that line."""
+    names = set().union(*(names_called(b.ops) for b in blocks(lowered)))
+    return needed_line(names | {REAL_TIME} if real_time else names)
 
 
 def check_target(compiled: Compiled, diags: Collector) -> None:
-    """A pipeline that declares `spark.version`: every source, step and sink whose code needs a newer line is an
-    error at its own YAML line."""
+    """A pipeline that declares `spark.version`: every source, step and sink whose code needs a newer line, and a
+    real-time trigger before its line, is an error at its own YAML line."""
     p = compiled.pipeline
     target = p.spark_version
     if target is None:
@@ -47,3 +50,11 @@ def check_target(compiled: Compiled, diags: Collector) -> None:
                 block.loc or p.spark_version_loc,
                 f"raise spark.version to {need} (at {p.spark_version_loc}), or use a step PySpark {target} can run",
             )
+    need = FEATURES_SINCE[REAL_TIME]
+    if p.sink.real_time and line_key(target) < line_key(need):
+        diags.error(
+            "E900",
+            f"trigger: real-time needs Spark {need} or newer (real-time mode), but spark.version is {target}",
+            p.sink.trigger_loc,
+            f"raise spark.version to {need} (at {p.spark_version_loc}), or use another trigger",
+        )

@@ -12,6 +12,8 @@ from .loader import Document
 from .package_data import SCHEMA_PATH
 from .scalars import Slots, settle
 
+LISTED_CHOICES = 12  # an enum with more choices is named by a few of them and its count
+
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
@@ -63,8 +65,12 @@ def _describe(error) -> tuple[str, str | None, tuple]:
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"'{missing}' is required in {where}", None, path
     if v == "enum":
+        choices = [repr(c) if not isinstance(c, str) else c for c in error.validator_value]
         hint = did_you_mean(str(error.instance), [str(c) for c in error.validator_value])
-        return f"{where} must be {one_of(repr(c) if not isinstance(c, str) else c for c in error.validator_value)}, not {error.instance!r}", hint, path
+        if len(choices) > LISTED_CHOICES:  # e.g. every transform type: a few, and the count
+            return (f"{where} must be one of {len(choices)} values ({', '.join(choices[:LISTED_CHOICES])}, ...), "
+                    f"not {error.instance!r}"), hint, path
+        return f"{where} must be {one_of(choices)}, not {error.instance!r}", hint, path
     if v == "const":
         return f"{where} must be {error.validator_value!r}, not {error.instance!r}", None, path
     if v == "pattern" and "examples" in sch:  # choices accepted in any case (compiler/schema_gen.py)

@@ -19,15 +19,16 @@ import argparse
 import os
 import re
 import sys
+import threading
 
 import pyspark
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQueryListener
 
 PIPELINE = "orders_enriched"
 STREAMING = False
 TRIGGER = None  # --trigger's default
-MICRO_BATCHES = False  # True: per-key work needs each micro-batch whole
 DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
 SPARK_CONNECTORS = []  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
@@ -36,6 +37,8 @@ SESSION_CONF = {
     "spark.sql.ansi.enabled": "true",
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
+# avro-confluent payloads read or written through a Schema Registry: payload -> url, subject, client options
+SCHEMA_REGISTRY = {}
 
 
 SOURCE_SCHEMA = "`order_id` BIGINT, `customer` STRUCT<`name`: STRING, `card`: STRING>, `amount` DECIMAL(10,2), `internal_note` STRING, `test` BOOLEAN"
@@ -47,7 +50,6 @@ def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     return (
         reader.format("json")
         .schema(SOURCE_SCHEMA)
-        .options(**{})
         .load(args.source_path or location("pipelines/data/orders"))
         .select("*", "_metadata")
     )
@@ -79,28 +81,39 @@ def decode(raw: DataFrame) -> DataFrame:
 
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
-    # pipelines/orders_enriched.yaml:22 step 'drop_test_topics' (Filter) when is_test_topic
+    # pipelines/orders_enriched.yaml:22 step 'drop_test_topics' (Filter) when is_test_topic: drops the record
     records = records.where(~F.coalesce(F.col("topic").rlike("\\A(?:test-.*)\\z"), F.lit(False)))
-    # pipelines/orders_enriched.yaml:25 step 'add_origin' (InsertField$Value)
-    records = records.withColumns(
-        {
-            "value": F.col("value")
-            .withField("kafka_topic", F.col("topic"))
-            .withField("origin", F.lit("web-shop"))
-        }
-    )
-    # pipelines/orders_enriched.yaml:30 step 'tidy' (ReplaceField$Value)
+    # pipelines/orders_enriched.yaml:25 step 'add_origin' (InsertField$Value): inserts kafka_topic (the record's topic) and origin ('web-shop')
+    value = {
+        "order_id": F.col("value").getField("order_id"),
+        "customer": F.col("value").getField("customer"),
+        "amount": F.col("value").getField("amount"),
+        "internal_note": F.col("value").getField("internal_note"),
+        "test": F.col("value").getField("test"),
+        "source_file": F.col("value").getField("source_file"),
+    }
+    value = {**value, "kafka_topic": F.col("topic"), "origin": F.lit("web-shop")}
+    # pipelines/orders_enriched.yaml:30 step 'tidy' (ReplaceField$Value): drops internal_note and test; renames amount -> total
+    value = {
+        "order_id": value["order_id"],
+        "customer": value["customer"],
+        "total": value["amount"],
+        "source_file": value["source_file"],
+        "kafka_topic": value["kafka_topic"],
+        "origin": value["origin"],
+    }
+    # the value built once for the 2 steps above (lines 25-30); null where it was null
     records = records.withColumns(
         {
             "value": F.when(
                 F.col("value").isNotNull(),
                 F.struct(
-                    F.col("value").getField("order_id").alias("order_id"),
-                    F.col("value").getField("customer").alias("customer"),
-                    F.col("value").getField("amount").alias("total"),
-                    F.col("value").getField("source_file").alias("source_file"),
-                    F.col("value").getField("kafka_topic").alias("kafka_topic"),
-                    F.col("value").getField("origin").alias("origin"),
+                    value["order_id"].alias("order_id"),
+                    value["customer"].alias("customer"),
+                    value["total"].alias("total"),
+                    value["source_file"].alias("source_file"),
+                    value["kafka_topic"].alias("kafka_topic"),
+                    value["origin"].alias("origin"),
                 ),
             )
         }
@@ -124,9 +137,15 @@ def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
 def write_sink(rows: DataFrame, args: argparse.Namespace):
     """files sink: json files at out/orders_enriched."""
     path = args.sink_path or location("out/orders_enriched")
-    writer = rows.write.mode("append").format("json").options(**{"ignoreNullFields": "false"})
+    writer = rows.write.mode("append").format("json")
+    writer = writer.options(**{"ignoreNullFields": "false"})
     writer.save(path)
     return None
+
+
+def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
+    """The source rows through the record path into the sink: a streaming query, or None after a batch run."""
+    return write_sink(transform(raw, counts), args)
 
 
 # pipec runtime 0.1.0: the same in every job of this pipec version; a reviewer may skip it.
@@ -227,46 +246,96 @@ class Counts:
         print(line, flush=True)
 
 
-def await_query(query) -> None:
-    """Wait for a streaming query, printing the counts of each micro-batch as its progress arrives (counts that
-    cannot be read are said on stderr: the query goes on)."""
+def report_progress(progress, after: int = -1) -> int:
+    """Print the counts line of a micro-batch's progress newer than batch `after`, when it carries the job's
+    observed metrics (counts it cannot read: said on stderr). Returns the newest batch reported."""
+    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
+        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+    else:
+        batch, metrics = progress.batchId, progress.observedMetrics
+    if batch <= after or not all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+        return after
+    try:
+        rows = {
+            p: Counts.by_name(metrics[f"pipec_{p}"])
+            for p in Counts.POINTS + Counts.OPTIONAL
+            if f"pipec_{p}" in metrics
+        }
+        print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+    except Exception as exc:
+        print(
+            f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
+            file=sys.stderr,
+            flush=True,
+        )
+    return batch
+
+
+class CountLines(StreamingQueryListener):
+    """Prints each micro-batch's counts as Spark reports its progress, which it does once the batch is committed
+    (its commits/N file written): a killed run has printed the line of every batch it committed, but for one
+    committed in the last milliseconds before the kill (Spark posts the events asynchronously)."""
+
+    def __init__(self, session: SparkSession) -> None:
+        self.session = session  # to remove it once the query ends
+        self.terminated = threading.Event()
+
+    @staticmethod
+    def runs_here() -> bool:
+        """Spark Connect before 4.0 runs a listener on its server, where the lines would be lost."""
+        return "SPARK_REMOTE" not in os.environ or int(pyspark.__version__.split(".")[0]) >= 4
+
+    def onQueryStarted(self, event) -> None:
+        pass
+
+    def onQueryProgress(self, event) -> None:
+        report_progress(event.progress)
+
+    def onQueryIdle(self, event) -> None:
+        pass
+
+    def onQueryTerminated(self, event) -> None:
+        self.terminated.set()
+
+
+def await_query(query, lines: CountLines | None) -> None:
+    """Wait for a streaming query and its last counts line (then remove the listener); without the listener,
+    print the lines from the query's progress every few seconds."""
     reported = -1
-    while True:
-        done = query.awaitTermination(5)
+
+    def poll() -> None:
+        nonlocal reported
         for progress in query.recentProgress:
-            if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
-                batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
-            else:
-                batch, metrics = progress.batchId, progress.observedMetrics
-            if batch > reported and all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-                reported = batch
-                try:
-                    rows = {
-                        p: Counts.by_name(metrics[f"pipec_{p}"])
-                        for p in Counts.POINTS + Counts.OPTIONAL
-                        if f"pipec_{p}" in metrics
-                    }
-                    print(Counts.line(f"micro-batch {batch}", rows), flush=True)
-                except Exception as exc:
-                    print(
-                        f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-        if done:
-            return
+            reported = report_progress(progress, reported)
+
+    try:
+        while not query.awaitTermination(5):
+            if lines is None:
+                poll()
+    finally:
+        if lines is None:
+            poll()
+        else:
+            lines.terminated.wait(10)
+            lines.session.streams.removeListener(lines)
 
 
 def start_trigger(writer, trigger: str | None):
-    """available-now | once | processing-time: <interval>; None runs micro-batches back to back."""
+    """available-now | once | processing-time: <interval> | real-time[: <checkpoint interval>]; None runs
+    micro-batches back to back."""
     if trigger is None:
         return writer
-    if trigger == "available-now":
+    kind, _, interval = (part.strip() for part in trigger.partition(":"))
+    if kind == "available-now" and not interval:
         return writer.trigger(availableNow=True)
-    if trigger == "once":
+    if kind == "once" and not interval:
         return writer.trigger(once=True)
-    if trigger.startswith("processing-time:"):
-        return writer.trigger(processingTime=trigger.split(":", 1)[1].strip())
+    if kind == "processing-time" and interval:
+        return writer.trigger(processingTime=interval)
+    if kind == "real-time":
+        # Spark 4.1+: long-running tasks write each record as it arrives, in update mode (stateless: the same
+        # rows as append); the interval is how often it checkpoints, not a latency (Spark's default: 5 minutes)
+        return writer.outputMode("update").trigger(realTime=interval or "5 minutes")
     raise SystemExit(f"{PIPELINE}: unknown trigger {trigger!r}")
 
 
@@ -337,7 +406,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="Kafka bootstrap servers (overrides the YAML's bootstrap.servers)",
     )
     parser.add_argument("--checkpoint", help="streaming checkpoint folder (overrides the YAML's)")
-    parser.add_argument("--trigger", help="available-now | once | 'processing-time: 10 seconds'")
+    parser.add_argument(
+        "--trigger",
+        help="available-now | once | 'processing-time: 10 seconds' | real-time (Spark 4.1+)",
+    )
     parser.add_argument(
         "--master",
         help="Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
@@ -425,20 +497,173 @@ def failure(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+# Schema Registry (SCHEMA_REGISTRY above; Confluent's REST API over HTTP from the driver, standard library only).
+# An avro-confluent source decodes each record with the writer schema its id names: the job fetches every version
+# of the subject when it starts, and an id it has not met stops the query (or batch run), is fetched, and the
+# query runs again from its checkpoint. A sink registers its schema under the subject and frames records with
+# the id the registry returns. The registry's answers shape native expressions; no record leaves the JVM.
+# payload -> schema id -> writer schema (None: not in the registry); sink payload -> the id of its schema
+WRITER_SCHEMAS: dict[str, dict[int, str | None]] = {}
+WRITTEN_IDS: dict[str, int] = {}
+_UNFETCHED = re.compile(r"pipec: schema id (\d+) of the (source\.(?:key|value)) is not fetched yet")
+
+
+def registry_call(payload: str, path: str, body: dict | None = None):
+    """The registry's JSON answer to GET `path` (POST `body`), or None when it answers 404 (no such subject,
+    version or id); any other failure ends the job with a line that names the registry."""
+    import base64
+    import json
+    import ssl
+    import urllib.error
+    import urllib.request
+
+    config = {key: env(value) for key, value in SCHEMA_REGISTRY[payload].items()}
+    url = config["url"].rstrip("/") + path
+    headers = {"Accept": "application/vnd.schemaregistry.v1+json, application/json"}
+    if "basic-auth.user-info" in config:
+        user_info = base64.b64encode(config["basic-auth.user-info"].encode()).decode()
+        headers["Authorization"] = f"Basic {user_info}"
+    if "bearer-auth.token" in config:
+        headers["Authorization"] = f"Bearer {config['bearer-auth.token']}"
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/vnd.schemaregistry.v1+json"
+    request = urllib.request.Request(url, data=data, headers=headers)
+    tls = ssl.create_default_context(cafile=config.get("ssl.ca-location"))
+    try:
+        context = tls if url.startswith("https:") else None
+        with urllib.request.urlopen(request, timeout=30, context=context) as answer:
+            return json.load(answer)
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return None
+        detail = error.read().decode(errors="replace")[:500]
+        raise SystemExit(f"{PIPELINE}: Schema Registry {url}: HTTP {error.code} {detail}") from None
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"{PIPELINE}: Schema Registry {url}: {error}") from None
+
+
+def subject_path(payload: str) -> str:
+    import urllib.parse
+
+    return "/subjects/" + urllib.parse.quote(env(SCHEMA_REGISTRY[payload]["subject"]), safe="")
+
+
+def fetch_writer_schemas(payload: str, ids: list[int] | None = None) -> None:
+    """Every version of the payload's subject (ids None), or the schemas of these ids; a non-Avro schema counts
+    as unknown."""
+    known = WRITER_SCHEMAS.setdefault(payload, {})
+    if ids is None:
+        for version in registry_call(payload, subject_path(payload) + "/versions") or []:
+            answer = registry_call(payload, f"{subject_path(payload)}/versions/{version}")
+            if answer and answer.get("schemaType", "AVRO") == "AVRO":
+                known[answer["id"]] = answer["schema"]
+        return
+    for schema_id in ids:
+        answer = registry_call(payload, f"/schemas/ids/{schema_id}")
+        avro = answer is not None and answer.get("schemaType", "AVRO") == "AVRO"
+        known[schema_id] = answer["schema"] if avro else None
+        unknown = "" if avro else ": not in the registry"
+        print(f"[{PIPELINE}] fetched schema id {schema_id} of {payload}{unknown}", file=sys.stderr)
+
+
+def confluent_header(schema_id: int) -> Column:
+    return F.unhex(F.lit(f"00{schema_id:08X}"))
+
+
+def from_registry(payload: Column, name: str, options: dict) -> Column:
+    """Confluent-framed Avro decoded with the writer schema its id names and resolved to options' reader schema:
+    one from_avro per writer schema, chosen by the 5-byte header. An id not fetched yet fails the query with an
+    error that main() answers by fetching it."""
+    from pyspark.sql.avro.functions import from_avro
+
+    if name not in WRITER_SCHEMAS:
+        fetch_writer_schemas(name)
+    header, body = F.substring(payload, 1, 5), F.substring(payload, 6, 2147483647)
+    schema_id = F.conv(F.hex(F.substring(payload, 2, 4)), 16, 10)
+    unfetched = F.raise_error(
+        F.format_string(f"pipec: schema id %s of the {name} is not fetched yet", schema_id)
+    )
+    decoded = None
+    for known, schema in sorted(WRITER_SCHEMAS[name].items()):
+        if schema is not None:
+            test, branch = header == confluent_header(known), from_avro(body, schema, options)
+            decoded = F.when(test, branch) if decoded is None else decoded.when(test, branch)
+    return unfetched if decoded is None else decoded.otherwise(unfetched)
+
+
+def schema_rejected(payload: Column, name: str) -> Column:
+    """Whether a record's schema id is one the registry does not know (a record error)."""
+    if name not in WRITER_SCHEMAS:
+        fetch_writer_schemas(name)
+    rejected = [confluent_header(i) for i, s in sorted(WRITER_SCHEMAS[name].items()) if s is None]
+    return F.substring(payload, 1, 5).isin(rejected) if rejected else F.lit(False)
+
+
+def to_registry(record: Column, name: str, schema: str) -> Column:
+    """Avro of `schema`, framed with the id the registry gives the schema under the payload's subject (registered
+    there unless it is already)."""
+    from pyspark.sql.avro.functions import to_avro
+
+    if name not in WRITTEN_IDS:
+        answer = registry_call(name, subject_path(name) + "/versions", {"schema": schema})
+        if answer is None:
+            raise SystemExit(f"{PIPELINE}: Schema Registry: no subject path for {name}")
+        WRITTEN_IDS[name] = answer["id"]
+    return F.concat(confluent_header(WRITTEN_IDS[name]), to_avro(record, schema))
+
+
+def fetched_after(exc: BaseException) -> bool:
+    """Whether the failure names schema ids the job had not fetched, now fetched: run again."""
+    unfetched = {(int(i), payload) for i, payload in _UNFETCHED.findall(str(exc))}
+    new = [(i, name) for i, name in sorted(unfetched) if i not in WRITER_SCHEMAS.get(name, {})]
+    for schema_id, payload in new:
+        fetch_writer_schemas(payload, [schema_id])
+    return bool(new)
+
+
+def fetch_carried_ids(raw: DataFrame) -> None:
+    """A batch run's registry sources: the subject's versions, and any other schema id the records carry (one
+    scan of their headers), fetched before the run: it never stops half-written on an unmet id."""
+    for name in (name for name in SCHEMA_REGISTRY if name.startswith("source.")):
+        if name not in WRITER_SCHEMAS:
+            fetch_writer_schemas(name)
+        payload = F.col(name.split(".")[1])
+        framed = F.substring(payload, 1, 1) == F.unhex(F.lit("00"))
+        headers = raw.where(framed).select(F.substring(payload, 1, 5).alias("h")).distinct()
+        carried = {int.from_bytes(bytes(row.h)[1:], "big") for row in headers.collect()}
+        if carried - set(WRITER_SCHEMAS[name]):
+            fetch_writer_schemas(name, sorted(carried - set(WRITER_SCHEMAS[name])))
+
+
+def run(spark: SparkSession, args: argparse.Namespace, counts: Counts) -> None:
+    """Read, transform and write: the batch, or the query until it ends."""
+    raw = read_source(spark, args)
+    if not args.streaming:
+        fetch_carried_ids(raw)
+    lines = CountLines(spark) if args.streaming and CountLines.runs_here() else None
+    if lines:
+        spark.streams.addListener(lines)
+    query = start(raw, args, counts)
+    if query is not None:
+        await_query(query, lines)
+    else:
+        counts.report_batch()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     counts = Counts(args.streaming)
     try:
         spark = session(args)
-        raw = read_source(spark, args)
-        if MICRO_BATCHES:  # write_micro_batches (above) runs the record path per micro-batch
-            query = write_micro_batches(raw, args)
-        else:
-            query = write_sink(transform(raw, counts), args)
-        if query is not None:
-            await_query(query)
-        else:
-            counts.report_batch()
+        while True:
+            try:
+                run(spark, args, counts)
+                break
+            except Exception as exc:
+                if not fetched_after(exc):  # else a schema id the job had not met: run again
+                    raise
     except Exception as exc:  # the session, the source or the query failed: one line, exit non-zero
         print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
         return 1

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from registry_service import schema_registry_state_dir, schema_registry_url  # noqa: F401 (session fixtures)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -13,6 +13,7 @@ from ..model import Pipeline
 from ..shape import Shape
 from .chain import STEP_KEYS, ChainBuilder
 from .part import Part, options
+from .real_time import RealTimeCheck
 from .sink import SinkBuilder
 from .source import SourceBuilder, initial_shape
 from .tests import TestsBuilder
@@ -46,6 +47,8 @@ class Builder(Part):
         sink = sinks.build(shapes[-1], source) if shapes and source else None
         errors = sinks.errors(source)
         tests = TestsBuilder(doc, diags).build(source, errors)
+        if source is not None and sink is not None:
+            RealTimeCheck(doc, diags).check(source, sink, errors)
         if self.diags.errors or source is None or sink is None:
             return None
         d = self.data

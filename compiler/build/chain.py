@@ -57,8 +57,10 @@ class ChainBuilder(Part):
             if len(self.diags.errors) == errors_before:
                 before = shape
                 shape = spec.infer(config, shape, Context(owner, side, reader, self.diags))
-                if pred is not None and any(conform(ir.Col(s), before.side(s), shape.side(s)) is None for s in ("key", "value")):
-                    self.diags.error("E324", f"step '{alias}' changes the {side or 'record'} from a struct to another type, so it cannot "
+                changed = [s for s in ("key", "value") if conform(ir.Col(s), before.side(s), shape.side(s)) is None]
+                if pred is not None and changed:
+                    was, now = (t.sql() if t else "always null" for t in (before.side(changed[0]), shape.side(changed[0])))
+                    self.diags.error("E324", f"step '{alias}' changes the {changed[0]} from {was} to {now}, so it cannot "
                                      "take a predicate: a column has one type, and skipped records would keep the old one",
                                      self.at(*path, "predicate"), "split the records with Filter steps in two pipelines, or drop the predicate")
             steps.append(step)

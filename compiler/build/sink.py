@@ -37,6 +37,7 @@ class SinkBuilder(Part):
             partition_by_locs=tuple(self.at("sink", "partition-by", i) for i in range(len(raw.get("partition-by", [])))),
             checkpoint=text(raw.get("checkpoint")),
             trigger=raw.get("trigger"),
+            trigger_loc=self.at("sink", "trigger") if "trigger" in raw else None,
             options=options(raw.get("options")),
             topic=text(raw.get("topic")),
             properties=tuple((k, Text(str(v))) for k, v in (raw.get("properties") or {}).items()),
@@ -53,6 +54,8 @@ class SinkBuilder(Part):
             key_format_loc=self.at("sink", "key", "format"),
             primary_key_loc=self.at("sink", "primary-key"),
         )
+        formats = {"key": sink.key_format, "value": sink.format}
+        sink = replace(sink, registries=self.registries("sink", raw, formats, sink.topic))
         if connector.primary_key:
             sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
                            key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))

@@ -138,10 +138,18 @@ class SourceBuilder(Part):
             options=options(src.get("options")),
             startup=dict(src.get("startup") or {}),
             changelog=connector.yields_changelog(fmt, self.streaming),
+            registries=self.registries("source", src, {"key": key.get("format", "none"), "value": fmt}, one_topic(src)),
         )
         self.check_options("source", source.options, connector.options)
         connector.check(source, self.where("source"))
         return source
+
+
+def one_topic(src: dict) -> Text | None:
+    """The source's topic when it reads exactly one (no pattern), else None."""
+    topics = src.get("topics", [])
+    topics = [topics] if isinstance(topics, str) else topics
+    return Text(str(topics[0])) if len(topics) == 1 and "topic-pattern" not in src else None
 
 
 def initial_shape(source: Source) -> Shape:

@@ -1,8 +1,11 @@
 """Avro payloads: an Avro schema derived from the declared columns, plain or with Confluent's framing.
 
 `avro` is plain Avro binary; `avro-confluent` adds Confluent's 5-byte header (magic byte 0 and a big-endian
-schema id) with the configured `schema-id`, without registry calls. Decoding and encoding use spark-avro's
-`from_avro`/`to_avro` (native expressions), so jobs need the `spark-avro` package.
+schema id): with the configured `schema-id` and no registry calls, or through a Schema Registry (`url`): a source
+decodes each record with the writer schema its id names and resolves it to the declared columns, a sink frames
+records with the id its schema has under the subject (the job's `from_registry` and `to_registry`, which the
+registry's answers shape when the job starts). Decoding and encoding use spark-avro's `from_avro`/`to_avro`
+(native expressions), so jobs need the `spark-avro` package.
 """
 
 from __future__ import annotations
@@ -75,27 +78,53 @@ def unsupported(t: SqlType) -> list[str]:
     return []
 
 
-def decode(column: ir.Expr, fmt: str, t: StructType, name: str) -> ir.Expr:
+def _substring(column: ir.Expr, start: int, length: int = 2147483647) -> ir.Expr:
+    return ir.Func("substring", (column, ir.Lit(start), ir.Lit(length)))
+
+
+def schema_id_text(column: ir.Expr) -> ir.Expr:
+    """The schema id in a Confluent header, as decimal text."""
+    return ir.Func("conv", (ir.Func("hex", (_substring(column, 2, 4),)), ir.Arg(16), ir.Arg(10)))
+
+
+def _unknown_id(column: ir.Expr, registry: str) -> ir.Expr:
+    """A record error for a schema id the registry does not know, naming the id and the record's position."""
+    side = registry.split(".")[1]
+    message = f"source {side}: schema id %s is not in the Schema Registry (topic %s, partition %s, offset %s)"
+    return ir.Func("raise_error", (ir.Func("format_string", (ir.Arg(message), schema_id_text(column), ir.Col("topic"),
+                                                             ir.Col("partition"), ir.Col("offset"))),))
+
+
+def decode(column: ir.Expr, fmt: str, t: StructType, name: str, registry: str | None = None) -> ir.Expr:
     """Bytes -> the declared struct plus DECODED (see reader_schema; the layout reads fields by name); an
     undecodable payload fails the job (FAILFAST). With Confluent framing the 5-byte header is skipped, and a
-    payload without the magic byte 0 is a record error."""
-    payload = column
-    if fmt == "avro-confluent":
-        payload = ir.Func("substring", (column, ir.Lit(6), ir.Lit(2147483647)))
+    payload without the magic byte 0 is a record error. Through a Schema Registry (`registry`: the payload's entry
+    in the job's SCHEMA_REGISTRY) the job's from_registry decodes with the writer schema the id names, and an id the
+    registry does not know is a record error."""
     read = StructType(t.fields + (StructField(DECODED, BOOLEAN),)).ddl()
     options = {"mode": "FAILFAST", "avroSchema": reader_schema(t, name)}
-    parsed = ir.Cast(ir.Func("from_avro", (payload, ir.Arg(record_schema(t, name)), ir.Arg(options))), read)
+    if registry is not None:
+        parsed: ir.Expr = ir.Cast(ir.Func("from_registry", (column, ir.Arg(registry), ir.Arg(options))), read)
+        parsed = ir.If(ir.Func("schema_rejected", (column, ir.Arg(registry))), _unknown_id(column, registry), parsed)
+    else:
+        payload = _substring(column, 6) if fmt == "avro-confluent" else column
+        parsed = ir.Cast(ir.Func("from_avro", (payload, ir.Arg(record_schema(t, name)), ir.Arg(options))), read)
     if fmt != "avro-confluent":
         return parsed
-    magic = ir.Func("substring", (column, ir.Lit(1), ir.Lit(1)))
+    magic = _substring(column, 1, 1)
     bad = ir.Func("raise_error", (ir.Lit("avro-confluent payload without Confluent's magic byte 0"),))
     return ir.If(ir.BinOp("==", magic, ir.Func("unhex", (ir.Lit("00"),))), parsed, ir.If(ir.IsNull(column), ir.Null(read), bad))
 
 
-def encode(expr: ir.Expr, fmt: str, t: StructType, name: str, schema_id: int | None) -> ir.Expr:
-    """The struct -> Avro bytes (with Confluent's header for avro-confluent)."""
+def encode(expr: ir.Expr, fmt: str, t: StructType, name: str, schema: int | str | None) -> ir.Expr:
+    """The struct -> Avro bytes; avro-confluent adds Confluent's header: with the configured schema id (an int), or
+    through a Schema Registry (a str: the payload's entry in the job's SCHEMA_REGISTRY), whose id for the schema
+    the job's to_registry writes."""
+    if isinstance(schema, str):
+        framed = ir.Func("to_registry", (expr, ir.Arg(schema), ir.Arg(record_schema(t, name))))
+        return ir.If(ir.IsNull(expr), ir.Null("BINARY"), framed)
     body = ir.Func("to_avro", (expr, ir.Arg(record_schema(t, name))))
     if fmt != "avro-confluent":
         return body
-    header = ir.Func("unhex", (ir.Lit(f"00{(schema_id or 0) & 0xFFFFFFFF:08X}"),))
+    header = ir.Func("unhex", (ir.Lit(f"00{(schema or 0) & 0xFFFFFFFF:08X}"),))
     return ir.If(ir.IsNull(expr), ir.Null("BINARY"), ir.Func("concat", (header, body)))

@@ -81,7 +81,8 @@ class SourceConnector:
     given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
     reads_files: bool = False  # reads files (a test's given records are written as files of its format)
     # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
-    explodes_messages: Callable[[Source], bool] = lambda source: False
+    # ops that drop the messages carrying no record (counted as filtered), run before the chain
+    skip_messages: Callable[[Source], tuple[ir.Op, ...]] = lambda source: ()
     per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)
     dead_letters: bool = False  # `pipec test` matches its dead letters to given records by topic, partition and offset
     # tolerance: all: the reader and decode where they differ from `reader` and `decode`; the decode whose record
@@ -93,6 +94,7 @@ class SourceConnector:
     raw_record: Callable[[Source, str], ir.Struct] | None = None
     position: Callable[[str], ir.Expr] = positioned
     dead_letter_refusals: Callable[[Source], list[tuple[str, tuple[str, ...], str]]] = lambda source: []
+    real_time: bool = False  # Spark's real-time mode (trigger: real-time) reads it
     schema_hints: dict[tuple, str] = field(default_factory=dict)  # better hints for schema errors, by the path at fault
 
     def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:
@@ -125,8 +127,11 @@ class SinkConnector:
     writes_kafka: bool = False  # writes Kafka rows to a cluster (bootstrap servers, producer properties)
     checkpoint_required: bool = True  # a streaming pipeline must name its checkpoint
     envelope_default: bool = False  # `envelope:` when the YAML does not say
+    # ops run before the chain's first router step: what the sink must keep of each record's own topic
+    before_routing: Callable[[Sink], tuple[ir.Op, ...]] = lambda sink: ()
     writes_files: bool = False  # writes files into a folder (with Spark's _spark_metadata log when streaming)
     spark_sink: str = "file"  # the Spark sink its stream writes through (outside foreachBatch)
+    real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
 
     @property
     def durable(self) -> bool:

@@ -38,10 +38,7 @@ def _col(*path: str) -> ir.Expr:
 
 
 def _any_of(expr: ir.Expr, values: tuple[str, ...]) -> ir.Expr:
-    cond = ir.BinOp("==", expr, ir.Lit(values[0]))
-    for v in values[1:]:
-        cond = ir.BinOp("|", cond, ir.BinOp("==", expr, ir.Lit(v)))
-    return cond
+    return ir.Method(expr, "isin", tuple(ir.Arg(v) for v in values))
 
 
 def _change(op: str, image: ir.Expr) -> ir.Expr:

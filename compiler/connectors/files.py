@@ -13,7 +13,7 @@ from ..render import doc_text, path_expr, py_literal
 from ..shape import Shape
 from ..transforms.base import Lowering
 from ..types import (
-    BIGINT, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
+    BIGINT, BYTES, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
 from . import avro, json_timestamps
 from .base import (
@@ -219,7 +219,8 @@ def empty_structs(t: SqlType, path: str) -> list[str]:
 def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
     """(why, hint) for each thing Spark's file writer of the sink's format refuses in these columns (Spark 4.0:
     EMPTY_SCHEMA_NOT_SUPPORTED_FOR_DATASOURCE for every file format; spark-avro's string-only map keys)."""
-    columns = [(name, t) for name, _, t in _typed_columns(sink, shape) if t is not None]
+    typed = _typed_columns(sink, shape)
+    columns = [(name, t) for name, _, t in typed if t is not None]
     problems = []
     if isinstance(shape.value, StructType) and not shape.value.fields:
         why = ("its rows would hold only the envelope, as a tombstone's do" if sink.envelope
@@ -228,7 +229,7 @@ def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
     empty = [p for name, t in columns for p in empty_structs(t, name)]
     if empty:
         problems.append((f"Spark's file formats cannot write a struct with no fields: {', '.join(empty)}", FILL_HINT))
-    data = [name for name, _ in columns if name not in sink.partition_by]
+    data = [name for name, _, _ in typed if name not in sink.partition_by]  # an always-null column counts
     if sink.format == "csv" and len(data) == 1:
         problems.append((f"csv files would hold one column ({data[0]}), and Spark's csv writer skips a line whose only "
                          "column is null: null values and tombstones would vanish", "use json or parquet, or add a column"))
@@ -258,7 +259,7 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             )
     if sink.format == "csv":
         value = shape.value
-        fields = value.fields if isinstance(value, StructType) else (StructField("value", value),)
+        fields = value.fields if isinstance(value, StructType) else (StructField("value", value if value is not None else BYTES),)
         nested = [f.name for f in fields if isinstance(f.type, (StructType, ArrayType, MapType))]
         if sink.envelope or nested:
             what = ", ".join(nested + (["the envelope"] if sink.envelope else []))

@@ -11,6 +11,7 @@ from ..transforms.base import Lowering
 from . import avro, cdc_json, json_timestamps
 from .base import MetaKey, SourceConnector, Where, cast_metadata, header_columns, timestamp_type_name
 from .kafka_rules import check_kafka_source
+from .registry import through
 from .spark_io import kafka_reader
 
 KAFKA_PACKAGE = spark_versions.KAFKA
@@ -49,16 +50,18 @@ def payload_type(columns: list[Column], rename=lambda n: n) -> StructType:
     return StructType(tuple(StructField(rename(c.name), c.type) for c in columns))
 
 
-def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n: n, name: str = "record") -> ir.Expr:
+def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n: n, name: str = "record",
+                  registry: str | None = None) -> ir.Expr:
     """The bytes of `column` decoded by `fmt` (json, csv, avro: a struct; raw: the single column's value).
-    json reads timestamps as text, for `timestamps_converted` (SPEC 4.1: epoch milliseconds or ISO-8601)."""
+    json reads timestamps as text, for `timestamps_converted` (SPEC 4.1: epoch milliseconds or ISO-8601).
+    `registry`: the payload's Schema Registry entry (avro-confluent with `url`)."""
     raw = ir.Col(column)
     if fmt == "raw":
         (only,) = columns
         return raw if only.type.is_binary else ir.Cast(raw, "STRING")
     struct = payload_type(columns, rename)
     if fmt in avro.FORMATS:
-        return avro.decode(raw, fmt, struct, name)
+        return avro.decode(raw, fmt, struct, name, registry)
     text = ir.Cast(raw, "STRING")
     schema = ir.Arg((json_timestamps.as_text(struct) if fmt == "json" else struct).ddl())
     options = ir.Arg({"mode": "FAILFAST"})  # an undecodable payload fails the job (tolerance: none)
@@ -91,12 +94,14 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
         parsed.append(message)
     converted: tuple[tuple[str, ir.Expr], ...] = ()
     if values and not changelog:
-        parsed.append((PARSED_VALUE, parse_payload("value", source.format, values, name=pipeline)))
+        registry = through(source.registries, "source.value")
+        parsed.append((PARSED_VALUE, parse_payload("value", source.format, values, name=pipeline, registry=registry)))
         converted += timestamps_converted(PARSED_VALUE, "value", source.format, values)
     keys = key_columns(source)
     if keys and source.key_format != "none":
         key_name = lambda n: wire_name(source, n)  # noqa: E731
-        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, key_name, f"{pipeline}_key")))
+        registry = through(source.registries, "source.key")
+        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, key_name, f"{pipeline}_key", registry)))
         converted += timestamps_converted(PARSED_KEY, "key", source.key_format, keys, key_name)
 
     def from_key(c: Column) -> ir.Expr:
@@ -169,6 +174,7 @@ KAFKA_SOURCE = SourceConnector(
     check=check_source,
     format_metadata=cdc_json.metadata_keys,
     metadata_hint=cdc_json.foreign_key_hint,
-    explodes_messages=lambda source: source.format in cdc_json.FORMATS,
+    skip_messages=lambda source: (cdc_json.skip_unchanged(),) if source.format in cdc_json.FORMATS else (),
     dead_letters=True,
+    real_time=True,
 )

@@ -9,15 +9,16 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean
 from ..model import Sink
-from ..shape import Shape
+from ..shape import Shape, kind_words
 from ..types import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, StructType, SqlType
 from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
-from .payload import HINTS, JSON_OPTIONS, encode_payload, payload_problem
+from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
+from .registry import through
 from .spark_io import kafka_writer
 
-SOURCE_TOPIC = "__source_topic"  # kept by lower.py before the first router when the sink names a topic
+SOURCE_TOPIC = "__source_topic"  # kept before the first router when the sink names a topic (keep_source_topic)
 KEY_FORMATS = ("raw", "json", "csv", *avro.FORMATS)
 FORMATS = (*KEY_FORMATS, "debezium-json")
 CHANGELOG_VALUE_FORMATS = frozenset({"debezium-json"})  # value formats that carry the op in the payload
@@ -87,6 +88,11 @@ def _topic(sink: Sink, shape: Shape) -> ir.Expr:
     return ir.If(ir.BinOp("!=", ir.Col("topic"), ir.Col(SOURCE_TOPIC)), ir.Col("topic"), fixed)
 
 
+def keep_source_topic(sink: Sink) -> tuple[ir.Op, ...]:
+    """Before the first router: each record's own topic, so the sink's topic applies to those no router renamed."""
+    return (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),) if sink.topic is not None else ()
+
+
 def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
     """SetSchemaMetadata's schema name where the chain set one (last dotted part: Avro's name), else the pipeline's."""
     named = {s: name for s, name, _ in shape.schema_names if name}
@@ -95,21 +101,34 @@ def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
     return sink.record_name if side == "value" else f"{sink.record_name}_key"
 
 
-def kafka_rows(sink: Sink, shape: Shape) -> ir.Select:
-    """The Kafka sink rows: key and value bytes, topic, headers and, when a column is named for it, partition."""
+# The written key and value, bound once where their encoding reads them more than once (csv, raw)
+WRITTEN_KEY, WRITTEN_VALUE = "written_key", "written_value"
+
+
+def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
+    """The Kafka sink rows: key and value bytes, topic, headers and, when a column is named for it, partition;
+    first the written key and value bound once where their encoding reads them more than once."""
     value_type = written_value_type(sink, shape)
-    if isinstance(value_type, StructType):
+    # a value whose fields are all written is written as it is (avro: rebuilt, its schema follows Spark's types)
+    if isinstance(value_type, StructType) and (value_type != shape.value or sink.format not in ("json", "csv", "raw")):
         fields = tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in value_type.fields)
         value: ir.Expr = ir.NullSafe(ir.Col("value"), ir.Struct(fields))
     else:
         value = ir.Col("value")
-    if sink.format == "debezium-json" and isinstance(value_type, StructType):
-        value_bytes = cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
+    if value_type is None:  # always null (Drop$Value): every record is a tombstone
+        binds, value_bytes = (), ir.Null("BINARY")
+    elif sink.format == "debezium-json" and isinstance(value_type, StructType):
+        binds, value_bytes = (), cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
     else:
-        value_bytes = encode_payload(value, value_type, sink.format, record_name(sink, shape), sink.value_schema_id)
+        framing = through(sink.registries, "sink.value") or sink.value_schema_id
+        binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape), framing)
     key = written_key(sink, shape)
-    key_bytes = ir.Null("BINARY") if key is None else encode_payload(
-        *key, sink.key_format or "json", record_name(sink, shape, "key"), sink.key_schema_id)
+    key_bytes: ir.Expr = ir.Null("BINARY")
+    if key is not None:
+        key_framing = through(sink.registries, "sink.key") or sink.key_schema_id
+        key_binds, key_bytes = encode_bound(*key, sink.key_format or "json", WRITTEN_KEY, record_name(sink, shape, "key"),
+                                            key_framing)
+        binds = key_binds + binds
     columns = [
         ("key", key_bytes),
         ("value", value_bytes),
@@ -119,11 +138,7 @@ def kafka_rows(sink: Sink, shape: Shape) -> ir.Select:
     partition = metadata_columns(sink, shape).get("partition")
     if partition is not None:
         columns.append(("partition", ir.Cast(ir.Get(ir.Col("value"), partition), "INT")))
-    return ir.Select(tuple(columns))
-
-
-def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
-    return (kafka_rows(sink, shape),)
+    return ((ir.SetColumns(binds),) if binds else ()) + (ir.Select(tuple(columns)),)
 
 
 def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
@@ -137,7 +152,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     value = shape.value
     names = value.names() if isinstance(value, StructType) else ()
     if not isinstance(value, StructType) and (sink.key_fields or sink.fields_include != "ALL" or sink.metadata):
-        error("E521", "key fields, fields-include and metadata need a struct value; the value here is a primitive")
+        error("E521", f"key fields, fields-include and metadata need a struct value; the value here is {kind_words(value)}")
         return
     key_locs = dict(zip(sink.key_fields, sink.key_field_locs))
     for k in sink.key_fields:
@@ -173,13 +188,15 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                       at=at)
     if sink.format == "debezium-json" and not isinstance(value, StructType):
         diags.error("E531", "kafka sink: a debezium-json value must be a struct (the row in before/after); the value "
-                    "here is a primitive", sink.format_loc or sink.loc, "keep a struct value, or use json")
+                    f"here is {kind_words(value)}", sink.format_loc or sink.loc, "keep a struct value, or use json")
     if "avro-confluent" in (sink.format, sink.key_format):
         wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
         wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
+        through_registry = {r.payload.split(".")[1] for r in sink.registries}
         for side, sid in wanted:
-            if sid is None:
-                error("E530", f"avro-confluent needs {side}.schema-id (the id written in Confluent's header)")
+            if sid is None and side not in through_registry:
+                error("E530", f"avro-confluent needs {side}.url (a Schema Registry) or {side}.schema-id (the id written in "
+                      "Confluent's header)")
     check_payloads(sink, shape, diags)
 
 
@@ -212,5 +229,7 @@ KAFKA_SINK = SinkConnector(
     changelog_fix="write it with connector: upsert-kafka (and primary-key), or value.format: debezium-json",
     format_path=("value", "format"),
     writes_kafka=True,
+    before_routing=keep_source_topic,
     spark_sink="kafka",
+    real_time=True,
 )

@@ -8,6 +8,7 @@ record whose field is named `value`. A null key or value stays null: a null key,
 
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
 from typing import Callable
 
 from .. import ir
@@ -35,7 +36,7 @@ def _text(expr: ir.Expr, text: ir.Expr) -> ir.Expr:
     return ir.If(ir.IsNull(expr), ir.Null("BINARY"), ir.Cast(text, "BINARY"))
 
 
-def _json(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
+def _json(expr: ir.Expr, t: SqlType, name: str, schema: int | str | None) -> ir.Expr:
     if isinstance(t, StructType):
         return ir.Cast(ir.Func("to_json", (expr, ir.Arg(JSON_OPTIONS))), "BINARY")
     # to_json takes a struct, array or map only: write a one-element array and keep what is between its brackets
@@ -43,7 +44,7 @@ def _json(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Exp
     return _text(expr, ir.Func("regexp_extract", (wrapped, ir.Arg(_SCALAR), ir.Arg(1))))
 
 
-def _csv(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
+def _csv(expr: ir.Expr, t: SqlType, name: str, schema: int | str | None) -> ir.Expr:
     """One CSV line without a line break; BYTES fields as base64 (Flink's csv)."""
     rt = record_type(t)
     fields = [(f.name, ir.Get(expr, f.name) if isinstance(t, StructType) else expr) for f in rt.fields]
@@ -57,27 +58,48 @@ def _csv(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr
     return _text(expr, text)
 
 
-def _raw(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
+def _raw(expr: ir.Expr, t: SqlType, name: str, schema: int | str | None) -> ir.Expr:
     if isinstance(t, StructType):  # one STRING or BYTES field (raw_problem), written bare
         expr, t = ir.Get(expr, t.fields[0].name), t.fields[0].type
     return expr if t.is_binary else ir.Cast(expr, "BINARY")
 
 
-def _avro(fmt: str) -> Callable[[ir.Expr, SqlType, str, int | None], ir.Expr]:
-    def encode(expr: ir.Expr, t: SqlType, name: str, schema_id: int | None) -> ir.Expr:
-        return avro.encode(as_record(expr, t), fmt, record_type(t), name, schema_id)
+def _avro(fmt: str) -> Callable[[ir.Expr, SqlType, str, int | str | None], ir.Expr]:
+    def encode(expr: ir.Expr, t: SqlType, name: str, schema: int | str | None) -> ir.Expr:
+        return avro.encode(as_record(expr, t), fmt, record_type(t), name, schema)
 
     return encode
 
 
-ENCODERS: dict[str, Callable[[ir.Expr, SqlType, str, int | None], ir.Expr]] = {
+ENCODERS: dict[str, Callable[[ir.Expr, SqlType, str, int | str | None], ir.Expr]] = {
     "json": _json, "csv": _csv, "raw": _raw, **{fmt: _avro(fmt) for fmt in avro.FORMATS},
 }
 
 
-def encode_payload(expr: ir.Expr, t: SqlType, fmt: str, name: str = "record", schema_id: int | None = None) -> ir.Expr:
-    """A key or value expression of type `t` as bytes in `fmt` (one of ENCODERS); null stays null."""
-    return ENCODERS[fmt](expr, t, name, schema_id)
+def encode_payload(expr: ir.Expr, t: SqlType, fmt: str, name: str = "record", schema: int | str | None = None) -> ir.Expr:
+    """A key or value expression of type `t` as bytes in `fmt` (one of ENCODERS); null stays null. `schema`:
+    avro-confluent's schema id, or its Schema Registry entry (avro.encode)."""
+    return ENCODERS[fmt](expr, t, name, schema)
+
+
+def _count(node: object, target: ir.Expr) -> int:
+    if node == target:
+        return 1
+    if isinstance(node, tuple):
+        return sum(_count(n, target) for n in node)
+    if is_dataclass(node):
+        return sum(_count(getattr(node, f.name), target) for f in fields(node))
+    return 0
+
+
+def encode_bound(expr: ir.Expr, t: SqlType, fmt: str, column: str, name: str = "record",
+                 schema: int | str | None = None) -> tuple[tuple[tuple[str, ir.Expr], ...], ir.Expr]:
+    """`encode_payload`, reading `expr` from the column `column` when the encoding would repeat it (csv, raw):
+    (the column to set first, if any; the encoding)."""
+    encoded = encode_payload(expr, t, fmt, name, schema)
+    if isinstance(expr, ir.Col) or _count(encoded, expr) < 2:
+        return (), encoded
+    return ((column, expr),), encode_payload(ir.Col(column), t, fmt, name, schema)
 
 
 # ---------------------------------------------------------------- what a format cannot write

@@ -21,13 +21,14 @@ from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
-from ..shape import Shape
+from ..shape import Shape, kind_words
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
 from .cdc_json import foreign_key_hint
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
-from .kafka_sink import KAFKA_SINK, KEY_FORMATS, check_kafka_sink, kafka_rows, record_name
-from .payload import encode_payload
+from .kafka_sink import KAFKA_SINK, KEY_FORMATS, WRITTEN_KEY, check_kafka_sink, encode_kafka, record_name
+from .payload import encode_bound
+from .registry import through
 
 UPSERT_KAFKA = "upsert-kafka"
 # Helper columns of the upsert sink's rows, dropped after `upsert_fates`.
@@ -127,9 +128,14 @@ def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
 
 def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
-    (_, value, topic, headers, *_) = kafka_rows(sink, shape).columns  # never a partition column
-    key = ("key", encode_payload(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
-                                 record_name(sink, shape, "key"), sink.key_schema_id))
+    *kafka_binds, kafka_rows = encode_kafka(sink, shape)
+    (_, value, topic, headers, *_) = kafka_rows.columns  # never a partition column; the key is the primary key
+    framing = through(sink.registries, "sink.key") or sink.key_schema_id
+    key_binds, encoded_key = encode_bound(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
+                                          WRITTEN_KEY, record_name(sink, shape, "key"), framing)
+    value_binds = tuple(c for op in kafka_binds for c in op.columns if c[0] != WRITTEN_KEY)
+    binds = (ir.SetColumns(key_binds + value_binds),) if key_binds + value_binds else ()
+    key = ("key", encoded_key)
     delete = is_delete(ir.Col(CHANGE_OP))
     if not shape.changelog:
         order = ir.Struct((("partition", ir.Col("partition")), ("offset", ir.Col("offset")),
@@ -150,13 +156,13 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     ))
     written = ir.Where(ir.BinOp("==", ir.Col(FATE), ir.Lit(WRITTEN)))
     final = ir.Select(tuple((n, ir.Col(n)) for n in ("key", "value", "topic", "headers")))
-    return (keyed, rows, ir.Apply("upsert_fates"), written, final)
+    return (*binds, keyed, rows, ir.Apply("upsert_fates"), written, final)
 
 
 def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     """The kafka sink's rules, a struct value holding the primary key, and no partition column."""
     if not isinstance(shape.value, StructType):
-        diags.error("E541", "upsert-kafka sink: primary-key names fields of the value, and the value here is a primitive",
+        diags.error("E541", f"upsert-kafka sink: primary-key names fields of the value, and the value here is {kind_words(shape.value)}",
                     sink.primary_key_loc or sink.loc,
                     "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink")
         return
@@ -180,5 +186,6 @@ UPSERT_KAFKA_SINK = SinkConnector(
     format_path=("value", "format"),
     primary_key=True,
     writes_kafka=True,
+    before_routing=KAFKA_SINK.before_routing,
     spark_sink="kafka",
 )

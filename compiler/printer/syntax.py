@@ -45,6 +45,15 @@ class Attr(Node):
         self.value, self.name = value, name
 
 
+class Subscript(Node):
+    """`value[index]`: one index, no slice."""
+
+    __slots__ = ("value", "index")
+
+    def __init__(self, value: Node, index: Node):
+        self.value, self.index = value, index
+
+
 class Call(Node):
     """`func(args)`; an argument is an expression, a Keyword, a Star or a DoubleStar."""
 
@@ -159,6 +168,7 @@ _SOURCE = {
     Number: lambda n: n.text,
     String: lambda n: n.text,
     Attr: lambda n: f"{source(n.value)}.{n.name}",
+    Subscript: lambda n: f"{source(n.value)}[{source(n.index)}]",
     Call: lambda n: f"{source(n.func)}({_items([source(a) for a in n.args], n.trailing_comma)})",
     Keyword: lambda n: f"{n.name}={source(n.value)}",
     Star: lambda n: f"*{source(n.value)}",
@@ -213,6 +223,13 @@ def _emit_call(n: Call, out: list[Leaf], space: str) -> None:
     _bracket(out, LPAR, "(", "", False)
     _sequence(out, n.args, _emit, n.trailing_comma, True)
     _bracket(out, RPAR, ")", "", False)
+
+
+def _emit_subscript(n: Subscript, out: list[Leaf], space: str) -> None:
+    _emit(n.value, out, space)
+    _bracket(out, LSQB, "[", "", False)  # a trailer's bracket, as a call's parentheses
+    _emit(n.index, out, "")
+    _bracket(out, RSQB, "]", "", False)
 
 
 def _emit_list(n: List, out: list[Leaf], space: str) -> None:
@@ -288,6 +305,7 @@ _EMIT = {
     Number: lambda n, out, space: _word(out, NUMBER, literals.number(n.text), space),
     String: lambda n, out, space: _word(out, STRING, literals.string(n.text), space),
     Attr: lambda n, out, space: _emit_attr(n, out, space),
+    Subscript: _emit_subscript,
     Call: _emit_call,
     Keyword: lambda n, out, space: (_word(out, NAME, n.name, space), _word(out, EQUAL, "=", ""), _emit(n.value, out, "")),
     Star: lambda n, out, space: (_word(out, STAR, "*", space), _emit(n.value, out, "")),

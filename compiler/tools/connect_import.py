@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..diagnostics import Collector, did_you_mean
-from ..transforms import PACKAGE, PREDICATE_PACKAGE, REGISTRY
+from ..transforms import PREDICATE_PACKAGE, REGISTRY
 from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, Entry
 from .yaml_text import YamlWriter
@@ -161,7 +161,7 @@ class Importer:
             if spec is None:
                 self.warn(type_entry.key, f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
                           did_you_mean(cls.rsplit(".", 1)[-1], REGISTRY.spellings()) or "pipec runs the transforms of Kafka's "
-                          "org.apache.kafka.connect.transforms package (SPEC section 6)")
+                          "org.apache.kafka.connect.transforms package (SPEC section 6) and Confluent's Drop")
                 y.comment(f"TODO: transform '{alias}' ({cls}) has no pipec equivalent; it was:", *comments)
                 for e in entries:
                     y.comment(f"  {e.key}={e.value}")
@@ -170,7 +170,7 @@ class Importer:
             if pred is not None and pred not in predicates:
                 self.refuse(f"transforms.{alias}.predicate", f"transform '{alias}' names predicate '{pred}', which is not defined",
                             did_you_mean(pred, predicates) or "list it in predicates= with its predicates.<alias>.type")
-            short = cls[len(PACKAGE):] if cls.startswith(PACKAGE) else cls
+            short = cls[len(spec.package):] if cls.startswith(spec.package) else cls
             y.item_comment(*comments)
             y.item([("name", alias), ("type", short)] + [(k, v) for k, v in config.items() if k != "type"])
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import casting, fields, filtering, headers, masking, routing, schema_metadata, structure, timestamps
+from . import casting, dropping, fields, filtering, headers, masking, routing, schema_metadata, structure, timestamps
 from .base import PACKAGE, PREDICATE_PACKAGE, ConfigReader, Context, Lowering, PredicateSpec, Registry, TransformSpec
 
 FAMILIES: tuple[ModuleType, ...] = (
-    casting, fields, filtering, headers, masking, routing, schema_metadata, structure, timestamps,
+    casting, dropping, fields, filtering, headers, masking, routing, schema_metadata, structure, timestamps,
 )
 
 

@@ -11,7 +11,7 @@ from ..diagnostics import Collector, Location, did_you_mean, one_of
 from ..loader import SourceMap
 from ..shape import Shape
 
-PACKAGE = "org.apache.kafka.connect.transforms."
+PACKAGE = "org.apache.kafka.connect.transforms."  # Kafka's own transforms; a spec from elsewhere names its package
 PREDICATE_PACKAGE = PACKAGE + "predicates."
 
 
@@ -203,6 +203,18 @@ class TransformSpec:
     sides: bool = True  # Key/Value variants
     example: str = ""
     differences: tuple[str, ...] = ()  # deliberate differences from Kafka, for docs
+    package: str = PACKAGE  # the Java package of its class, e.g. "io.confluent.connect.transforms." for Confluent's
+    describe: Callable[[Any, str], str] = lambda cfg, side: ""  # (config, "key"/"value"/"record") -> what it does, in words
+
+    def java_class(self, side: str | None) -> str:
+        """The Java class Kafka Connect runs for this spec on `side`, e.g. `...transforms.Cast$Value`."""
+        return self.package + self.name + (f"${side.capitalize()}" if side else "")
+
+
+def names(items) -> str:
+    """`a, b and c` for a step comment."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 @dataclass(frozen=True)
@@ -242,11 +254,11 @@ class Registry:
         return out
 
     def lookup(self, type_name: str) -> tuple[TransformSpec | None, str | None]:
-        """(spec, side) for a `type` as written; (None, None) if unknown."""
-        short = type_name[len(PACKAGE):] if type_name.startswith(PACKAGE) else type_name
+        """(spec, side) for a `type` as written, with or without the spec's package; (None, None) if unknown."""
+        package, _, short = type_name.rpartition(".")
         base, _, variant = short.partition("$")
         spec = self.transforms.get(base)
-        if spec is None:
+        if spec is None or (package and package + "." != spec.package):
             return None, None
         if spec.sides and variant in ("Key", "Value"):
             return spec, variant.lower()

@@ -8,6 +8,7 @@ adds BYTES -> int32/int64/float64 (`bytes.order`) and BYTES -> UTF-8 text (`byte
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .. import ir
@@ -15,7 +16,7 @@ from ..connect_types import CONNECT_TYPES
 from ..paths import FieldPath
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javanumbers import AS_INT, AS_LONG, BYTES_TARGETS, INT_BITS, TO_STRING, decode_bytes, wrap
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
@@ -208,8 +209,13 @@ class Converter:
         if target == "boolean":  # Boolean.parseBoolean: "true" in any case, anything else false
             return ir.BinOp("==", ir.Func("lower", (x,)), ir.Lit("true"))
         integral = target in INT_BITS
-        grammar = JAVA_INTEGER if integral else JAVA_FLOAT
-        parsed = ir.If(ir.Method(x, "rlike", (ir.Arg(grammar),)), ir.Method(x, "try_cast", (ir.Arg(ddl),)), ir.Null(ddl))
+        cast = ir.Method(x, "try_cast", (ir.Arg(ddl),))
+        if integral:
+            parsed = ir.If(ir.Method(x, "rlike", (ir.Arg(JAVA_INTEGER),)), cast, ir.Null(ddl))
+        else:  # Spark parses with Java's parseDouble/parseFloat, then also reads "inf", "nan" in any case: a finite
+            # number is Java's, and only NaN or an infinity needs Java's grammar checked (for one row in millions)
+            special = ir.Not(ir.BinOp("<", ir.Func("abs", (cast,)), ir.Lit(math.inf)))
+            parsed = ir.If(special, ir.If(ir.Method(x, "rlike", (ir.Arg(JAVA_FLOAT),)), cast, ir.Null(ddl)), cast)
         why = "not a decimal integer in range" if integral else "not a Java floating-point number"
         return self.fail(x, parsed, ddl, f"cannot cast the string to {target} ({why})")
 
@@ -279,6 +285,7 @@ CAST = TransformSpec(
     parse=parse_cast,
     infer=infer_cast,
     lower=lower_cast,
+    describe=lambda cfg, side: f"casts the {side} to {cfg.whole}" if cfg.whole else "casts " + names(f"{c.path.text} to {c.target}" for c in cfg.fields),
     example="- name: typed\n  type: Cast$Value\n  field.syntax.version: V2\n  spec: [\"amount:float64\", \"parent.child.k2:int64\"]",
     differences=(
         "Nested fields under field.syntax.version: V2 follow KIP-821's examples (Kafka's Cast reads root fields only).",

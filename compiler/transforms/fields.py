@@ -11,7 +11,7 @@ from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
 from ..shape import Shape
 from ..type_parser import parse_type
 from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, same_name
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
 SYNTAX_KEY = ConfigKey(
@@ -166,6 +166,11 @@ def _insert(base: ir.Expr, t: StructType, steps: tuple[str, ...], value: ir.Expr
     return ir.Method(base, "withField", (ir.Arg(spark_field_path((head,))), new))
 
 
+def _source(i: Insertion) -> str:
+    """Where an inserted field's value comes from, for the step comment."""
+    return f"'{i.value.value}'" if isinstance(i.value, ir.Lit) else f"the record's {i.key.removesuffix('.field')}"
+
+
 def lower_insert(cfg: InsertFieldConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
     side = low.side
     t = shape.side(side)
@@ -207,6 +212,7 @@ INSERT_FIELD = TransformSpec(
     parse=parse_insert,
     infer=infer_insert,
     lower=lower_insert,
+    describe=lambda cfg, side: "inserts " + names(f"{i.path.text} ({_source(i)})" for i in cfg.insertions),
     example="- name: add_origin\n  type: InsertField$Value\n  topic.field: kafka_topic\n  static.field: origin\n  static.value: web",
     differences=(
         "An existing field is overwritten in place (field.on.existing.field: overwrite, the KIP-821 default) where Kafka's with-schema InsertField fails on the duplicate name.",
@@ -327,12 +333,40 @@ def _rebuild(base: ir.Expr, plan) -> ir.Expr:
     return ir.Struct(tuple(fields))
 
 
+def _drops(t: StructType, plan, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]] | None:
+    """The paths a plan drops when dropping is all it does and every struct keeps a field (Spark's `dropFields`
+    cannot drop the last one); else None."""
+    kept = [f.name for f, _, _ in plan]
+    if not kept or any(name != f.name for f, name, _ in plan) or kept != [f.name for f in t.fields if f.name in kept]:
+        return None
+    out = [prefix + (f.name,) for f in t.fields if f.name not in kept]
+    for f, _, nested in plan:
+        if nested is not None:
+            inner = _drops(f.type, nested, prefix + (f.name,))
+            if inner is None:
+                return None
+            out += inner
+    return out
+
+
+def describe_replace(cfg: ReplaceFieldConfig, side: str) -> str:
+    parts = [f"drops {names(p.text for p in cfg.exclude)}"] if cfg.exclude else []
+    if cfg.include:
+        parts.append(f"keeps only {names(p.text for p in cfg.include)}")
+    if cfg.renames:
+        parts.append("renames " + names(f"{p.text} -> {new}" for p, new in cfg.renames))
+    return "; ".join(parts) or "keeps every field"
+
+
 def lower_replace(cfg: ReplaceFieldConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
     side = low.side
     t = shape.side(side)
     assert isinstance(t, StructType)
-    col = ir.Col(side)
-    return (ir.SetColumns(((side, ir.NullSafe(col, _rebuild(col, _plan(cfg, t)))),)),)
+    col, plan = ir.Col(side), _plan(cfg, t)
+    drops = None if cfg.include else _drops(t, plan)  # include states what it keeps: the rebuild shows that
+    if drops:  # a null struct (a tombstone) stays null
+        return (ir.SetColumns(((side, ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(p)) for p in drops))),)),)
+    return (ir.SetColumns(((side, ir.NullSafe(col, _rebuild(col, plan))),)),)
 
 
 REPLACE_FIELD = TransformSpec(
@@ -350,6 +384,7 @@ REPLACE_FIELD = TransformSpec(
     parse=parse_replace,
     infer=infer_replace,
     lower=lower_replace,
+    describe=describe_replace,
     example="- name: tidy\n  type: ReplaceField$Value\n  exclude: [ssn]\n  renames: [\"cust:customer\"]",
     differences=(
         "A field named in exclude, include or renames that the tracked schema lacks is a compile error (Kafka ignores it).",

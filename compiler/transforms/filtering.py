@@ -26,6 +26,7 @@ FILTER = TransformSpec(
     parse=lambda reader: None,
     infer=lambda cfg, shape, ctx: shape,
     lower=lower_filter,
+    describe=lambda cfg, side: "drops the record",
     sides=False,
     example="- name: drop_tests\n  type: Filter\n  predicate: is_test",
 )

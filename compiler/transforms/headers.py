@@ -13,7 +13,7 @@ from .. import ir
 from ..paths import FieldPath
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .connect_values import Unsupported, literal_header_bytes
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
@@ -189,6 +189,7 @@ INSERT_HEADER = TransformSpec(
     parse=parse_insert_header,
     infer=lambda cfg, shape, ctx: shape.with_headers(added=(cfg.header,)),
     lower=lower_insert_header,
+    describe=lambda cfg, side: f"adds the header {cfg.header}",
     sides=False,
     example="- name: mark_source\n  type: InsertHeader\n  header: source\n  value.literal: web",
     differences=(
@@ -230,6 +231,7 @@ DROP_HEADERS = TransformSpec(
     parse=parse_drop_headers,
     infer=lambda cfg, shape, ctx: shape.with_headers(dropped=tuple(cfg.keys)),
     lower=lower_drop_headers,
+    describe=lambda cfg, side: "drops the headers " + names(cfg.keys),
     sides=False,
     example="- name: no_debug\n  type: DropHeaders\n  headers: [debug, trace-id]",
 )
@@ -352,6 +354,7 @@ HEADER_FROM = TransformSpec(
     parse=parse_header_from,
     infer=infer_header_from,
     lower=lower_header_from,
+    describe=lambda cfg, side: ("copies " if cfg.operation == "copy" else "moves ") + names(f"{f.text} to the header {h}" for f, h in cfg.pairs),
     example="- name: trace_to_header\n  type: HeaderFrom$Value\n  fields: [trace_id]\n  headers: [trace-id]\n  operation: move",
     differences=(
         "A field the tracked schema lacks is a compile error (Kafka throws a NullPointerException per record).",

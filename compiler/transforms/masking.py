@@ -12,7 +12,7 @@ from .. import ir
 from ..paths import FieldPath
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at
 from .structure import read_paths
@@ -195,6 +195,7 @@ MASK_FIELD = TransformSpec(
     parse=parse_mask,
     infer=infer_mask,
     lower=lower_mask,
+    describe=lambda cfg, side: "masks " + names(p.text for p in cfg.paths) + (f" with '{cfg.replacement}'" if cfg.replacement is not None else ""),
     example="- name: mask_card\n  type: MaskField$Value\n  field.syntax.version: V2\n  fields: [customer.card]\n  replacement: \"****\"",
     differences=(
         "A listed field missing from the schema is a compile error (Kafka ignores it).",

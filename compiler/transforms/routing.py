@@ -145,6 +145,7 @@ REGEX_ROUTER = TransformSpec(
     parse=parse_regex_router,
     infer=lambda cfg, shape, ctx: dataclasses.replace(shape, routed=True),
     lower=lower_regex_router,
+    describe=lambda cfg, side: f"renames a topic matching {cfg.regex} to {cfg.replacement}",
     sides=False,
     example='- name: strip_prefix\n  type: RegexRouter\n  regex: "db\\\\.(.*)"\n  replacement: "$1"',
     differences=(
@@ -199,6 +200,7 @@ TIMESTAMP_ROUTER = TransformSpec(
     parse=parse_timestamp_router,
     infer=lambda cfg, shape, ctx: dataclasses.replace(shape, routed=True),
     lower=lower_timestamp_router,
+    describe=lambda cfg, side: f"sets the topic to {cfg.topic_format}",
     sides=False,
     example='- name: daily\n  type: TimestampRouter\n  topic.format: "${topic}-${timestamp}"\n  timestamp.format: yyyyMMdd',
     differences=(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..shape import Shape
 from ..types import StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -78,6 +78,7 @@ SET_SCHEMA_METADATA = TransformSpec(
     parse=parse_set_schema_metadata,
     infer=infer_set_schema_metadata,
     lower=lower_set_schema_metadata,
+    describe=lambda cfg, side: f"sets the {side} schema's " + names(([f"name to {cfg.name}"] if cfg.name else []) + ([f"version to {cfg.version}"] if cfg.version is not None else [])),
     example="- name: name_value\n  type: SetSchemaMetadata$Value\n  schema.name: com.example.Order\n  schema.version: 3",
     differences=(
         "A primitive key or value is a compile error (Kafka fails every record: it works only on struct schemas).",

@@ -77,14 +77,14 @@ def struct_with(t: StructType, steps: tuple[str, ...], new: SqlType | None) -> S
 
 def conform(expr: ir.Expr, old: SqlType | None, new: SqlType | None) -> ir.Expr | None:
     """`expr` (of type `old`) reshaped to type `new`: struct fields matched by name, fields `old` lacks null,
-    fields `new` lacks dropped. None when no such reshaping exists (e.g. a struct that became a primitive).
+    fields `new` lacks dropped. None when no such reshaping exists (e.g. a struct that became a primitive, or always null).
 
     A step with a predicate leaves the records it skips as they were, but a column has one type: those records
     are carried in the step's output type this way."""
     if old == new:
         return expr
-    if new is None:
-        return ir.Null("BINARY")
+    if new is None:  # an always-null column cannot carry the records that keep a value
+        return None
     if old is None:
         return ir.Null(new.ddl())
     if not (isinstance(old, StructType) and isinstance(new, StructType)):

@@ -8,7 +8,7 @@ from .. import ir
 from ..paths import FieldPath, format_path
 from ..shape import Shape
 from ..types import MapType, SqlType, StructField, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
@@ -93,6 +93,7 @@ EXTRACT_FIELD = TransformSpec(
     parse=parse_extract,
     infer=infer_extract,
     lower=lower_extract,
+    describe=lambda cfg, side: f"replaces the {side} by its field {cfg.path.text}",
     example="- name: just_the_card\n  type: ExtractField$Value\n  field.syntax.version: V2\n  field: customer.card",
     differences=(
         "A field missing from the schema is a compile error (Kafka fails each record with `Unknown field`), and so is "
@@ -165,6 +166,7 @@ FLATTEN = TransformSpec(
     parse=lambda reader: FlattenConfig(reader.string("delimiter", ".")),
     infer=infer_flatten,
     lower=lower_flatten,
+    describe=lambda cfg, side: f"flattens nested structs, joining names with '{cfg.delimiter}'",
     example="- name: flat\n  type: Flatten$Value\n  delimiter: _",
     differences=(
         "A MAP field is a compile error where Kafka's with-schema Flatten fails every non-null record; a metadata "
@@ -265,6 +267,7 @@ HOIST_FIELD = TransformSpec(
     parse=parse_hoist,
     infer=infer_hoist,
     lower=lower_hoist,
+    describe=lambda cfg, side: f"wraps {cfg.hoisted.text if cfg.hoisted else 'the ' + side} in a struct field {cfg.field}",
     example="- name: wrap\n  type: HoistField$Value\n  field.syntax.version: V2\n  hoisted: parent.child.k2\n  field: other",
     differences=(
         "`hoisted` (KIP-821) is implemented as the KIP's examples show; Kafka has not shipped it. A null key or value, "
@@ -337,6 +340,7 @@ VALUE_TO_KEY = TransformSpec(
     parse=parse_value_to_key,
     infer=infer_value_to_key,
     lower=lower_value_to_key,
+    describe=lambda cfg, side: "sets the key to the value's " + names(p.text for p in cfg.paths),
     sides=False,
     example="- name: key_by_id\n  type: ValueToKey\n  fields: [order_id]",
     differences=(

@@ -14,7 +14,7 @@ from .. import ir
 from ..paths import FieldPath
 from ..shape import Shape
 from ..types import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javadates import PatternError, spark_pattern
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
@@ -219,6 +219,7 @@ TIMESTAMP_CONVERTER = TransformSpec(
     parse=parse_timestamp,
     infer=infer_timestamp,
     lower=lower_timestamp,
+    describe=lambda cfg, side: f"converts {cfg.path.text if cfg.path else 'the ' + side} to {cfg.target}" + (f" as {cfg.format}" if cfg.format and cfg.target == "string" else ""),
     example="- name: day\n  type: TimestampConverter$Value\n  field: created\n  target.type: string\n  format: yyyy-MM-dd",
     differences=(
         "String input is parsed strictly: input the pattern does not fully match (trailing text, 2024-13-45, a "

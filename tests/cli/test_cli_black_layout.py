@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic import pipeline_yaml
+from compiler import ir, render
 from compiler.format import is_formatted
+from compiler.printer import black_statement, lay_out, syntax
 from compiler.project import build_all, generate_all
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,3 +30,43 @@ def test_synthetic_corpus_is_blacks_output(tmp_path):
     assert len(jobs) == 21
     unstable = [name for name, source in jobs.items() if not is_formatted(source)]
     assert unstable == []
+
+
+def test_statements_of_a_run_of_struct_edits_are_blacks_output():
+    """The shapes of compiler/fusion.py's statements (subscript reads of the run's fields, `{**value, ...}`,
+    `value.pop(...)`, the struct built from them) at many lengths, laid out by the printer and by black."""
+    differ = []
+    for width in range(1, 120, 4):
+        name = "f" * width
+        field = ir.Field("value", name)
+        expressions = (
+            field,
+            ir.Method(field, "cast", (ir.Arg("BIGINT"),)),
+            ir.NullSafe(field, ir.Lit("***")),
+            ir.Struct(((name, field), ("b", ir.Field("value", "b")))),
+            ir.Method(ir.Method(field, "withField", (ir.Arg("x"), ir.Field("value", name[:5]))), "dropFields", (ir.Arg("y"),)),
+            ir.Not(ir.IsNull(field)),
+        )
+        for e in expressions:
+            for op in (ir.SetFields("value", ((name, e),)), ir.NewFields("value", ((name, e), ("z", e))),
+                       ir.DropField("value", name), ir.SetColumns((("value", e),)), ir.OnNull("value", e)):
+                differ += _differ_from_black(render.statement(op))
+    assert differ == []
+
+
+def test_a_subscript_last_on_its_line_is_blacks_output():
+    """A subscript's `]` is a trailer's: black keeps the optional parentheses of a right-hand side that ends in
+    one and holds a delimiter (where a list's `]` would let it omit them)."""
+    differ = []
+    for width in range(1, 120, 2):
+        subscript = syntax.Subscript(syntax.Name("value"), syntax.String(f'"{"f" * width}"'))
+        column = syntax.Call(syntax.Attr(syntax.Name("F"), "col"), [syntax.String('"x"')])
+        for value in (subscript, syntax.BinOp("+", syntax.Name("abc"), subscript), syntax.BinOp("==", column, subscript),
+                      syntax.Call(syntax.Attr(subscript, "alias"), [syntax.String(f'"{"g" * width}"')])):
+            differ += _differ_from_black(syntax.assign(syntax.Name("value_if_null"), value))
+    assert differ == []
+
+
+def _differ_from_black(statement: syntax.Statement) -> list[tuple[str, int]]:
+    return [(syntax.source(statement), depth) for depth in (1, 2)
+            if lay_out(statement, depth) != black_statement(syntax.source(statement), depth)]

@@ -34,7 +34,7 @@ UPDATE = os.environ.get("PIPEC_UPDATE_GOLDEN") == "1"
 FILE = "golden.yaml"
 
 # What each folder's files show: the IR blocks of these job functions.
-SHOWN = {"transforms": ("chain",), "predicates": ("chain",), "sources": ("decode", "chain"), "sinks": ("encode",)}
+SHOWN = {"transforms": ("chain",), "predicates": ("chain",), "lowering": ("chain",), "sources": ("decode", "chain"), "sinks": ("encode",)}
 
 BASE = """\
 version: 1

@@ -25,7 +25,7 @@ import yaml
 
 from compiler.connectors import SINKS
 from compiler.type_parser import parse_type
-from compiler.types import ArrayType, MapType, SqlType, StructField, StructType
+from compiler.types import BYTES, ArrayType, MapType, SqlType, StructField, StructType
 from connect_formats import PAYLOADS, SCHEMA_ID, json_bytes
 from shape_cases import COLUMNS, FULL, FULL_AT, PREDICATES, TYPES, Recipe, recipes_for
 
@@ -149,7 +149,9 @@ def _text_or_bytes(t: SqlType) -> bool:
     return t.is_string or t.is_binary
 
 
-def _raw_problem(t: SqlType) -> bool:
+def _raw_problem(t: SqlType | None) -> bool:
+    if t is None:  # a null is written as null in every format
+        return False
     if isinstance(t, StructType):
         return len(t.fields) != 1 or not _text_or_bytes(t.fields[0].type)
     return not _text_or_bytes(t)
@@ -205,7 +207,10 @@ def refusals(combo: Combo) -> set[Refusal]:
     if combo.sink == "files":
         key_type = t if combo.side == "key" else None
         value_type = combo.recipe.source_type if combo.side == "key" else t
-        columns = list(value_type.fields) if isinstance(value_type, StructType) else [StructField("value", value_type)]
+        if isinstance(value_type, StructType):
+            columns = list(value_type.fields)
+        else:  # a primitive, or an always-null value (a BYTES column of nulls), is the one column `value`
+            columns = [StructField("value", value_type if value_type is not None else BYTES)]
         at = ("sink", "format")
         if combo.fmt == "csv" and (combo.envelope or any(isinstance(f.type, NESTED) for f in columns)):
             out.add(("E502", at))
@@ -274,17 +279,19 @@ def yaml_text(combo: Combo) -> str:
 # sink and the first key recipe of each family; every column type, and records flat, whole, nested, of one field
 # and empty, through every other value format; a few key shapes through every key format; upsert-kafka keys of
 # every type as json and of a string, bytes and int in every key format; and files and console sinks for records
-# holding every type, a primitive, and a key in the envelope.
+# holding every type, a primitive, an always-null value, and a key in the envelope.
 ENCODING = {
     *(f"ExtractField-{n}" for n, _ in COLUMNS), "SetSchemaMetadata-whole", "ReplaceField-all_primitives",
     "ReplaceField-one_string", "ReplaceField-one_bytes", "ReplaceField-exclude_every_field", "HoistField-wrapped",
+    "Drop-nullify",
 }
 CONFLUENT = {"ExtractField-i64", "ReplaceField-include", "ReplaceField-exclude_every_field"}  # avro plus a header
-KEY_ENCODING = {"ExtractField-s", "ExtractField-i64", "ReplaceField-one_string", "ReplaceField-exclude_every_field"}
+KEY_ENCODING = {"ExtractField-s", "ExtractField-i64", "ReplaceField-one_string", "ReplaceField-exclude_every_field",
+                "Drop-nullify"}
 UPSERT_VALUES = {"ReplaceField-include", "ReplaceField-one_string"}
 UPSERT_KEYS = {"s", "by", "i32"}  # primary keys written in every key format (every type is written as json)
 FILES = {"value-ReplaceField-all_primitives", "value-SetSchemaMetadata-whole", "value-ExtractField-by",
-         "key-ValueToKey-v1_struct"}
+         "key-ValueToKey-v1_struct", "value-Drop-nullify"}
 
 
 def runs_on_spark(combo: Combo) -> bool:

@@ -43,6 +43,7 @@ FULL_AT, NULLS_AT, TOMBSTONE_AT = 0, 1, 2
 INPUTS = {FULL_AT: FULL, NULLS_AT: NULLS, TOMBSTONE_AT: None}
 TSL_MILLIS = (FULL["tsl"] - dt.datetime(1970, 1, 1, tzinfo=UTC)) // dt.timedelta(milliseconds=1)
 ERROR = object()  # the transform fails the record (Kafka throws): such an input is left out of the recipe's run
+ALWAYS_NULL = "NULL"  # a recipe's type when its side is null in every record, without a schema (Drop's nullify)
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,10 @@ class Recipe:
         return f"{self.side}-{self.family}-{self.label}"
 
     @property
-    def sql_type(self) -> SqlType:
-        return parse_type(self.type) if self.type != "STRUCT<>" else StructType(())
+    def sql_type(self) -> SqlType | None:
+        """The output type; None for ALWAYS_NULL (a side without a type)."""
+        special = {ALWAYS_NULL: None, "STRUCT<>": StructType(())}
+        return special[self.type] if self.type in special else parse_type(self.type)
 
     @property
     def source_type(self) -> StructType:
@@ -180,6 +183,12 @@ def _struct_recipes(side: str) -> list[Recipe]:
                _struct(*every), same(*every)),
         Recipe("ExtractField", "nested_struct", side, ("st",), (step("ExtractField", field="st"),), "STRUCT<a INT, b STRING>",
                _per_input(_or_null(lambda r: r["st"]))),
+    ]
+    # Drop (Confluent's): every key or value null, without a type (nullify) or keeping the struct's (retain)
+    recipes += [
+        Recipe("Drop", "nullify", side, ("id", "s"), (step("Drop"),), ALWAYS_NULL, _per_input(lambda r: None)),
+        Recipe("Drop", "retain", side, ("id", "s"), (step("Drop", **{"schema.behavior": "retain"}),), _struct("id", "s"),
+               _per_input(lambda r: None)),
     ]
     # Record-level families keep the key and value as they are
     for family, config in (

@@ -233,12 +233,12 @@ def _check_sink_rows(pool, ran: list) -> list[str]:
 
 
 def _compared_columns(combo: Combo) -> list[str]:
-    return [n for n, t in column_types(combo).items() if t is not None or n == "key"]
+    return list(column_types(combo))
 
 
 def _expected_rows(combo: Combo) -> list[tuple[dict, StructType]]:
     """(columns, their struct type) for each input: the value's columns, and the key with the envelope. A key the
-    source never had is null, typed BYTES (the envelope's raw key)."""
+    source never had, or an always-null value, is null, typed BYTES (as the envelope's raw key)."""
     types = {n: (t if t is not None else BYTES) for n, t in column_types(combo).items()}
     t = StructType(tuple(StructField(n, types[n]) for n in _compared_columns(combo)))
     return [({f.name: row_columns(combo, offset)[f.name] for f in t.fields}, t) for offset in combo.offsets]

@@ -5,6 +5,8 @@ synthetic chains of every transform family."""
 
 from __future__ import annotations
 
+import ast
+import builtins
 import itertools
 from pathlib import Path
 
@@ -120,3 +122,28 @@ def test_the_pipeline_comes_first_in_order(jobs):
 def test_every_job_is_blacks_output(jobs):
     """The matrix holds templates' branches the checked-in jobs do not (dead letters to files, a console sink)."""
     assert [name for name, source in jobs.items() if not is_formatted(source)] == []
+
+
+def unbound_names(source: str) -> set[str]:
+    """Names the job reads that nothing in it binds (nor Python's builtins): the runtime, the same in every job,
+    must call only what every job defines."""
+    tree = ast.parse(source)
+    bound = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return read - bound
+
+
+def test_every_name_a_job_reads_is_defined_in_it(jobs):
+    """A micro-batch job's runtime once called write_micro_batches, which other jobs do not define."""
+    assert {name: unbound for name, source in jobs.items() if (unbound := unbound_names(source))} == {}

@@ -25,8 +25,9 @@ PIPELINE = """\
 
 
 def job(compile_text, errors: str = "") -> str:
+    """The job's own code, without the runtime section every job shares (whose registry functions raise)."""
     _, files = compile_text(textwrap.dedent(PIPELINE) + errors)
-    return files["t.py"]
+    return files["t.py"].split("\n# pipec runtime")[0]
 
 
 def test_tolerance_none_stays_lean_and_positions_decode_errors(compile_text):
@@ -65,3 +66,27 @@ def test_dead_letter_topic_uses_the_source_cluster_unless_given_its_own(compile_
     assert '{"kafka.bootstrap.servers":args.bootstrap_serversor"localhost:9092","kafka.acks":"all"}).option("topic","dlq")' in source
     other = "errors: {tolerance: all, deadletterqueue.topic.name: dlq, deadletterqueue.properties: {bootstrap.servers: 'dlq:9092'}}\n"
     assert '{"kafka.bootstrap.servers":"dlq:9092"}).option("topic","dlq")' in squeezed(other)
+
+
+REGISTRY_PIPELINE = """\
+    version: 1
+    name: t
+    mode: batch
+    source:
+      connector: kafka
+      topics: [orders]
+      properties: {bootstrap.servers: "localhost:9092"}
+      value: {format: avro-confluent, url: "http://registry:8081"}
+      columns:
+        - {name: id, type: BIGINT}
+    sink: {connector: kafka, topic: out, value: {format: json}}
+    errors: {tolerance: all, deadletterqueue.path: /tmp/dlq}
+"""
+
+
+def test_an_id_the_registry_does_not_know_is_a_dead_letter_naming_it_under_tolerance_all(compile_text):
+    _, files = compile_text(textwrap.dedent(REGISTRY_PIPELINE))
+    own = files["t.py"].split("\n# pipec runtime")[0]
+    assert "raise_error" not in own  # the error goes into __error; the runtime's own raise stops for an unmet id only
+    assert '"source value: schema id %s is not in the Schema Registry (topic %s, partition %s, offset %s)"' in own
+    assert 'schema_rejected(F.col("value"), "source.value")' in own and '"mode": "PERMISSIVE"' in own

@@ -123,8 +123,13 @@ def test_generated_defs_are_exactly_the_registry():
 def test_type_enums_are_exactly_the_registered_spellings():
     transforms = DEFS["TransformStep"]["properties"]["type"]["enum"]
     bare = REGISTRY.spellings()
-    assert sorted(transforms) == sorted(bare + [PACKAGE + s for s in bare])
+    assert sorted(transforms) == sorted(bare + [REGISTRY.lookup(s)[0].package + s for s in bare])
     assert all(REGISTRY.lookup(t)[0] is not None for t in transforms)
+    # a class is found in its own package only: Kafka's for Kafka's transforms, Confluent's for Drop
+    assert REGISTRY.lookup(PACKAGE + "Cast$Value")[0].name == "Cast"
+    assert REGISTRY.lookup("io.confluent.connect.transforms.Drop$Value") == (REGISTRY.transforms["Drop"], "value")
+    assert REGISTRY.lookup(PACKAGE + "Drop$Value") == (None, None)
+    assert REGISTRY.lookup("io.confluent.connect.transforms.Cast$Value") == (None, None)
     predicates = DEFS["Predicate"]["properties"]["type"]["enum"]
     assert sorted(predicates) == sorted(list(REGISTRY.predicates) + [PREDICATE_PACKAGE + p for p in REGISTRY.predicates])
     assert all(REGISTRY.lookup_predicate(p) is not None for p in predicates)

@@ -53,7 +53,7 @@ def test_string_settings_take_the_scalars_source_text():
     assert b"777" in found
     # what YAML 1.1 reads these as (octal 0123, 010 and 0777, hex 0x1F, 1.50 as a float)
     assert not {"83", "8", "1.5", "31", "511", b"511"} & found
-    assert 'withField("word", F.lit("off"))' in source
+    assert '"word": F.lit("off")}' in source  # a run of struct edits (compiler/fusion.py): value = {**value, ...}
 
 
 def test_test_names_and_record_keys_are_text():

@@ -48,7 +48,7 @@ def errors_of(doc):
 
 def spellings(name):
     bare = [f"{name}$Key", f"{name}$Value"] if TRANSFORMS[name] else [name]
-    return bare + [FQ + b for b in bare]
+    return bare + [REGISTRY.transforms[name].package + b for b in bare]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -154,7 +154,7 @@ def test_each_spelling_selects_exactly_its_def(spelling):
         for item in DEFS["TransformStep"]["allOf"]
         if Draft202012Validator(item["if"]).is_valid({"type": spelling})
     ]
-    bare = spelling.removeprefix(FQ).split("$")[0]
+    bare = spelling.rpartition(".")[2].split("$")[0]
     assert chosen == [f"#/$defs/{bare}"]
 
 
