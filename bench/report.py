@@ -318,6 +318,8 @@ def markdown(r: dict) -> str:
         ]
     if "changelog_state" in r:
         out += changelog_section(r["changelog_state"])
+    if "files_dead_letters" in r:
+        out += files_dead_letters_section(r["files_dead_letters"])
     if "avro_confluent" in r:
         out += avro_confluent_section(r["avro_confluent"])
     if "latency" in r:
@@ -382,6 +384,33 @@ def changelog_section(c: dict) -> list[str]:
     return out + [""]
 
 
+def files_dead_letters_section(c: dict) -> list[str]:
+    """docs/benchmarks.md's section for bench/files_dead_letters.py."""
+    st, q = c["settings"], c["ratio"]
+    out = [
+        "## Dead letters from a files source (tolerance: all against none)",
+        "",
+        f"`scripts/bench files-dead-letters --write` ({c['date']}): one json-lines file of {st['lines']:,} lines "
+        f"({st['file_bytes'] / 1e6:.0f} MB, {st['malformed']:,} malformed), batch mode, a json files sink, {st['master']}, "
+        f"{st['reps']} runs each taking turns after a warm-up. Under `tolerance: all` the job reads lines as text, numbers "
+        "them per file (a window) and parses them itself (docs/errors.md); under `none` Spark's json reader parses them "
+        "(and a malformed line becomes nulls). Records read: the stages' input records (Spark's status API). Load "
+        f"average (1 min) at start {_f(c['load_average_start'][0])}, at end {_f(c['load_average_end'][0])}.",
+        "",
+        "| tolerance | wall s min / median / max | CPU s min / median / max | records read (median) | MB read (median) |",
+        "|---|---|---|---|---|",
+    ]
+    for name, run in c["runs"].items():
+        out.append(f"| {name} | {' / '.join(_f(run['wall_s'][k]) for k in ('min', 'median', 'max'))} | "
+                   f"{' / '.join(_f(run['cpu_s'][k]) for k in ('min', 'median', 'max'))} | "
+                   f"{int(run['input_records']['median']):,} | {_f(run['input_bytes']['median'] / 1e6, 0)} |")
+    return out + [
+        "",
+        f"Ratio all ÷ none, medians: wall **{_f(q['wall_s_median'])}**, CPU {_f(q['cpu_s_median'])}; records read per "
+        f"line under `all`: {_f(q['input_records_per_line'])} (one read of the file; the dead letters of the last run: "
+        f"{c['dead_letters_last_run']:,}).",
+        "",
+    ]
 def avro_confluent_section(a: dict) -> list[str]:
     """docs/benchmarks.md's section for bench/avro_confluent.py."""
     st, q = a["settings"], a["avro_vs_json"]

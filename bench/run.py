@@ -366,10 +366,11 @@ def main(argv: list[str] | None = None) -> int:
     spark_part(args, result)
     result["machine"]["load_average_end"] = os.getloadavg()
     result["wall_s"] = time.perf_counter() - started
-    if args.json.exists() and not args.quick:  # measured by its own run: `scripts/bench changelog-state --write`
+    if args.json.exists() and not args.quick:  # measured by their own runs: `scripts/bench changelog-state --write`, ...
         previous = json.loads(args.json.read_text(encoding="utf-8"))
-        if "changelog_state" in previous:
-            result["changelog_state"] = previous["changelog_state"]
+        for key in ("changelog_state", "files_dead_letters"):
+            if key in previous:
+                result[key] = previous[key]
     args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {args.json.relative_to(ROOT) if args.json.is_relative_to(ROOT) else args.json}")
     if args.markdown:

@@ -48,9 +48,14 @@ def per_key_state(p: Pipeline) -> bool:
     return SOURCES[p.source.connector].per_key_state or SINKS[p.sink.connector].per_key_state
 
 
+def reads_lines(p: Pipeline) -> bool:
+    """Whether the source is read line by line and numbered (a files source under tolerance: all)."""
+    return p.errors.tolerance == "all" and SOURCES[p.source.connector].tolerant_reader is not None
+
+
 def per_batch(p: Pipeline) -> bool:
-    """Streaming through foreachBatch: per-key work needs whole micro-batches."""
-    return p.streaming and per_key_state(p)
+    """Streaming through foreachBatch: per-key work, and numbering the lines of each file, need whole micro-batches."""
+    return p.streaming and (per_key_state(p) or reads_lines(p))
 
 
 def _dead_letter_context(p: Pipeline) -> dict:
@@ -70,6 +75,7 @@ def _dead_letter_context(p: Pipeline) -> dict:
         "path": render.path_expr(policy.dlq_path),
         "options": render.dict_expr(options),
         "context_headers": policy.context_headers,
+        "file_lines": reads_lines(p),
         "log": policy.log,
         "log_messages": policy.log_messages,
         "summary": render.doc_text(f"Dead letters, untouched, to the {target}."),
@@ -124,14 +130,15 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "trigger": render.py_literal(p.sink.trigger),
         "source_template": f"sources/{p.source.connector}.py.j2",
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
-        "source": source.reader(p.source),
+        "source": (source.tolerant_reader if lowered.dead_letters and source.tolerant_reader else source.reader)(p.source),
         "sink": sink.writer(p.sink, p.source),
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
-        "uses_window": per_key_state(p),
+        "uses_window": per_key_state(p) or reads_lines(p),
         "dead_letters": lowered.dead_letters,
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": _lines(lowered.decode),
+        "state_check": _lines(lowered.state_check) if lowered.state_check else [],
         "chain": [_lines(b) for b in lowered.chain],
         "encode": _lines(lowered.encode),
     }

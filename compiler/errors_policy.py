@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .connectors.base import SinkConnector, SourceConnector
+from .connectors.base import SourceConnector
 from .model import ErrorPolicy, Source
 
 TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
@@ -15,16 +15,16 @@ REFUSED_PRODUCER_PROPERTIES = ("key.serializer", "value.serializer")
 class Problem:
     code: str
     message: str
-    path: tuple[str, ...]  # below `errors`
+    path: tuple[str, ...]  # below `block`
     hint: str | None = None
     warning: bool = False
+    block: str = "errors"
 
 
 def dead_letter_problems(policy: ErrorPolicy, source: Source | None, raw: dict | None = None,
-                         source_connector: SourceConnector | None = None, sink_connector: SinkConnector | None = None) -> list[Problem]:
+                         source_connector: SourceConnector | None = None) -> list[Problem]:
     """What is wrong with the errors block, if anything (`raw`: the block as written, for keys the model drops).
-    Dead letters need a source whose raw records they can carry, and no connector's per-key work (changelog state,
-    the reducing upsert writer), which is not combined with them yet."""
+    Dead letters need a source whose records they can carry as read (a file's lines, not its parquet rows)."""
     notes = []
     if "deadletterqueue.topic.replication.factor" in (raw or {}):
         notes.append(Problem("W110", "deadletterqueue.topic.replication.factor has no effect: Spark's Kafka sink never creates "
@@ -45,13 +45,6 @@ def dead_letter_problems(policy: ErrorPolicy, source: Source | None, raw: dict |
     if not targets:
         problems.append(Problem("E107", "tolerance: all needs a dead-letter target: pipec never drops a bad record silently",
                                 ("tolerance",), f"add `{TOPIC}: <topic>` or `{PATH}: <folder>`"))
-    upsert = [c.name for c in (source_connector, sink_connector) if c is not None and c.per_key_state]
-    if upsert:
-        problems.append(Problem("E109", f"tolerance: all is not supported with an {upsert[0]} source or sink yet: its per-key "
-                                "state and reduction are not combined with the dead-letter split", ("tolerance",),
-                                "use tolerance: none (the job fails on a bad record, naming it)"))
-    elif source is not None and source_connector is not None and not source_connector.dead_letters:
-        problems.append(Problem("E109", f"tolerance: all is not supported with a {source.connector} source yet: its dead letters "
-                                "would have no original key, value and headers", ("tolerance",),
-                                "use tolerance: none (the job fails on a bad record, naming it)"))
+    if source is not None and source_connector is not None:
+        problems += [Problem("E109", message, path, hint, block="source") for message, path, hint in source_connector.dead_letter_refusals(source)]
     return problems

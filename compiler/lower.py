@@ -23,6 +23,7 @@ class Lowered:
     encode: ir.Block
     packages: tuple[str, ...]
     dead_letters: bool = False  # errors.tolerance: all: the rows carry record_errors.ERROR and RAW
+    state_check: ir.Block | None = None  # tolerance: all before per-key state: the decode whose errors keep a record out
 
 
 def predicate_condition(step: Step, predicates: dict[str, Predicate], changelog: bool = False) -> ir.Expr | None:
@@ -96,11 +97,17 @@ def step_comment(step: Step, file: str) -> str:
 def lower(compiled: Compiled) -> Lowered:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
-    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", source.decode(p.source, p.name), p.source.loc)
     tolerant = p.errors.tolerance == "all"
+    decoder = source.tolerant_decode if tolerant and source.tolerant_decode else source.decode
+    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", decoder(p.source, p.name), p.source.loc)
     formats = {"key": p.source.key_format, "value": p.source.format}
+    check = None
     if tolerant:
-        decode = replace(decode, ops=record_errors.tolerate_decode(decode.ops, formats))
+        raw = source.raw_record(p.source, p.name) if source.raw_record else None
+        decode = replace(decode, ops=record_errors.tolerate_decode(decode.ops, formats, raw, source.position))
+        if source.state_check:
+            ops = record_errors.tolerate_decode(source.state_check(p.source, p.name), formats, raw, source.position)
+            check = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector}), as read", ops, p.source.loc)
     else:
         decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats))
     blocks: list[ir.Block] = []
@@ -137,4 +144,4 @@ def lower(compiled: Compiled) -> Lowered:
     if tolerant:
         encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
-    return Lowered(decode, tuple(fusion.fuse(blocks, inputs)), encode, packages, tolerant)
+    return Lowered(decode, tuple(fusion.fuse(blocks, inputs)), encode, packages, tolerant, check)

@@ -18,12 +18,12 @@ from dataclasses import dataclass, replace
 from . import ir
 
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
-RAW = "__raw"  # the record as the source read it (Kafka columns), for the dead-letter queue
+RAW = "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue
 CORRUPT = "__pipec_corrupt"  # the corrupt-record field a PERMISSIVE decoder fills
 DECODED = "__pipec_decoded"  # the field an Avro reader schema adds: true where the payload decoded, else null
 MESSAGE = "__error_message"  # a stage's error message, set once so the error struct does not repeat it
 ERROR_DDL = "STRUCT<stage: STRING, class: STRING, message: STRING>"
-RAW_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "headers")
+RAW_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")
 HIDDEN = (ERROR, RAW)
 
 # Kafka Connect's stage of the errors context header, by the record column a converter reads or writes.
@@ -62,6 +62,12 @@ def positioned(text: str) -> ir.Expr:
     """`text` with the record's topic, partition and offset appended (`text` is a literal, escaped for %)."""
     message = f"{text.replace('%', '%%')} (topic %s, partition %s, offset %s)"
     return ir.Func("format_string", (ir.Arg(message), ir.Col("topic"), ir.Col("partition"), ir.Col("offset")))
+
+
+def in_file(text: str) -> ir.Expr:
+    """`text` with the line's file and number appended (a files source read line by line: RAW's file and offset)."""
+    message = f"{text.replace('%', '%%')} (file %s, line %s)"
+    return ir.Func("format_string", (ir.Arg(message), ir.Get(ir.Col(RAW), "file"), ir.Get(ir.Col(RAW), "offset")))
 
 
 # ---------------------------------------------------------------------------------------------------- analysis
@@ -171,7 +177,8 @@ def _permissive(node: object, found: list) -> object:
         if DECODERS[node.name]:
             ddl = str(schema.value)
             widened = ddl[:-1] + f", `{CORRUPT}`: STRING>"
-            return replace(node, args=(text, ir.Arg(widened), ir.Arg({"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT})))
+            options = {**node.args[2].value, "mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
+            return replace(node, args=(text, ir.Arg(widened), ir.Arg(options)))
         return replace(node, args=(text, schema, ir.Arg({**node.args[2].value, "mode": "PERMISSIVE"})))
     if isinstance(node, tuple):
         return tuple(_permissive(n, found) for n in node)
@@ -235,16 +242,24 @@ def first_error(errors: list[ir.Expr]) -> ir.SetColumns:
     return ir.SetColumns(((ERROR, ir.Func("coalesce", (ir.Col(ERROR), *errors))),))
 
 
-def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str]) -> tuple[ir.Op, ...]:
-    """tolerance: all, source decoding: keep the raw record, mark undecodable rows instead of failing."""
-    raw = ir.Struct(tuple((c, ir.Col(c)) for c in RAW_COLUMNS))
-    out: list[ir.Op] = [ir.SetColumns(((RAW, raw), (ERROR, ir.Null(ERROR_DDL))))]
-    for op in ops:
+def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], raw: ir.Struct | None = None,
+                    position=positioned) -> tuple[ir.Op, ...]:
+    """tolerance: all, source decoding: keep the raw record (`raw`, by default the Kafka columns as read), mark
+    undecodable rows instead of failing. Leading job functions (the upsert table, a files source's line numbers)
+    run on the rows as read first; a decode error's message ends with `position` (topic, partition, offset)."""
+    applied = 0
+    while applied < len(ops) and isinstance(ops[applied], ir.Apply):
+        applied += 1
+    raw = raw or ir.Struct(tuple((c, ir.Col(c)) for c in RAW_COLUMNS))
+    out: list[ir.Op] = [*ops[:applied], ir.SetColumns(((RAW, raw), (ERROR, ir.Null(ERROR_DDL))))]
+    for op in ops[applied:]:
         if isinstance(op, ir.SetColumns):
             op, found = decoders(op)
             out.extend(_stage_error(op.columns, lambda name, op=op: _converter_stage(name, op, formats)))
             out.append(without_raises(op))
-            post = [_when(decode_failed(d), error_struct(_decoder_stage(d, formats), positioned(decode_message(d, formats[d.reads]))),
+            # Kafka Connect converts the key before the value: a record whose key and value both fail is a key error
+            found = sorted(found, key=lambda d: list(CONVERTER_STAGES).index(d.reads))
+            post = [_when(decode_failed(d), error_struct(_decoder_stage(d, formats), position(decode_message(d, formats[d.reads]))),
                           ddl=ERROR_DDL) for d in found]
             if post:
                 out.append(first_error([p for p in post if p is not None]))
@@ -284,6 +299,8 @@ def tolerate_op(op: ir.Op, stage_of) -> tuple[ir.Op, ...]:
     """tolerance: all for one operation: record the error first, then run the op without raising."""
     if isinstance(op, ir.Where):  # a filter never drops a row with an error: it goes to the dead letters
         return (ir.Where(ir.BinOp("|", op.cond, ir.Not(ir.IsNull(ir.Col(ERROR))))),)
+    if isinstance(op, ir.Apply):  # a job function (the upsert sink's fates) that passes rows with an error through
+        return (op,)
     errors = _stage_error(op.columns, stage_of)
     if isinstance(op, ir.Select):
         kept = without_raises(op.columns) + ((ERROR, ir.Col(ERROR)), (RAW, ir.Col(RAW)))

@@ -149,7 +149,7 @@ def expr(node: ir.Expr) -> str:
 
 # DataFrame functions the job templates define (fixed code, no YAML text in it) that `ir.Apply` may call, and
 # whether each also takes the job's `counts` (to observe the rows it decides not to write).
-JOB_FUNCTIONS = {"upsert_table": False, "upsert_fates": True}
+JOB_FUNCTIONS = {"upsert_table": False, "upsert_fates": True, "numbered_lines": False}
 
 RECORDS = S.Name("records")
 

@@ -72,6 +72,7 @@ def decode(raw: DataFrame) -> DataFrame:
                 F.col("partition").alias("partition"),
                 F.col("offset").alias("offset"),
                 F.col("timestamp").alias("timestamp"),
+                F.col("timestampType").alias("timestampType"),
                 F.col("headers").alias("headers"),
             ),
             "__error": F.lit(None).cast("STRUCT<stage: STRING, class: STRING, message: STRING>"),

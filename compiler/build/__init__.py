@@ -45,7 +45,7 @@ class Builder(Part):
         steps, shapes = chain.steps(start, predicates) if start else ((), ())
         sinks = SinkBuilder(doc, diags)
         sink = sinks.build(shapes[-1], source) if shapes and source else None
-        errors = sinks.errors(source, sink)
+        errors = sinks.errors(source)
         tests = TestsBuilder(doc, diags).build(source, errors)
         if source is not None and sink is not None:
             RealTimeCheck(doc, diags).check(source, sink, errors)

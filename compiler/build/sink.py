@@ -68,7 +68,7 @@ class SinkBuilder(Part):
         connector.check_changelog(sink, shape, self.diags)
         return sink
 
-    def errors(self, source: Source | None, sink: Sink | None = None) -> ErrorPolicy:
+    def errors(self, source: Source | None) -> ErrorPolicy:
         raw = self.data.get("errors") or {}
         policy = ErrorPolicy(
             tolerance=raw.get("tolerance", "none"),
@@ -79,10 +79,9 @@ class SinkBuilder(Part):
             log=bool(raw.get("log.enable", False)),
             log_messages=bool(raw.get("log.include.messages", False)),
         )
-        connectors = (SOURCES[source.connector] if source else None, SINKS[sink.connector] if sink else None)
-        for problem in dead_letter_problems(policy, source, raw, *connectors):
+        for problem in dead_letter_problems(policy, source, raw, SOURCES[source.connector] if source else None):
             report = self.diags.warn if problem.warning else self.diags.error
-            report(problem.code, problem.message, self.at("errors", *problem.path), problem.hint)
+            report(problem.code, problem.message, self.at(problem.block, *problem.path), problem.hint)
         return policy
 
 

@@ -33,6 +33,10 @@ class TestsBuilder(Part):
             if dead is not None and errors.tolerance != "all":
                 self.diags.error("E602", f"test '{raw['name']}' expects dead letters, but errors.tolerance is not all",
                                  self.at(*path, "dead_letters"), "add `errors: {tolerance: all, ...}`, or use expect_error")
+            elif dead is not None and source is not None and not SOURCES[source.connector].dead_letters:
+                self.diags.error("E603", f"test '{raw['name']}' expects dead letters, which pipec test matches to given records by "
+                                 f"topic, partition and offset; a {source.connector} source's records have none",
+                                 self.at(*path, "dead_letters"), "use expect_error for a record that must fail, and expect for the others")
             out.append(TestCase(
                 raw["name"], self.at(*path), given,
                 tuple(self.record(r, path + ("expect", j)) for j, r in enumerate(expect)) if expect is not None else None,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .base import RECORD_COLUMNS, SinkConnector, SourceConnector
-from .files import CONSOLE_SINK, FILES_SINK, FILES_SOURCE
+from .file_lines import FILES_SOURCE
+from .files import CONSOLE_SINK, FILES_SINK
 from .kafka import KAFKA_SOURCE
 from .kafka_sink import KAFKA_SINK
 from .upsert_kafka import UPSERT_KAFKA_SINK, UPSERT_KAFKA_SOURCE

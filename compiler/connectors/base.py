@@ -7,6 +7,7 @@ from typing import Callable
 
 from .. import ir
 from ..diagnostics import Collector, Location
+from ..record_errors import positioned
 from ..loader import SourceMap
 from ..model import Column, Sink, Source
 from ..shape import Shape
@@ -83,7 +84,16 @@ class SourceConnector:
     # ops that drop the messages carrying no record (counted as filtered), run before the chain
     skip_messages: Callable[[Source], tuple[ir.Op, ...]] = lambda source: ()
     per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)
-    dead_letters: bool = False  # the dead-letter queue can carry its raw records untouched (key, value, headers bytes)
+    dead_letters: bool = False  # `pipec test` matches its dead letters to given records by topic, partition and offset
+    # tolerance: all: the reader and decode where they differ from `reader` and `decode`; the decode whose record
+    # errors keep a record out of the per-key state (the job's `decode_errors`); the record a dead letter carries
+    # (None: the Kafka columns as read); what is wrong with dead letters from this source (message, path, hint)
+    tolerant_reader: Callable[[Source], dict] | None = None
+    tolerant_decode: Callable[[Source, str], tuple[ir.Op, ...]] | None = None
+    state_check: Callable[[Source, str], tuple[ir.Op, ...]] | None = None
+    raw_record: Callable[[Source, str], ir.Struct] | None = None
+    position: Callable[[str], ir.Expr] = positioned
+    dead_letter_refusals: Callable[[Source], list[tuple[str, tuple[str, ...], str]]] = lambda source: []
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) reads it
     schema_hints: dict[tuple, str] = field(default_factory=dict)  # better hints for schema errors, by the path at fault
 

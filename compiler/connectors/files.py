@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector
@@ -92,6 +94,11 @@ def _timestamps_converted(source: Source) -> tuple[ir.Op, ...]:
 
 def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """File rows (plus Spark's hidden `_metadata`) -> the record model; each row is a record value."""
+    return (*_timestamps_converted(source), record(source, pipeline, lambda c: ir.Col(c.name)))
+
+
+def record(source: Source, pipeline: str, physical: Callable[[Column], ir.Expr]) -> ir.Select:
+    """The record model of a row with Spark's `_metadata`, its physical columns read by `physical`."""
     envelope = {
         "topic": _topic(source, pipeline),
         "partition": ir.Cast(ir.Lit(0), "INT"),
@@ -99,7 +106,7 @@ def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     fields = []
     for c in source.columns:
         if c.physical:
-            expr: ir.Expr = ir.Col(c.name)
+            expr: ir.Expr = physical(c)
         elif c.metadata:
             key = FILES_METADATA[c.metadata]
             read = key.read(source)
@@ -108,20 +115,17 @@ def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
             expr = header_columns(c, empty_headers())
         fields.append((c.name, expr))
     key = ir.Struct(tuple((k, ir.Col(k)) for k in source.key_fields)) if source.key_fields else ir.Null("BINARY")
-    return (
-        *_timestamps_converted(source),
-        ir.Select(
-            (
-                ("key", key),
-                ("value", ir.Struct(tuple(fields))),
-                ("topic", envelope["topic"]),
-                ("partition", envelope["partition"]),
-                ("offset", _offset(source)),
-                ("timestamp", ir.Get(FILE, "file_modification_time")),
-                ("timestampType", ir.Cast(ir.Lit(1), "INT")),
-                ("headers", empty_headers()),
-            )
-        ),
+    return ir.Select(
+        (
+            ("key", key),
+            ("value", ir.Struct(tuple(fields))),
+            ("topic", envelope["topic"]),
+            ("partition", envelope["partition"]),
+            ("offset", _offset(source)),
+            ("timestamp", ir.Get(FILE, "file_modification_time")),
+            ("timestampType", ir.Cast(ir.Lit(1), "INT")),
+            ("headers", empty_headers()),
+        )
     )
 
 

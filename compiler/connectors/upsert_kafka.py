@@ -20,6 +20,7 @@ from .. import ir
 from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
+from ..record_errors import positioned
 from ..shape import Shape, kind_words
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
@@ -52,6 +53,26 @@ def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     return (ir.Apply("upsert_table"), parsed, layout)
 
 
+def key_required() -> ir.SetColumns:
+    """A record without a key cannot update the table: a record error (a dead letter under tolerance: all)."""
+    message = positioned("upsert-kafka source: a record without a key cannot update the table")
+    return ir.SetColumns((("key", ir.If(ir.IsNull(ir.Col("key")), ir.Func("raise_error", (message,)), ir.Col("key"))),))
+
+
+def decode_tolerant(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
+    """tolerance: all: the decode, a record without a key failing in it (the table or changelog state, which the
+    job's `decodable` keeps such records from, would fail the job on it)."""
+    ops = decode_upsert_kafka(source, pipeline)
+    applied = 1 if isinstance(ops[0], ir.Apply) else 0
+    return (*ops[:applied], key_required(), *ops[applied:])
+
+
+def state_check(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
+    """tolerance: all: the decode of each record as read, whose record errors keep it out of the table or the
+    changelog state (it goes to the dead letters, and its key keeps its image)."""
+    return (key_required(), *decode_kafka(source, pipeline))
+
+
 UPSERT_KAFKA_SOURCE = SourceConnector(
     name=UPSERT_KAFKA,
     metadata=KAFKA_METADATA,
@@ -64,6 +85,9 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     check=KAFKA_SOURCE.check,
     metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
     per_key_state=True,
+    dead_letters=True,
+    tolerant_decode=decode_tolerant,
+    state_check=state_check,
     schema_hints=SCHEMA_HINTS,
 )
 

@@ -51,6 +51,19 @@ def load_job(path: Path) -> ModuleType:
     return module
 
 
+def compile_job(folder: Path, yaml_text: str) -> ModuleType:
+    """Compile one pipeline's YAML (written to `folder`/pipeline.yaml; errors raise) and load its job from `folder`."""
+    from ..project import build_all, generate_all
+
+    path = folder / "pipeline.yaml"
+    path.write_text(yaml_text, encoding="utf-8")
+    result = build_all([str(path)])
+    result.diags.check()
+    ((name, source),) = generate_all(result).items()
+    (folder / name).write_text(source, encoding="utf-8")
+    return load_job(folder / name)
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(value).decode()
@@ -139,9 +152,14 @@ def _run_files(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
     collected: list = []
     for i, values in enumerate(_batches(case)):
         write_given_files(spark, job, compiled, values, src, i)
+        raw = job.read_source(spark, args)
+        if hasattr(job, "micro_batch"):  # lines numbered per file: the job's own foreachBatch step
+            writer = raw.writeStream.foreachBatch(
+                lambda df, batch_id: collected.extend(job.micro_batch(df, batch_id, str(tmp / "checkpoint")).collect()))
+        else:
+            writer = job.transform(raw).writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
         query = (
-            job.transform(job.read_source(spark, args))
-            .writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
+            writer
             .option("checkpointLocation", str(tmp / "checkpoint"))
             .trigger(availableNow=True)
             .start()
