@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transforms import PREDICATE_PACKAGE, REGISTRY
+from compiler.transforms import PACKAGE, PREDICATE_PACKAGE, REGISTRY
 from diff_cases import CASES
 from diff_run import STATS, differs, kafka_outcomes, pipec_schemas
 from differences import BY_ID, documented
@@ -22,7 +22,10 @@ def test_every_case_lists_known_differences():
 
 def test_cases_cover_every_registered_transform_and_predicate():
     used = set().union(*(c.transforms() for c in CASES))
-    missing = set(REGISTRY.transforms) - used
+    # the harness runs Apache Kafka's jars from Maven Central: a transform of another package (Confluent's Drop, on
+    # Confluent Hub only) takes its expectations from its vendor's documentation (its record tests)
+    kafkas = {name for name, spec in REGISTRY.transforms.items() if spec.package == PACKAGE}
+    missing = kafkas - used
     assert not missing, f"no differential case for {sorted(missing)}"
     predicates = {p["type"].removeprefix(PREDICATE_PACKAGE) for c in CASES for p in c.predicate_map.values()}
     assert set(REGISTRY.predicates) <= predicates
