@@ -380,12 +380,18 @@ def check_spark(spark: SparkSession) -> None:
             )
 
 
+# Where the job was started, and whether through Spark Connect: taken once, on the client. A micro-batch function
+# Spark Connect runs in its server's Python worker carries these values with it, so paths resolve as the client meant.
+_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
+
+
 def location(path: str | None) -> str | None:
     """A path as the job means it. Under Spark Connect (SPARK_REMOTE) the server has another working directory:
-    a relative local path is made absolute here, on the client. Otherwise as given (on a cluster a relative path
+    a relative local path is made absolute against the client's. Otherwise as given (on a cluster a relative path
     is relative to the default file system's working directory)."""
-    if path and "SPARK_REMOTE" in os.environ and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
-        return os.path.abspath(path)
+    cwd, remote = _CLIENT
+    if path and remote and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.normpath(os.path.join(cwd, path))
     return path
 
 

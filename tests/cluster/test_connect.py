@@ -3,6 +3,7 @@ paths mean the client's working directory; the counts come back by name from Con
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pyspark
 import pytest
 
 from compiler.spark_versions import CONNECT_BATCH_COUNTS_SINCE, line_key, line_of
+from compiler.testing.runner import compile_job
 from jobs import BATCH, STREAMING, count_lines, job_args, reference, rows_written, run, written
 
 pytestmark = [pytest.mark.spark, pytest.mark.connect]
@@ -41,3 +43,30 @@ def test_a_source_that_cannot_load_fails_in_one_line_through_connect(spark_conne
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith("orders_enriched: failed: ")
     assert "Traceback" not in done.stderr
+
+
+# A streaming files -> files job with dead letters: the record path runs in foreachBatch, which Spark Connect runs
+# in its server's Python worker; every path is the YAML's own, relative (no --source-path, --sink-path, --checkpoint).
+RELATIVE_PATHS_YAML = """\
+version: 1
+name: relative_paths
+mode: streaming
+source: {connector: files, path: in, format: json, columns: [{name: id, type: STRING}, {name: amount, type: STRING}]}
+transforms:
+  - {name: amount_int, type: Cast$Value, spec: "amount:int32"}
+sink: {connector: files, path: out, format: json, checkpoint: checkpoint, trigger: available-now}
+errors: {tolerance: all, deadletterqueue.path: letters}
+"""
+
+
+def test_a_micro_batch_job_writes_the_yamls_relative_paths_where_the_client_runs(spark_connect, spark, tmp_path):
+    address, _ = spark_connect
+    client = tmp_path / "client"
+    (client / "in").mkdir(parents=True)
+    (client / "in" / "part.json").write_text('{"id": "a", "amount": "5"}\n{"id": "c", "amount": "x"}\n')
+    compile_job(client, RELATIVE_PATHS_YAML)
+    done = run([sys.executable, "relative_paths.py"], cwd=client, SPARK_REMOTE=address)
+    assert written(spark, client / "out") == ['{"amount": 5, "id": "a"}'], done.stdout + done.stderr
+    letters = [json.loads(line) for f in sorted((client / "letters").rglob("*.json")) for line in f.read_text().splitlines()]
+    assert len(letters) == 1 and "Cast$Value" in json.dumps(letters[0]), letters
+    assert (client / "checkpoint" / "commits").is_dir()

@@ -57,11 +57,22 @@ def test_counts_that_cannot_be_read_do_not_fail_the_run(job, capsys):
 
 def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("SPARK_REMOTE", raising=False)
+    monkeypatch.setattr(job, "_CLIENT", (str(tmp_path), False))  # started without SPARK_REMOTE
     assert job.location("out/x") == "out/x"  # classic: relative to the cluster's default file system
-    monkeypatch.setenv("SPARK_REMOTE", "sc://127.0.0.1:15002")
+    monkeypatch.setattr(job, "_CLIENT", (str(tmp_path), True))  # started with SPARK_REMOTE set
     assert job.location("out/x") == os.path.join(str(tmp_path), "out/x")
     for kept in ("/data/x", "s3a://bucket/x", "hdfs:///x", "file:/x", None):
         assert job.location(kept) == kept
     args = job.parse_args(["--sink-path", "out", "--checkpoint", "ck"])
     assert (args.sink_path, args.checkpoint) == (str(tmp_path / "out"), str(tmp_path / "ck"))
+
+
+def test_a_path_resolves_against_the_client_even_where_the_server_runs_the_function(job, monkeypatch, tmp_path):
+    """A micro-batch function Spark Connect runs in its server's Python worker, without SPARK_REMOTE and in another
+    working directory, still resolves the YAML's relative paths against the client's directory it carries."""
+    client, server = tmp_path / "client", tmp_path / "server"
+    server.mkdir()
+    monkeypatch.setattr(job, "_CLIENT", (str(client), True))
+    monkeypatch.delenv("SPARK_REMOTE", raising=False)
+    monkeypatch.chdir(server)
+    assert job.location("out/x") == str(client / "out" / "x")
