@@ -101,6 +101,11 @@ def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
     return sink.record_name if side == "value" else f"{sink.record_name}_key"
 
 
+def framing(sink: Sink, side: str) -> int | str | None:
+    """What avro-confluent frames the key or value with: its Schema Registry entry, else its configured schema id."""
+    return through(sink.registries, f"sink.{side}") or {"key": sink.key_schema_id, "value": sink.value_schema_id}[side]
+
+
 # The written key and value, bound once where their encoding reads them more than once (csv, raw)
 WRITTEN_KEY, WRITTEN_VALUE = "written_key", "written_value"
 
@@ -120,14 +125,13 @@ def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     elif sink.format == "debezium-json" and isinstance(value_type, StructType):
         binds, value_bytes = (), cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
     else:
-        framing = through(sink.registries, "sink.value") or sink.value_schema_id
-        binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape), framing)
+        binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape),
+                                          framing(sink, "value"))
     key = written_key(sink, shape)
     key_bytes: ir.Expr = ir.Null("BINARY")
     if key is not None:
-        key_framing = through(sink.registries, "sink.key") or sink.key_schema_id
         key_binds, key_bytes = encode_bound(*key, sink.key_format or "json", WRITTEN_KEY, record_name(sink, shape, "key"),
-                                            key_framing)
+                                            framing(sink, "key"))
         binds = key_binds + binds
     columns = [
         ("key", key_bytes),

@@ -26,9 +26,8 @@ from ..types import StructType
 from .base import SinkConnector, SourceConnector
 from .cdc_json import foreign_key_hint
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
-from .kafka_sink import KAFKA_SINK, KEY_FORMATS, WRITTEN_KEY, check_kafka_sink, encode_kafka, record_name
+from .kafka_sink import KAFKA_SINK, KEY_FORMATS, WRITTEN_KEY, check_kafka_sink, encode_kafka, framing, record_name
 from .payload import encode_bound
-from .registry import through
 
 UPSERT_KAFKA = "upsert-kafka"
 # Helper columns of the upsert sink's rows, dropped after `upsert_fates`.
@@ -130,9 +129,8 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
     *kafka_binds, kafka_rows = encode_kafka(sink, shape)
     (_, value, topic, headers, *_) = kafka_rows.columns  # never a partition column; the key is the primary key
-    framing = through(sink.registries, "sink.key") or sink.key_schema_id
     key_binds, encoded_key = encode_bound(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
-                                          WRITTEN_KEY, record_name(sink, shape, "key"), framing)
+                                          WRITTEN_KEY, record_name(sink, shape, "key"), framing(sink, "key"))
     value_binds = tuple(c for op in kafka_binds for c in op.columns if c[0] != WRITTEN_KEY)
     binds = (ir.SetColumns(key_binds + value_binds),) if key_binds + value_binds else ()
     key = ("key", encoded_key)
