@@ -41,15 +41,16 @@ SESSION_CONF = {
 SCHEMA_REGISTRY = {}
 
 
-SOURCE_SCHEMA = "`order_id` BIGINT, `customer` STRUCT<`name`: STRING, `card`: STRING>, `amount` DECIMAL(10,2), `internal_note` STRING, `test` BOOLEAN"
+SOURCE_SCHEMA = "`order_id` BIGINT, `customer` STRUCT<`name`: STRING, `card`: STRING>, `amount` DECIMAL(10,2), `internal_note` STRING, `test` BOOLEAN, `__pipec_corrupt` STRING"
 
 
 def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
-    """json files at pipelines/data/orders; each row is one record value."""
+    """json files at pipelines/data/orders; each row is one record value; a malformed line fails the job (decode checks the corrupt-record column)."""
     reader = spark.readStream if args.streaming else spark.read
     return (
         reader.format("json")
         .schema(SOURCE_SCHEMA)
+        .options(**{"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"})
         .load(args.source_path or location("pipelines/data/orders"))
         .select("*", "_metadata")
     )
@@ -61,14 +62,26 @@ def decode(raw: DataFrame) -> DataFrame:
     # pipelines/orders_enriched.yaml:7 source (files)
     records = records.select(
         F.struct(F.col("order_id").alias("order_id")).alias("key"),
-        F.struct(
-            F.col("order_id").alias("order_id"),
-            F.col("customer").alias("customer"),
-            F.col("amount").alias("amount"),
-            F.col("internal_note").alias("internal_note"),
-            F.col("test").alias("test"),
-            F.col("_metadata").getField("file_name").alias("source_file"),
-        ).alias("value"),
+        F.when(
+            F.col("__pipec_corrupt").isNotNull(),
+            F.raise_error(
+                F.format_string(
+                    "VALUE_CONVERTER: source value: not valid json for the declared columns (file %s)",
+                    F.col("_metadata").getField("file_path"),
+                )
+            ),
+        )
+        .otherwise(
+            F.struct(
+                F.col("order_id").alias("order_id"),
+                F.col("customer").alias("customer"),
+                F.col("amount").alias("amount"),
+                F.col("internal_note").alias("internal_note"),
+                F.col("test").alias("test"),
+                F.col("_metadata").getField("file_name").alias("source_file"),
+            )
+        )
+        .alias("value"),
         F.lit("orders").alias("topic"),
         F.lit(0).cast("INT").alias("partition"),
         F.lit(None).cast("BIGINT").alias("offset"),

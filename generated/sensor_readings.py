@@ -41,16 +41,22 @@ SESSION_CONF = {
 SCHEMA_REGISTRY = {}
 
 
-SOURCE_SCHEMA = "`sensor` STRING, `site` STRING, `celsius` DECIMAL(5,2), `taken_at` TIMESTAMP"
+SOURCE_SCHEMA = "`sensor` STRING, `site` STRING, `celsius` DECIMAL(5,2), `taken_at` TIMESTAMP, `__pipec_corrupt` STRING"
 
 
 def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
-    """csv files at ${env:READINGS_DIR:-pipelines/data/readings}; each row is one record value."""
+    """csv files at ${env:READINGS_DIR:-pipelines/data/readings}; each row is one record value; a malformed line fails the job (decode checks the corrupt-record column)."""
     reader = spark.readStream if args.streaming else spark.read
     return (
         reader.format("csv")
         .schema(SOURCE_SCHEMA)
-        .options(**{"header": "true"})
+        .options(
+            **{
+                "header": "true",
+                "mode": "PERMISSIVE",
+                "columnNameOfCorruptRecord": "__pipec_corrupt",
+            }
+        )
         .load(args.source_path or location(env("${env:READINGS_DIR:-pipelines/data/readings}")))
         .select("*", "_metadata")
     )
@@ -62,13 +68,25 @@ def decode(raw: DataFrame) -> DataFrame:
     # pipelines/sensor_readings.yaml:7 source (files)
     records = records.select(
         F.struct(F.col("sensor").alias("sensor")).alias("key"),
-        F.struct(
-            F.col("sensor").alias("sensor"),
-            F.col("site").alias("site"),
-            F.col("celsius").alias("celsius"),
-            F.col("taken_at").alias("taken_at"),
-            F.col("_metadata").getField("file_name").alias("file"),
-        ).alias("value"),
+        F.when(
+            F.col("__pipec_corrupt").isNotNull(),
+            F.raise_error(
+                F.format_string(
+                    "VALUE_CONVERTER: source value: not valid csv for the declared columns (file %s)",
+                    F.col("_metadata").getField("file_path"),
+                )
+            ),
+        )
+        .otherwise(
+            F.struct(
+                F.col("sensor").alias("sensor"),
+                F.col("site").alias("site"),
+                F.col("celsius").alias("celsius"),
+                F.col("taken_at").alias("taken_at"),
+                F.col("_metadata").getField("file_name").alias("file"),
+            )
+        )
+        .alias("value"),
         F.lit("readings").alias("topic"),
         F.lit(0).cast("INT").alias("partition"),
         F.lit(None).cast("BIGINT").alias("offset"),
