@@ -30,6 +30,8 @@ PIPELINE = "payments_cleared"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
 DEAD_LETTERS = True  # errors.tolerance: all: bad records go to the dead-letter queue
+LOG_DEAD_LETTERS = 20  # errors.log.enable: at most this many dead letters' messages per batch
+LOG_RECORDS = False  # errors.log.include.messages: with their key and value
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
@@ -201,24 +203,24 @@ def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
     return records
 
 
-def write_good(rows: DataFrame, args: argparse.Namespace):
+def write_kafka(rows: DataFrame, args: argparse.Namespace):
     """Kafka sink: json values to topic ${env:PAYMENTS_OUT_TOPIC:-payments-cleared} (at least once)."""
     options = {
         "kafka.bootstrap.servers": args.bootstrap_servers
         or env("${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}")
     }
-    rows.write.format("kafka").options(**options).mode("append").save()
-    return None
+    writer = (
+        rows.writeStream.format("kafka")
+        .options(**options)
+        .option(
+            "checkpointLocation",
+            args.checkpoint or location(env("${env:CHECKPOINT_DIR:-checkpoints}/payments_cleared")),
+        )
+    )
+    return start_trigger(writer, args.trigger).start()
 
 
-DEAD_LETTER_LOG_SAMPLE = 20  # log.enable prints at most this many errors per batch
 HEADERS = "ARRAY<STRUCT<key: STRING, value: BINARY>>"
-
-
-def split(rows: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """(the sink's rows, the dead letters): a row with a record error goes to the dead-letter queue instead."""
-    failed = F.col("__error").isNotNull()
-    return rows.where(~failed).drop("__error", "__raw"), rows.where(failed)
 
 
 def dead_letter_headers() -> Column:
@@ -239,47 +241,30 @@ def dead_letter_headers() -> Column:
     return F.concat(F.coalesce(raw.getField("headers"), F.array().cast(HEADERS)), F.array(*added))
 
 
-def write_dead_letters(dead: DataFrame, args: argparse.Namespace) -> None:
-    """Dead letters, untouched, to the Kafka topic ${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}."""
-    for row in (
-        dead.select(F.col("__error").getField("message").alias("m"))
-        .limit(DEAD_LETTER_LOG_SAMPLE)
-        .collect()
-    ):
-        print(f"[{PIPELINE}] dead letter: {row.m}", file=sys.stderr, flush=True)
+def with_dead_letters(rows: DataFrame) -> DataFrame:
+    """The sink's rows, and in place of each row with a record error its dead letter (the record as read, to the
+    dead-letter topic): Spark's Kafka sink writes each row to its own `topic`."""
+    failed = F.col("__error").isNotNull()
     raw = F.col("__raw")
-    letters = dead.select(
-        raw.getField("key").alias("key"),
-        raw.getField("value").alias("value"),
-        dead_letter_headers().alias("headers"),
+    topic = env("${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}")
+    letter = {
+        "key": raw.getField("key"),
+        "value": raw.getField("value"),
+        "topic": F.lit(topic),
+        "headers": dead_letter_headers(),
+    }
+    kept = [name for name in rows.columns if name not in ("__error", "__raw")]
+    return rows.select(
+        *(
+            F.when(failed, letter.get(name, F.lit(None))).otherwise(F.col(name)).alias(name)
+            for name in kept
+        )
     )
-    letters.write.format("kafka").options(
-        **{
-            "kafka.bootstrap.servers": args.bootstrap_servers
-            or env("${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}")
-        }
-    ).option("topic", env("${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}")).mode("append").save()
-
-
-def write_batch(rows: DataFrame, args: argparse.Namespace) -> None:
-    """One batch (or micro-batch), read once: good rows to the sink, dead letters to the dead-letter queue."""
-    rows = rows.persist()
-    try:
-        good, dead = split(rows)
-        write_good(good, args)
-        write_dead_letters(dead, args)
-    finally:
-        rows.unpersist()
 
 
 def write_sink(rows: DataFrame, args: argparse.Namespace):
-    """The sink (write_good) and the dead-letter queue, from one read of each batch."""
-    writer = rows.writeStream.foreachBatch(lambda batch, _batch_id: write_batch(batch, args))
-    writer = writer.option(
-        "checkpointLocation",
-        args.checkpoint or location(env("${env:CHECKPOINT_DIR:-checkpoints}/payments_cleared")),
-    )
-    return start_trigger(writer, args.trigger).start()
+    """The sink's rows and the dead letters in one write, each to its topic: one pass over each batch."""
+    return write_kafka(with_dead_letters(rows), args)
 
 
 def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
@@ -342,7 +327,28 @@ class Counts:
         metrics = [F.count(F.lit(1)).alias("rows")]
         if point == "out" and DEAD_LETTERS:
             metrics.append(F.count(F.col("__error")).alias("dead"))
+            if LOG_DEAD_LETTERS:
+                metrics.append(Counts.dead_letter_sample().alias("log"))
         return metrics
+
+    @staticmethod
+    def dead_letter_sample() -> Column:
+        """log.enable: up to LOG_DEAD_LETTERS dead letters' messages, gathered with the counts rather
+        than by another pass over the batch: in each slot of offsets (the offset modulo the sample size),
+        the dead letter of the lowest offset."""
+        raw, error = F.col("__raw"), F.col("__error")
+        offset = F.coalesce(raw.getField("offset"), F.lit(0))
+        slot = F.pmod(offset, F.lit(LOG_DEAD_LETTERS))
+        text = error.getField("message")
+        if LOG_RECORDS:
+            # the record's key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)
+            key, value = (F.regexp_replace(F.base64(raw[c]), "\r\n", "") for c in ("key", "value"))
+            text = F.format_string("%s key(base64)=%s value(base64)=%s", text, key, value)
+        picks = [
+            F.min_by(text, F.when(error.isNotNull() & (slot == i), offset))
+            for i in range(LOG_DEAD_LETTERS)
+        ]
+        return F.array_compact(F.array(*picks))
 
     def mark(self, records: DataFrame, point: str) -> DataFrame:
         if self.streaming:
@@ -363,6 +369,12 @@ class Counts:
         )
 
     @staticmethod
+    def log_dead_letters(metrics: dict[str, dict]) -> None:
+        """log.enable: the dead letters' messages gathered with the counts, one line each on stderr."""
+        for text in metrics["out"].get("log") or []:
+            print(f"[{PIPELINE}] dead letter: {text}", file=sys.stderr, flush=True)
+
+    @staticmethod
     def by_name(metric) -> dict:
         """An observed metric's values by name, whatever its shape: a Row (Spark), a dict (an Observation
         under Spark Connect) or a Row of `values` and `schema` (a streaming progress, Connect)."""
@@ -374,7 +386,9 @@ class Counts:
     def report_batch(self, label: str = "batch") -> None:
         """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""
         try:
-            line = self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
+            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
+            line = self.line(label, metrics)
+            self.log_dead_letters(metrics)
         except Exception as exc:
             print(
                 f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
@@ -400,7 +414,9 @@ def report_progress(progress, after: int = -1) -> int:
             for p in Counts.POINTS + Counts.OPTIONAL
             if f"pipec_{p}" in metrics
         }
-        print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+        line = Counts.line(f"micro-batch {batch}", rows)
+        Counts.log_dead_letters(rows)
+        print(line, flush=True)
     except Exception as exc:
         print(
             f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",

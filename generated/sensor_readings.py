@@ -30,6 +30,8 @@ PIPELINE = "sensor_readings"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
 DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter queue
+LOG_DEAD_LETTERS = 0  # errors.log.enable: at most this many dead letters' messages per batch
+LOG_RECORDS = False  # errors.log.include.messages: with their key and value
 SPARK_CONNECTORS = []  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
@@ -226,7 +228,28 @@ class Counts:
         metrics = [F.count(F.lit(1)).alias("rows")]
         if point == "out" and DEAD_LETTERS:
             metrics.append(F.count(F.col("__error")).alias("dead"))
+            if LOG_DEAD_LETTERS:
+                metrics.append(Counts.dead_letter_sample().alias("log"))
         return metrics
+
+    @staticmethod
+    def dead_letter_sample() -> Column:
+        """log.enable: up to LOG_DEAD_LETTERS dead letters' messages, gathered with the counts rather
+        than by another pass over the batch: in each slot of offsets (the offset modulo the sample size),
+        the dead letter of the lowest offset."""
+        raw, error = F.col("__raw"), F.col("__error")
+        offset = F.coalesce(raw.getField("offset"), F.lit(0))
+        slot = F.pmod(offset, F.lit(LOG_DEAD_LETTERS))
+        text = error.getField("message")
+        if LOG_RECORDS:
+            # the record's key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)
+            key, value = (F.regexp_replace(F.base64(raw[c]), "\r\n", "") for c in ("key", "value"))
+            text = F.format_string("%s key(base64)=%s value(base64)=%s", text, key, value)
+        picks = [
+            F.min_by(text, F.when(error.isNotNull() & (slot == i), offset))
+            for i in range(LOG_DEAD_LETTERS)
+        ]
+        return F.array_compact(F.array(*picks))
 
     def mark(self, records: DataFrame, point: str) -> DataFrame:
         if self.streaming:
@@ -247,6 +270,12 @@ class Counts:
         )
 
     @staticmethod
+    def log_dead_letters(metrics: dict[str, dict]) -> None:
+        """log.enable: the dead letters' messages gathered with the counts, one line each on stderr."""
+        for text in metrics["out"].get("log") or []:
+            print(f"[{PIPELINE}] dead letter: {text}", file=sys.stderr, flush=True)
+
+    @staticmethod
     def by_name(metric) -> dict:
         """An observed metric's values by name, whatever its shape: a Row (Spark), a dict (an Observation
         under Spark Connect) or a Row of `values` and `schema` (a streaming progress, Connect)."""
@@ -258,7 +287,9 @@ class Counts:
     def report_batch(self, label: str = "batch") -> None:
         """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""
         try:
-            line = self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
+            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
+            line = self.line(label, metrics)
+            self.log_dead_letters(metrics)
         except Exception as exc:
             print(
                 f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
@@ -284,7 +315,9 @@ def report_progress(progress, after: int = -1) -> int:
             for p in Counts.POINTS + Counts.OPTIONAL
             if f"pipec_{p}" in metrics
         }
-        print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+        line = Counts.line(f"micro-batch {batch}", rows)
+        Counts.log_dead_letters(rows)
+        print(line, flush=True)
     except Exception as exc:
         print(
             f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
