@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import __version__, layout, render, spark_versions
+from . import __version__, errors_policy, layout, render, spark_versions
 from .build import Compiled
 from .lower import Lowered, lower
 from .connectors import SINKS, SOURCES, registry
@@ -58,26 +58,9 @@ def per_batch(p: Pipeline) -> bool:
     return p.streaming and (per_key_state(p) or reads_lines(p))
 
 
-def _dead_letter_options(p: Pipeline) -> str:
-    """The producer options of the dead-letter topic: the source's cluster and properties, then its own."""
-    props = dict(p.source.properties)
-    own = dict(p.errors.dlq_properties)
-    servers = props.pop("bootstrap.servers", None)
-    if "bootstrap.servers" in own:  # another cluster: --bootstrap-servers is the source's
-        options = [("kafka.bootstrap.servers", render.text_expr(own.pop("bootstrap.servers")))]
-    else:
-        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {render.text_expr(servers)}")]
-    options += [(f"kafka.{k}", render.text_expr(v)) for k, v in {**props, **own}.items()]
-    return render.dict_expr(options)
-
-
 def dead_letters_in_one_write(p: Pipeline) -> bool:
-    """Whether the sink's rows and the dead letters go out in one write (docs/errors.md): a kafka sink, whose rows
-    each name their topic, and a dead-letter topic written through the same producer options."""
-    sink = SINKS[p.sink.connector]
-    if p.errors.tolerance != "all" or p.errors.dlq_topic is None or not sink.writes_kafka or sink.per_key_state:
-        return False
-    return _dead_letter_options(p) == sink.writer(p.sink, p.source)["options"]
+    """Whether the sink's rows and the dead letters go out in one write (errors_policy)."""
+    return errors_policy.dead_letters_in_one_write(p.source, p.sink, p.errors)
 
 
 def _dead_letter_context(p: Pipeline) -> dict:
@@ -87,7 +70,7 @@ def _dead_letter_context(p: Pipeline) -> dict:
     return {
         "topic": render.text_expr(policy.dlq_topic) if policy.dlq_topic else None,
         "path": render.path_expr(policy.dlq_path),
-        "options": _dead_letter_options(p),
+        "options": errors_policy.dead_letter_options(p.source, policy),
         "one_write": dead_letters_in_one_write(p),
         "context_headers": policy.context_headers,
         "file_lines": reads_lines(p),
