@@ -68,10 +68,10 @@ def test_other_pairs_read_each_batch_once_and_write_twice(compile_text, sink, ta
     assert spark_sink(pipeline) == "foreachBatch"
 
 
-def test_log_enable_gathers_a_bounded_sample_with_the_counts(compile_text):
-    """No separate pass over the dead letters to log them: a sample of at most 20 messages is an observed metric
-    beside the counts (the runtime's `Counts.dead_letter_sample`)."""
+def test_log_enable_gathers_the_first_dead_letter_with_the_counts(compile_text):
+    """No separate pass over the dead letters to log them: the first one's message is an observed metric beside
+    the counts (the runtime's `Counts.first_dead_letter`)."""
     _, job = build(compile_text, target="deadletterqueue.topic.name: dlq, log.enable: true, log.include.messages: true")
-    assert "LOG_DEAD_LETTERS = 20" in job and "LOG_RECORDS = True" in job and ".collect()" not in job
+    assert "LOG_DEAD_LETTERS = True" in job and "LOG_RECORDS = True" in job and ".collect()" not in job
     _, quiet = build(compile_text)
-    assert "LOG_DEAD_LETTERS = 0" in quiet and "LOG_RECORDS = False" in quiet
+    assert "LOG_DEAD_LETTERS = False" in quiet and "LOG_RECORDS = False" in quiet
