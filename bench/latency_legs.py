@@ -1,0 +1,102 @@
+"""Where a record's latency goes, for bench/latency.py: its legs split at the broker's append times, the GC
+pauses of the Spark JVM and the broker's, and how much of the time work waited for a CPU.
+
+The input and output topics keep the broker's append time (LogAppendTime), so each record's latency (send ->
+seen) splits into three legs: to the broker (send -> the input topic's append), the job (input append -> output
+append: Spark's consumer, the micro-batch or long-running task, Spark's producer) and to the consumer (output
+append -> seen). The broker runs on this machine, so its clock is the producer's and the consumer's.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+import uuid
+from pathlib import Path
+
+LEGS = ("to_broker", "job", "to_consumer")
+NEAR_BATCH_END_S = (-1.0, 0.5)  # a record reaching the broker this close to a batch's end (before, after)
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def appended(bootstrap: str, topic: str, wanted: set[str]) -> dict[str, float]:
+    """key (the payment id) -> the broker's append time of each record of `topic` whose key is wanted."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"latency-{uuid.uuid4().hex}",
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
+    found: dict[str, float] = {}
+    deadline = time.time() + 60
+    while len(found) < len(wanted) and time.time() < deadline:
+        for message in consumer.consume(num_messages=5000, timeout=0.5):
+            if message.error() is None and message.key().decode() in wanted:
+                found[message.key().decode()] = message.timestamp()[1] / 1000
+    consumer.close()
+    return found
+
+
+def legs(sent: dict[str, float], into: dict[str, float], out: dict[str, float], seen: dict[str, float],
+         batch_ends: list[float]) -> dict:
+    """p50/p99 of each leg, and each leg's median over the tail (the records at or above the whole's p99): which
+    leg makes the tail. `batch_ends` (real-time mode: where long-running tasks end and new ones start): the share
+    of the tail's records that reached the broker near one, against the share of the run such windows cover."""
+    records = [p for p in sent if p in into and p in out and p in seen]
+    if not records:
+        return {}
+    parts = {p: (into[p] - sent[p], out[p] - into[p], seen[p] - out[p]) for p in records}
+    cut = percentile(sorted(seen[p] - sent[p] for p in records), 0.99)
+    tail = [p for p in records if seen[p] - sent[p] >= cut]
+    figures: dict = {"records": len(records)}
+    for i, leg in enumerate(LEGS):
+        values = sorted(v[i] for v in parts.values())
+        figures[leg] = {"p50_s": round(percentile(values, 0.5), 4), "p99_s": round(percentile(values, 0.99), 4),
+                        "tail_median_s": round(statistics.median(parts[p][i] for p in tail), 4)}
+    if batch_ends:
+        before, after = NEAR_BATCH_END_S
+        near = sum(1 for p in tail if any(before <= into[p] - end <= after for end in batch_ends))
+        first, last = min(into[p] for p in records), max(into[p] for p in records)
+        inside = sum(1 for end in batch_ends if first <= end <= last)
+        figures["tail_near_batch_end"] = round(near / len(tail), 3)
+        figures["near_batch_end_share_of_run"] = round(min(1.0, (after - before) * inside / (last - first)), 3)
+    return figures
+
+
+class GcLog:
+    """A JVM's GC pauses from its -Xlog:gc file, each line stamped with the wall clock (timemillis)."""
+
+    LINE = re.compile(r"\[(\d+)ms\].*Pause.* (\d+(?:\.\d+)?)ms$")
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.option = f"-Xlog:gc:file={self.path}:timemillis"
+
+    def pauses(self, start: float, end: float) -> dict:
+        """Count, total and longest pause (ms) between two wall-clock times."""
+        text = self.path.read_text(encoding="utf-8", errors="replace") if self.path.exists() else ""
+        found = [float(m[2]) for m in map(self.LINE.match, text.splitlines())
+                 if m and start <= int(m[1]) / 1000 <= end]
+        return {"pauses": len(found), "total_ms": round(sum(found), 1), "max_ms": round(max(found, default=0.0), 1)}
+
+
+def cpu_waiting_us() -> int | None:
+    """Microseconds during which some runnable task waited for a CPU, since boot (Linux pressure stall
+    information, /proc/pressure/cpu `some`); None where the kernel does not report it."""
+    try:
+        first = Path("/proc/pressure/cpu").read_text(encoding="utf-8").splitlines()[0]
+    except OSError:
+        return None
+    return int(first.rsplit("total=", 1)[1])
+
+
+def cpu_waiting_share(start_us: int | None, start: float, end: float) -> float | None:
+    """The share of the wall time from `start` (when cpu_waiting_us() gave `start_us`) to `end` (now) during which
+    some runnable task waited for a CPU."""
+    now_us = cpu_waiting_us()
+    if start_us is None or now_us is None or end <= start:
+        return None
+    return round((now_us - start_us) / 1e6 / (end - start), 3)
