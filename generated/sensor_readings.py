@@ -237,42 +237,72 @@ class Counts:
             return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
         return values
 
+    def batch_line(self, label: str) -> tuple[str, bool]:
+        """(the counts line, True), or (why there are no counts, False)."""
+        try:
+            return self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()}), True
+        except Exception as exc:
+            return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})", False
+
     def report_batch(self, label: str = "batch") -> None:
         """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""
-        try:
-            line = self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
-        except Exception as exc:
-            print(
-                f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
-                file=sys.stderr,
-                flush=True,
-            )
-            return
-        print(line, flush=True)
+        say(*self.batch_line(label))
+
+    def report_micro_batch(self, batch: DataFrame, batch_id: int) -> None:
+        """A micro-batch function's counts (after its write): printed, or under Spark Connect, which runs the function
+        in a Python worker of its server (its output goes to the server's log), handed to the client through the
+        session's configuration, as the worker is attached to the client's session: the client prints the line when
+        the micro-batch's progress arrives (handed_line)."""
+        line, counted = self.batch_line(f"micro-batch {batch_id}")
+        if _CLIENT[1]:
+            batch.sparkSession.conf.set(f"{HANDED_LINES}{batch_id}", f"{'out' if counted else 'err'} {line}")
+        else:
+            say(line, counted)
 
 
-def report_progress(progress, after: int = -1) -> int:
-    """Print the counts line of a micro-batch's progress newer than batch `after`, when it carries the job's
-    observed metrics (counts it cannot read: said on stderr). Returns the newest batch reported."""
+def say(line: str, counted: bool) -> None:
+    """A counts line on stdout; why there are none on stderr."""
+    print(line, file=sys.stdout if counted else sys.stderr, flush=True)
+
+
+# The session configuration key prefix under which a micro-batch function run by Spark Connect leaves its counts line
+HANDED_LINES = "pipec.counts.micro-batch."
+
+
+def handed_line(session: SparkSession, batch: int) -> bool:
+    """Print the counts line micro-batch `batch`'s function left in the session's configuration (Spark Connect), and
+    remove it; False when there is none."""
+    key = f"{HANDED_LINES}{batch}"
+    handed = session.conf.get(key, "")
+    if not handed:
+        return False
+    stream, _, line = handed.partition(" ")
+    say(line, stream == "out")
+    session.conf.unset(key)
+    return True
+
+
+def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
+    """Print the counts line of a micro-batch's progress newer than batch `after`: from its observed metrics (counts
+    it cannot read: said on stderr), or, under Spark Connect (given the session), the line its micro-batch function
+    handed over. Returns the newest batch reported."""
     if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
         batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
     else:
         batch, metrics = progress.batchId, progress.observedMetrics
-    if batch <= after or not all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+    if batch <= after:
         return after
+    if not all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+        return batch if session is not None and _CLIENT[1] and handed_line(session, batch) else after
     try:
         rows = {
             p: Counts.by_name(metrics[f"pipec_{p}"])
             for p in Counts.POINTS + Counts.OPTIONAL
             if f"pipec_{p}" in metrics
         }
-        print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+        say(Counts.line(f"micro-batch {batch}", rows), True)
     except Exception as exc:
-        print(
-            f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
-            file=sys.stderr,
-            flush=True,
-        )
+        say(f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})", False)
     return batch
 
 
@@ -294,7 +324,7 @@ class CountLines(StreamingQueryListener):
         pass
 
     def onQueryProgress(self, event) -> None:
-        report_progress(event.progress)
+        report_progress(event.progress, session=self.session)
 
     def onQueryIdle(self, event) -> None:
         pass
@@ -303,7 +333,7 @@ class CountLines(StreamingQueryListener):
         self.terminated.set()
 
 
-def await_query(query, lines: CountLines | None) -> None:
+def await_query(query, session: SparkSession, lines: CountLines | None) -> None:
     """Wait for a streaming query and its last counts line (then remove the listener); without the listener,
     print the lines from the query's progress every few seconds."""
     reported = -1
@@ -311,7 +341,7 @@ def await_query(query, lines: CountLines | None) -> None:
     def poll() -> None:
         nonlocal reported
         for progress in query.recentProgress:
-            reported = report_progress(progress, reported)
+            reported = report_progress(progress, reported, session)
 
     try:
         while not query.awaitTermination(5):
@@ -658,7 +688,7 @@ def run(spark: SparkSession, args: argparse.Namespace, counts: Counts) -> None:
         spark.streams.addListener(lines)
     query = start(raw, args, counts)
     if query is not None:
-        await_query(query, lines)
+        await_query(query, spark, lines)
     else:
         counts.report_batch()
 
