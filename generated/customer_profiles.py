@@ -544,72 +544,92 @@ class Counts:
         return values
 
     def batch_line(self, label: str) -> tuple[str, bool]:
-        """(the counts line, True), or (why there are no counts, False)."""
+        """(the counts line, True), or (why there are none, False)."""
         try:
-            return self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()}), True
+            metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}
+            return self.line(label, metrics), True
         except Exception as exc:
-            return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})", False
+            return unavailable(label, exc), False
 
     def report_batch(self, label: str = "batch") -> None:
         """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""
         say(*self.batch_line(label))
 
     def report_micro_batch(self, batch: DataFrame, batch_id: int) -> None:
-        """A micro-batch function's counts (after its write): printed, or under Spark Connect, which runs the function
-        in a Python worker of its server (its output goes to the server's log), handed to the client through the
-        session's configuration, as the worker is attached to the client's session: the client prints the line when
-        the micro-batch's progress arrives (handed_line)."""
+        """A micro-batch function's counts, after its write: printed, or under Spark Connect handed to the client,
+        which prints them when the batch's progress arrives (HANDED_LINES)."""
         line, counted = self.batch_line(f"micro-batch {batch_id}")
         if _CLIENT[1]:
-            batch.sparkSession.conf.set(f"{HANDED_LINES}{batch_id}", f"{'out' if counted else 'err'} {line}")
+            hand_over(batch.sparkSession, batch_id, line, counted)
         else:
             say(line, counted)
 
 
+def unavailable(label: str, exc: BaseException) -> str:
+    return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})"
+
+
 def say(line: str, counted: bool) -> None:
-    """A counts line on stdout; why there are none on stderr."""
+    """A counts line on stdout; why there are no counts on stderr."""
     print(line, file=sys.stdout if counted else sys.stderr, flush=True)
 
 
-# The session configuration key prefix under which a micro-batch function run by Spark Connect leaves its counts line
+# Spark Connect runs a micro-batch function in a Python worker of its server, whose output goes to the server's
+# log. The worker is attached to the client's session: the function leaves its line in the session's configuration,
+# under this prefix and the batch id, and the client prints it when that batch's progress arrives, then unsets it.
 HANDED_LINES = "pipec.counts.micro-batch."
 
 
-def handed_line(session: SparkSession, batch: int) -> bool:
-    """Print the counts line micro-batch `batch`'s function left in the session's configuration (Spark Connect), and
-    remove it; False when there is none."""
-    key = f"{HANDED_LINES}{batch}"
-    handed = session.conf.get(key, "")
-    if not handed:
-        return False
+def hand_over(session: SparkSession, batch_id: int, line: str, counted: bool) -> None:
+    session.conf.set(f"{HANDED_LINES}{batch_id}", ("out " if counted else "err ") + line)
+
+
+def print_handed(session: SparkSession, batch_id: int) -> bool:
+    """Print the line micro-batch `batch_id`'s function handed over, and unset it; False when there is none. A
+    configuration the client cannot read is said on stderr: counts never fail a committed write."""
+    key = f"{HANDED_LINES}{batch_id}"
+    try:
+        handed = session.conf.get(key, "")
+        if handed:
+            session.conf.unset(key)
+    except Exception as exc:
+        say(unavailable(f"micro-batch {batch_id}", exc), False)
+        return True
     stream, _, line = handed.partition(" ")
-    say(line, stream == "out")
-    session.conf.unset(key)
-    return True
+    if handed:
+        say(line, stream == "out")
+    return bool(handed)
 
 
-def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
-    """Print the counts line of a micro-batch's progress newer than batch `after`: from its observed metrics (counts
-    it cannot read: said on stderr), or, under Spark Connect (given the session), the line its micro-batch function
-    handed over. Returns the newest batch reported."""
-    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
-        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
-    else:
-        batch, metrics = progress.batchId, progress.observedMetrics
-    if batch <= after:
-        return after
-    if not all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-        return batch if session is not None and _CLIENT[1] and handed_line(session, batch) else after
+def progress_line(batch: int, metrics: dict) -> tuple[str, bool]:
+    """A micro-batch's counts line from its progress's observed metrics, or why there is none."""
+    label = f"micro-batch {batch}"
     try:
         rows = {
             p: Counts.by_name(metrics[f"pipec_{p}"])
             for p in Counts.POINTS + Counts.OPTIONAL
             if f"pipec_{p}" in metrics
         }
-        say(Counts.line(f"micro-batch {batch}", rows), True)
+        return Counts.line(label, rows), True
     except Exception as exc:
-        say(f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})", False)
-    return batch
+        return unavailable(label, exc), False
+
+
+def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
+    """Print the counts line of a micro-batch's progress newer than batch `after`: from the job's observed metrics
+    it carries, or, under Spark Connect (given the client's session), the line its micro-batch function handed
+    over. Returns the newest batch reported."""
+    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
+        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+    else:
+        batch, metrics = progress.batchId, progress.observedMetrics
+    if batch <= after:
+        return after
+    if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+        say(*progress_line(batch, metrics))
+        return batch
+    handed = session is not None and _CLIENT[1] and print_handed(session, batch)
+    return batch if handed else after
 
 
 class CountLines(StreamingQueryListener):

@@ -76,3 +76,97 @@ def test_a_path_resolves_against_the_client_even_where_the_server_runs_the_funct
     monkeypatch.delenv("SPARK_REMOTE", raising=False)
     monkeypatch.chdir(server)
     assert job.location("out/x") == str(client / "out" / "x")
+
+
+class Observed:
+    """An observation whose metrics arrived."""
+
+    def __init__(self, **metrics):
+        self.get = metrics
+
+
+class Conf:
+    """A session's SQL configuration (what RuntimeConfig does: set, get with a default, unset)."""
+
+    def __init__(self):
+        self.values: dict[str, str] = {}
+
+    def set(self, key, value):
+        self.values[key] = value
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+    def unset(self, key):
+        self.values.pop(key, None)
+
+
+class Session:
+    def __init__(self):
+        self.conf = Conf()
+
+
+class Untouchable:
+    """A session whose configuration must not be read (an embedded run)."""
+
+    @property
+    def conf(self):
+        raise AssertionError("the embedded job read the session's configuration")
+
+
+class MicroBatch:
+    """What a micro-batch function's counts need of its DataFrame: its session."""
+
+    def __init__(self, session):
+        self.sparkSession = session
+
+
+def counted(job):
+    counts = job.Counts(False)
+    counts.observations = {"in": Observed(rows=5), "out": Observed(rows=4, dead=1)}
+    return counts
+
+
+LINE = "[orders_enriched] micro-batch 7: in=5 written=3 filtered=1 superseded=0 dead_lettered=1"
+
+
+def test_under_spark_connect_the_micro_batch_line_is_handed_to_the_client_and_printed_with_its_progress(
+    job, monkeypatch, capsys
+):
+    """The function runs in the server's Python worker (whose output the client never sees), attached to the client's
+    session: it leaves its line in the session's configuration; the client prints it once, with the batch's
+    progress (a progress without the job's observed metrics), and unsets it."""
+    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    session = Session()
+    counted(job).report_micro_batch(MicroBatch(session), 7)
+    assert capsys.readouterr().out == ""
+    assert list(session.conf.values) == ["pipec.counts.micro-batch.7"]
+    progress = {"batchId": 7, "observedMetrics": {}}  # Spark Connect 3.5's shape; 4.x: an object, same fields
+    assert job.report_progress(progress, 6, session) == 7
+    assert capsys.readouterr().out == LINE + "\n"
+    assert session.conf.values == {}
+    assert job.report_progress(progress, 7, session) == 7  # a batch reported once
+    # a progress whose batch handed nothing over (no data yet): nothing printed, not counted as reported
+    assert job.report_progress({"batchId": 8, "observedMetrics": {}}, 7, session) == 7
+    assert capsys.readouterr().out == ""
+
+
+def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, monkeypatch, capsys):
+    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    session = Session()
+    counts = job.Counts(False)
+    counts.observations = {"in": Unavailable(), "out": Unavailable()}
+    counts.report_micro_batch(MicroBatch(session), 2)
+    assert job.report_progress({"batchId": 2, "observedMetrics": {}}, -1, session) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == "[orders_enriched] micro-batch 2: counts unavailable (RuntimeError: [NO_METRICS] the query " \
+                      "reported no observed metrics)\n"
+
+
+def test_embedded_the_micro_batch_function_prints_its_line_itself(job, monkeypatch, capsys):
+    monkeypatch.setattr(job, "_CLIENT", ("/client", False))
+    counted(job).report_micro_batch(MicroBatch(Untouchable()), 7)
+    assert capsys.readouterr().out == LINE + "\n"
+    assert job.report_progress({"batchId": 7, "observedMetrics": {}}, 6, Untouchable()) == 6
+    assert capsys.readouterr().out == ""
