@@ -457,7 +457,7 @@ class Counts:
 
     def report_micro_batch(self, batch: DataFrame, batch_id: int) -> None:
         """A micro-batch function's counts, after its write: printed, or under Spark Connect handed to the client,
-        which prints them when the batch's progress arrives (HANDED_LINES)."""
+        which prints them when the batch's progress arrives (print_handed)."""
         line, counted = self.batch_line(f"micro-batch {batch_id}")
         if _CLIENT[1]:
             hand_over(batch.sparkSession, batch_id, line, counted)
@@ -474,31 +474,44 @@ def say(line: str, counted: bool) -> None:
     print(line, file=sys.stdout if counted else sys.stderr, flush=True)
 
 
-# Spark Connect runs a micro-batch function in a Python worker of its server, whose output goes to the server's
-# log. The worker is attached to the client's session: the function leaves its line in the session's configuration,
-# under this prefix and the batch id, and the client prints it when that batch's progress arrives, then unsets it.
-HANDED_LINES = "pipec.counts.micro-batch."
+# Spark Connect runs a micro-batch function in a Python worker of its server, whose output goes to the server's log,
+# on the client's session or (from Spark 4.3) a clone of it. The function leaves its line in a global temporary view,
+# which every session of the server sees, named after the run (_RUN, taken once on the client: the function carries
+# it) and the batch; the client prints the line when that batch's progress arrives, then drops the view.
+_RUN = os.urandom(8).hex()
+GLOBAL_TEMP = "spark.sql.globalTempDatabase"
+
+
+def handed_view(batch_id: int) -> str:
+    return f"pipec_counts_{_RUN}_{batch_id}"
 
 
 def hand_over(session: SparkSession, batch_id: int, line: str, counted: bool) -> None:
-    session.conf.set(f"{HANDED_LINES}{batch_id}", ("out " if counted else "err ") + line)
+    """Leave the line for the client; failing to is said in the server's log, and never fails the batch."""
+    try:
+        row = ("out" if counted else "err", line)
+        handed = session.createDataFrame([row], "stream STRING, line STRING")
+        handed.createOrReplaceGlobalTempView(handed_view(batch_id))
+    except Exception as exc:
+        say(unavailable(f"micro-batch {batch_id}", exc), False)
 
 
 def print_handed(session: SparkSession, batch_id: int) -> bool:
-    """Print the line micro-batch `batch_id`'s function handed over, and unset it; False when there is none. A
-    configuration the client cannot read is said on stderr: counts never fail a committed write."""
-    key = f"{HANDED_LINES}{batch_id}"
+    """Print the line micro-batch `batch_id`'s function handed over, and drop it; False when there is none. A
+    view the client cannot read is said on stderr: counts never fail a committed write."""
+    view = handed_view(batch_id)
     try:
-        handed = session.conf.get(key, "")
-        if handed:
-            session.conf.unset(key)
+        database = session.conf.get(GLOBAL_TEMP, "global_temp")
+        if not session.catalog.tableExists(view, database):
+            return False
+        rows = session.table(f"{database}.{view}").collect()
+        session.catalog.dropGlobalTempView(view)
     except Exception as exc:
         say(unavailable(f"micro-batch {batch_id}", exc), False)
         return True
-    stream, _, line = handed.partition(" ")
-    if handed:
-        say(line, stream == "out")
-    return bool(handed)
+    for row in rows:
+        say(row.line, row.stream == "out")
+    return True
 
 
 def progress_line(batch: int, metrics: dict) -> tuple[str, bool]:

@@ -5,7 +5,9 @@ worker its server starts, whose output goes to the server's log; the counts have
 A streaming files -> files job under `errors: tolerance: all` reads its json files line by line (foreachBatch:
 numbering each file's lines needs the micro-batch whole). `maxFilesPerTrigger: 1` makes one micro-batch of each
 file, in the order of their modification times; each file's lines give the batch's counts: a line that is not json
-or whose amount is no int32 (Cast$Value) is a dead letter, every other line is written.
+is a dead letter (Kafka Connect's JsonConverter fails on it), every other line is written. The job calls nothing
+newer than Spark 3.5, so it runs on every line `scripts/compat` tests (before Connect 4.1 the client says once per
+micro-batch that its counts are unavailable: tests/connect_counts.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from compiler.testing.runner import compile_job
-from jobs import count_lines, run
+from connect_counts import check_count_lines, handed_views
+from jobs import run
 
 pytestmark = [pytest.mark.spark, pytest.mark.connect]
 
@@ -34,17 +37,17 @@ source:
   options: {{maxFilesPerTrigger: "1"}}
   columns: [{{name: id, type: STRING}}, {{name: amount, type: STRING}}]
 transforms:
-  - {{name: amount_int, type: Cast$Value, spec: "amount:int32"}}
+  - {{name: origin, type: InsertField$Value, static.field: origin, static.value: files}}
 sink: {{connector: files, path: out, format: json, checkpoint: checkpoint, trigger: available-now}}
 errors: {{tolerance: all, deadletterqueue.path: letters}}
 """
 # one file per micro-batch, in this order: its lines, and the batch's (written, dead-lettered)
 FILES = [
-    ("one.json", ['{"id": "a", "amount": "5"}', '{"id": "b", "amount": "x"}', '{"id": "c", "amount": "7"}'], (2, 1)),
+    ("one.json", ['{"id": "a", "amount": "5"}', '{"id": "b", "amount": ', '{"id": "c", "amount": "7"}'], (2, 1)),
     ("two.json", ["{not json", '{"id": "d", "amount": "1"}'], (1, 1)),
     ("three.json", ['{"id": "e", "amount": "2"}', '{"id": "f", "amount": "3"}', '{"id": "g", "amount": "4"}'], (3, 0)),
 ]
-LATER = ("four.json", ['{"id": "h", "amount": "y"}', '{"id": "i", "amount": "6"}'], (1, 1))
+LATER = ("four.json", ["oops", '{"id": "i", "amount": "6"}'], (1, 1))
 
 
 def add_files(folder: Path, files, first_mtime: int) -> None:
@@ -70,8 +73,7 @@ def test_a_foreach_batch_job_prints_one_count_line_per_committed_micro_batch_thr
     compile_job(client, YAML)
     done = run([sys.executable, f"{NAME}.py"], cwd=client, SPARK_REMOTE=address)
     assert commits(client / "checkpoint") == [0, 1, 2], done.stdout + done.stderr
-    assert count_lines(done.stdout, client / f"{NAME}.py") == expected_lines(FILES, 0), done.stdout + done.stderr
-    assert "counts unavailable" not in done.stderr, done.stderr
+    check_count_lines(done, NAME, expected_lines(FILES, 0))
     written = [json.loads(line) for f in (client / "out").glob("part-*.json") for line in f.read_text().splitlines()]
     assert sorted(r["id"] for r in written) == ["a", "c", "d", "e", "f", "g"]
 
@@ -79,4 +81,5 @@ def test_a_foreach_batch_job_prints_one_count_line_per_committed_micro_batch_thr
     add_files(client / "in", [LATER], 1_700_000_100)
     done = run([sys.executable, f"{NAME}.py"], cwd=client, SPARK_REMOTE=address)
     assert commits(client / "checkpoint") == [0, 1, 2, 3], done.stdout + done.stderr
-    assert count_lines(done.stdout, client / f"{NAME}.py") == expected_lines([LATER], 3), done.stdout + done.stderr
+    check_count_lines(done, NAME, expected_lines([LATER], 3))
+    assert handed_views(address) == []  # each dropped once printed

@@ -85,33 +85,53 @@ class Observed:
         self.get = metrics
 
 
-class Conf:
-    """A session's SQL configuration (what RuntimeConfig does: set, get with a default, unset)."""
+class Server:
+    """What the handover uses of a Spark Connect server's sessions: the global temporary views all of them see."""
 
     def __init__(self):
-        self.values: dict[str, str] = {}
-
-    def set(self, key, value):
-        self.values[key] = value
-
-    def get(self, key, default=None):
-        return self.values.get(key, default)
-
-    def unset(self, key):
-        self.values.pop(key, None)
+        self.views: dict[str, list[Row]] = {}
 
 
 class Session:
-    def __init__(self):
-        self.conf = Conf()
+    """A session of the server (the client's, or the clone a micro-batch function runs on)."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.conf = {"spark.sql.globalTempDatabase": "global_temp"}  # RuntimeConfig.get(key, default) as dict.get
+        self.catalog = self
+
+    def createDataFrame(self, rows, schema):
+        assert schema == "stream STRING, line STRING"
+        return LocalFrame(self.server, [Row(stream=stream, line=line) for stream, line in rows])
+
+    def tableExists(self, name, database):
+        return database == "global_temp" and name in self.server.views
+
+    def table(self, name):
+        database, view = name.split(".")
+        assert database == "global_temp"
+        return LocalFrame(self.server, self.server.views[view])
+
+    def dropGlobalTempView(self, name):
+        return self.server.views.pop(name, None) is not None
+
+
+class LocalFrame:
+    def __init__(self, server: Server, rows: list[Row]):
+        self.server, self.rows = server, rows
+
+    def createOrReplaceGlobalTempView(self, name):
+        self.server.views[name] = self.rows
+
+    def collect(self):
+        return self.rows
 
 
 class Untouchable:
-    """A session whose configuration must not be read (an embedded run)."""
+    """A session the embedded job must not use to hand counts over."""
 
-    @property
-    def conf(self):
-        raise AssertionError("the embedded job read the session's configuration")
+    def __getattr__(self, name):
+        raise AssertionError(f"the embedded job used the session's {name}")
 
 
 class MicroBatch:
@@ -133,35 +153,37 @@ LINE = "[orders_enriched] micro-batch 7: in=5 written=3 filtered=1 superseded=0 
 def test_under_spark_connect_the_micro_batch_line_is_handed_to_the_client_and_printed_with_its_progress(
     job, monkeypatch, capsys
 ):
-    """The function runs in the server's Python worker (whose output the client never sees), attached to the client's
-    session: it leaves its line in the session's configuration; the client prints it once, with the batch's
-    progress (a progress without the job's observed metrics), and unsets it."""
+    """The function runs in the server's Python worker (whose output the client never sees), on the client's session
+    or a clone of it: it leaves its line in a global temporary view of this run; the client prints it once, with the
+    batch's progress (a progress without the job's observed metrics), and drops the view."""
     monkeypatch.setattr(job, "_CLIENT", ("/client", True))
-    session = Session()
-    counted(job).report_micro_batch(MicroBatch(session), 7)
+    server = Server()
+    counted(job).report_micro_batch(MicroBatch(Session(server)), 7)
     assert capsys.readouterr().out == ""
-    assert list(session.conf.values) == ["pipec.counts.micro-batch.7"]
+    assert list(server.views) == [f"pipec_counts_{job._RUN}_7"]
+    client = Session(server)
     progress = {"batchId": 7, "observedMetrics": {}}  # Spark Connect 3.5's shape; 4.x: an object, same fields
-    assert job.report_progress(progress, 6, session) == 7
+    assert job.report_progress(progress, 6, client) == 7
     assert capsys.readouterr().out == LINE + "\n"
-    assert session.conf.values == {}
-    assert job.report_progress(progress, 7, session) == 7  # a batch reported once
+    assert server.views == {}
+    assert job.report_progress(progress, 7, client) == 7  # a batch reported once
     # a progress whose batch handed nothing over (no data yet): nothing printed, not counted as reported
-    assert job.report_progress({"batchId": 8, "observedMetrics": {}}, 7, session) == 7
+    assert job.report_progress({"batchId": 8, "observedMetrics": {}}, 7, client) == 7
     assert capsys.readouterr().out == ""
 
 
 def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, monkeypatch, capsys):
     monkeypatch.setattr(job, "_CLIENT", ("/client", True))
-    session = Session()
+    server = Server()
     counts = job.Counts(False)
     counts.observations = {"in": Unavailable(), "out": Unavailable()}
-    counts.report_micro_batch(MicroBatch(session), 2)
-    assert job.report_progress({"batchId": 2, "observedMetrics": {}}, -1, session) == 2
+    counts.report_micro_batch(MicroBatch(Session(server)), 2)
+    assert job.report_progress({"batchId": 2, "observedMetrics": {}}, -1, Session(server)) == 2
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == "[orders_enriched] micro-batch 2: counts unavailable (RuntimeError: [NO_METRICS] the query " \
                       "reported no observed metrics)\n"
+    assert server.views == {}
 
 
 def test_embedded_the_micro_batch_function_prints_its_line_itself(job, monkeypatch, capsys):
@@ -170,3 +192,19 @@ def test_embedded_the_micro_batch_function_prints_its_line_itself(job, monkeypat
     assert capsys.readouterr().out == LINE + "\n"
     assert job.report_progress({"batchId": 7, "observedMetrics": {}}, 6, Untouchable()) == 6
     assert capsys.readouterr().out == ""
+
+
+class Refusing(Session):
+    """A session on which the view cannot be made."""
+
+    def createDataFrame(self, rows, schema):
+        raise RuntimeError("[INTERNAL_ERROR] no")
+
+
+def test_a_line_the_function_cannot_hand_over_never_fails_the_micro_batch(job, monkeypatch, capsys):
+    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    server = Server()
+    counted(job).report_micro_batch(MicroBatch(Refusing(server)), 3)  # no exception: the batch still commits
+    assert capsys.readouterr().err == "[orders_enriched] micro-batch 3: counts unavailable (RuntimeError: " \
+                                      "[INTERNAL_ERROR] no)\n"  # in the server's log
+    assert server.views == {}
