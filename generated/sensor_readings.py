@@ -295,10 +295,10 @@ def print_handed(session: SparkSession, batch_id: int) -> bool:
     view the client cannot read is said on stderr: counts never fail a committed write."""
     view = handed_view(batch_id)
     try:
-        database = session.conf.get(GLOBAL_TEMP, "global_temp")
-        if not session.catalog.tableExists(view, database):
+        qualified = f"{session.conf.get(GLOBAL_TEMP, 'global_temp')}.{view}"
+        if not session.catalog.tableExists(qualified):
             return False
-        rows = session.table(f"{database}.{view}").collect()
+        rows = session.table(qualified).collect()
         session.catalog.dropGlobalTempView(view)
     except Exception as exc:
         say(unavailable(f"micro-batch {batch_id}", exc), False)

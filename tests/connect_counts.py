@@ -23,10 +23,8 @@ def check_count_lines(done: subprocess.CompletedProcess, name: str, expected: li
     said, for each of them, that its counts are unavailable."""
     printed = [line for line in done.stdout.splitlines() if line.startswith(f"[{name}] ") and " in=" in line]
     unavailable = [line.split(UNAVAILABLE)[0] for line in done.stderr.splitlines() if UNAVAILABLE in line]
-    if COUNTS_COME_BACK:
-        assert (printed, unavailable) == (expected, []), done.stdout + done.stderr
-    else:
-        assert (printed, unavailable) == ([], [line.split(": in=")[0] for line in expected]), done.stdout + done.stderr
+    wanted = (expected, []) if COUNTS_COME_BACK else ([], [line.split(": in=")[0] for line in expected])
+    assert (printed, unavailable) == wanted, f"printed {printed}, unavailable {unavailable}\n{done.stdout}{done.stderr}"
 
 
 LIST_VIEWS = """

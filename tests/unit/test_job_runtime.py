@@ -104,8 +104,9 @@ class Session:
         assert schema == "stream STRING, line STRING"
         return LocalFrame(self.server, [Row(stream=stream, line=line) for stream, line in rows])
 
-    def tableExists(self, name, database):
-        return database == "global_temp" and name in self.server.views
+    def tableExists(self, name):
+        database, view = name.split(".")
+        return database == "global_temp" and view in self.server.views
 
     def table(self, name):
         database, view = name.split(".")
