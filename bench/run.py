@@ -366,11 +366,10 @@ def main(argv: list[str] | None = None) -> int:
     spark_part(args, result)
     result["machine"]["load_average_end"] = os.getloadavg()
     result["wall_s"] = time.perf_counter() - started
-    if args.json.exists() and not args.quick:  # measured by their own runs: `scripts/bench changelog-state --write`, ...
-        previous = json.loads(args.json.read_text(encoding="utf-8"))
-        for key in ("changelog_state", "files_dead_letters"):
-            if key in previous:
-                result[key] = previous[key]
+    if not args.quick:  # measured by their own runs: `scripts/bench changelog-state --write`, ...
+        from .results import kept_from
+
+        result.update(kept_from(args.json))
     args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {args.json.relative_to(ROOT) if args.json.is_relative_to(ROOT) else args.json}")
     if args.markdown:
