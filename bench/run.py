@@ -76,14 +76,14 @@ def use_connectors(*artifacts: str) -> None:
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--packages {','.join(packages)} pyspark-shell"
 
 
-def session(driver_memory: str, java_options: str = ""):
+def session(driver_memory: str, java_options: str = "", master: str = "local[2]"):
     os.environ["TZ"] = "UTC"  # the UDF variant's Python workers read timestamps as local (= UTC) datetimes
     time.tzset()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     spark = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master(master)
         .appName("pipec-bench")
         .config("spark.driver.memory", driver_memory)
         .config("spark.driver.extraJavaOptions", java_options)
