@@ -18,7 +18,7 @@ Then bench/peer_profile.py cuts the generated job (after the scan, the decode, t
 whole-stage codegen stages and interpreted expressions and (unless --no-jfr) takes Java Flight Recorder samples of
 one pass of each side; with --what-if, bench/peer_whatif.py times variants of the job edited by hand.
 
-    scripts/bench connect-peer [--records 1000000] [--reps 5] [--warmups 1] [--check 5000] [--no-jfr] [--what-if]
+    scripts/bench connect-peer [--records 1000000] [--reps 5] [--warmups 2] [--check 5000] [--no-jfr] [--what-if]
                                [--write]
         (--write merges the figures into bench/results.json as `connect_peer` and rewrites docs/benchmarks.md)
 
@@ -199,7 +199,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench connect-peer", description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=5, help="timed rounds (default 5)")
-    parser.add_argument("--warmups", type=int, default=1, help="untimed rounds first (JIT; default 1)")
+    parser.add_argument("--warmups", type=int, default=2, help="untimed rounds first (JIT, heap; default 2)")
     parser.add_argument("--check", type=int, default=5000, help="records whose outputs are compared (default 5000)")
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the job's cuts and codegen")

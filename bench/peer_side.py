@@ -26,7 +26,7 @@ FETCH_JARS = ROOT / "scripts" / "fetch-kafka-jars"
 # enough to hold the benchmark's records (connect-distributed.sh's default is -Xmx2G)
 PEER_JVM = ["-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
             "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15", "-Djava.awt.headless=true",
-            "-Xms1g", "-Xmx4g", "-Duser.timezone=UTC"]
+            "-Xms2g", "-Xmx4g", "-Duser.timezone=UTC"]
 
 
 def peer_chain(doc: dict) -> dict:
