@@ -26,42 +26,48 @@ CUT_LABELS = {
 }
 
 PROFILE_NOTES = """\
-What the profile says (the cuts and flight recordings above, and, measured 2026-11-28 on this host at load 4 to 6,
-variants of the decode over 300,000 records at `local[1]`, three alternating rounds):
+What the profile says (the cuts and flight recordings above; the decode's pieces measured 2026-11-28 on this host at
+load 4 to 6 by variants of the decode over 300,000 records at `local[1]`, three alternating rounds):
 
-1. **Decode, about 40%: Spark's JSON parse costs about twice Kafka's.** Parsing the value with `from_json` costs
-   about 5.3 CPU s per million records, the key's `{"id":N}` alone about 1.5 (nearly the fixed cost of one
-   `from_json` call), the decode's checks and struct about 0.7 more; Kafka's JsonConverter reads key and value in
-   about 3 (the peer's converters are about 40% of its time, in and out). Spark hands Jackson a `Reader` per
-   record (`CreateJacksonParser.utf8String` wraps the bytes in an `InputStreamReader`, whose decoder allocates an
-   8 KB buffer each time: about 10% of the job's samples) and parses characters, where JsonConverter parses the
-   bytes; a known Spark limitation (apache/spark#46408, whose review found that `from_json` still goes through the
+1. **Decode, about 40% of the job: Spark's JSON parse costs 2.5 to 3 times Kafka's.** Parsing the value with
+   `from_json` costs about 5.3 CPU s per million records, the key's `{"id":N}` alone about 1.5 (nearly the fixed
+   cost of one `from_json` call), the decode's checks and struct about 0.7 more; Kafka's JsonConverter reads key
+   and value in about 3 (a quarter of the peer's time). Spark hands Jackson a `Reader` per record
+   (`CreateJacksonParser.utf8String` wraps the bytes in an `InputStreamReader`, whose decoder allocates an 8 KB
+   buffer each time: about 10% of the job's samples) and parses characters, where JsonConverter parses the bytes;
+   a known Spark limitation (apache/spark#46408, whose review found that `from_json` still goes through the
    reader). And `from_json` (`JsonToStructs`) is a `CodegenFallback`: Spark keeps the projection that holds it out
-   of whole-stage codegen and copies its output into new rows before the chain's stage reads it.
+   of whole-stage codegen and copies its output into new rows before the chain's stage reads them.
 2. **Chain, about 40%: one interpreted lambda is a tenth of the job.** The filter's `HasHeaderKey` is lowered to
    `exists(headers, h -> h.key = 'test')`, a higher-order function Spark only interprets (`CodegenFallback`): it
    runs per header outside generated code, and on Spark 4.2 every interpreted field read goes through
    `PhysicalDataType` to `TypeOps`, which reads `SQLConf.get` (a new `ReadOnlySQLConf` on an executor thread):
    about 10% of the job's samples. It also keeps its projection out of whole-stage codegen (a third copy of each
    row). The rest of the chain (struct build, the Java-number check of the cast, the topic's regular
-   expressions, two timestamp formats, the null guards) is generated code; Kafka's chain is about half of its
+   expressions, two timestamp formats, the null guards) is generated code. Kafka's chain is about half of its
    time, mostly copying each schemaless map into a new `HashMap` per transform.
-3. **Encode, about 15%:** `to_json` writes characters then encodes them; about what Kafka's converter spends.
-
+3. **Encode, about 17%:** `to_json` writes characters, then encodes them; about what Kafka's converter spends
+   writing key and value.
+4. The cuts and the variants below run after the rounds in the same JVM, where the job costs more per record than
+   in the rounds (more generated classes have run through Spark's shared code by then, and the load differed):
+   compare within a table, not across them.
 """
 
 CLOSING_NOTES = """\
-What would close the gap. `array_contains` keeps Kafka's semantics and takes about a sixth off the job's CPU time,
-the largest step pipec can take alone without changing what it writes (the
-older note that `array_contains` was slower measured it together with header *value* lookups by
-`array_position(reverse(...))`, at `local[2]`; `HasHeaderKey` alone is a gain here: re-measure in the main
-benchmark before changing the lowering). Moving a filter that reads only source headers before the chain adds a
-little more but changes which records an earlier step's error would stop. Writing an untouched key as read is
-the last large step pipec could take alone; it writes a key differently from Kafka's JsonConverter when the
-input's spelling is not the converter's (spaces, `1.0` for a BIGINT) and stops checking the key's JSON, so it
-would be an option, not the default. Beyond that the gap is Spark's: parsing UTF-8 bytes directly and a
-`from_json` with generated code (so that the parse fuses with the chain's stage) would remove most of the decode's
-excess.
+What would close the gap. `HasHeaderKey` as `array_contains` keeps Kafka's semantics and removes the chain's only
+interpreted expression: it took 6% to 17% off the job's CPU time over three runs (0.83 and 0.85 in two runs over
+300,000 records, the figure above in this one), so about 0.86 to 0.95 for the ratio here. The older note that
+`array_contains` was slower measured it together with header *value* lookups by `array_position(reverse(...))`, at
+`local[2]`; `HasHeaderKey` alone is a gain here: re-measure it in the main benchmark before changing the lowering.
+Moving a filter that reads only source headers before the chain gave 0.89, 0.97 and the figure above: no
+consistent gain, and it would change which records an earlier step's error stops. Writing a key that no step
+reads or changes as the source read it (no `from_json`/`to_json` of the key) took another fifth off (0.72 and the
+figure above, with the other two): with it the ratio would be about 1.0 to 1.1. It writes a key differently from
+Kafka's JsonConverter when the input's spelling is not the converter's (spaces, `1.0` for a BIGINT) and stops
+checking the key's JSON, so it would be an option, not the default. The rest of the gap is Spark's: a `from_json`
+that parses the UTF-8 bytes (Jackson's byte parser, as JsonConverter does) and has generated code (so that the
+parse fuses with the chain's stage) would remove most of the decode's excess. Not a way: decoding the value as
+VARIANT (`parse_json`, then `variant_get` per field) cost 14.6 CPU s per million records against `from_json`'s 5.8.
 """
 
 
