@@ -26,6 +26,7 @@ from .diagnostics import Collector, one_of
 from .envrefs import check_env_refs, mentions_env
 from .connectors.registry import OPTIONS as REGISTRY_OPTIONS
 from .loader import Document
+from .schema_check import SchemaCheck
 
 # Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
 PROPERTY_PATHS = (("source", "properties", "*"), ("sink", "properties", "*"), ("errors", "deadletterqueue.properties", "*"))
@@ -91,28 +92,14 @@ def env_allowed(path: tuple) -> bool:
 
 
 class Slots:
-    """The schema's view of a position: the subschemas that apply there (`$ref`, `allOf`, `if` followed). One per
-    process: it remembers the answers of the schema's conditions."""
+    """The schema's view of a position: the subschemas that apply there (`$ref`, `allOf`, `if` followed), with
+    the schema's compiled check (schema_check.py) deciding each `if`."""
 
-    def __init__(self, validator):
-        self.validator, self.root, self._evolved, self._conditions = validator, validator.schema, {}, {}
+    def __init__(self, check: SchemaCheck):
+        self.check, self.root = check, check.root
 
     def valid(self, schema: dict, instance: Any) -> bool:
-        key = id(schema)
-        if key not in self._evolved:
-            self._evolved[key] = self.validator.evolve(schema=schema)
-        return self._evolved[key].is_valid(instance)
-
-    def condition(self, schema: dict, instance: Any) -> bool:
-        """An `if` on a mapping: it tests the keys it names (`connector`, `type`, `mode`), so one answer per
-        distinct value of those keys; the dispatch of every step and connector asks again and again."""
-        named = schema.get("properties", {})
-        if not isinstance(instance, dict) or set(schema) - {"type", "properties", "required"}:
-            return self.valid(schema, instance)
-        key = (id(schema), tuple((k, repr(instance.get(k, self))) for k in named))
-        if key not in self._conditions:
-            self._conditions[key] = self.valid(schema, {k: instance[k] for k in named if k in instance})
-        return self._conditions[key]
+        return self.check.valid(schema, instance)
 
     def expand(self, schemas: list, instance: Any = None, conditions: bool = True) -> list[dict]:
         """Every schema that applies; `if` is decided on `instance`, or skipped without `conditions` (a scalar's
@@ -131,7 +118,7 @@ class Slots:
             for sub in schema.get("allOf", ()):
                 add(sub)
             if "if" in schema and conditions:
-                add(schema.get("then") if self.condition(schema["if"], instance) else schema.get("else"))
+                add(schema.get("then") if self.valid(schema["if"], instance) else schema.get("else"))
 
         for schema in schemas:
             add(schema)
