@@ -33,60 +33,65 @@ class Line:
         """Black's Line.append (a pipec leaf is never blank, so none is skipped)."""
         if self.leaves and not preformatted:
             leaf.prefix += leaf.space
-        if self.inside_brackets or not preformatted or track_bracket:
-            self._mark(leaf)
-            if leaf.kind in CLOSING and self.leaves and self.leaves[-1].kind == COMMA and self._magic_comma(leaf):
-                self.magic_trailing_comma = leaf
         if leaf.kind == COMMENT:
-            self._append_comment(leaf)
+            self._append_comment(leaf)  # black's bracket tracker skips comments
+        elif self.inside_brackets or not preformatted or track_bracket:
+            self._mark((leaf,))
         else:
             self.leaves.append(leaf)
 
     def extend(self, leaves: list[Leaf]) -> None:
         """`append(leaf, preformatted=True)` for each leaf, none a comment."""
-        if not self.inside_brackets:
+        if self.inside_brackets:
+            self._mark(leaves)
+        else:
             self.leaves.extend(leaves)
-            return
-        mark = self._mark
-        for leaf in leaves:
-            mark(leaf)
-            if leaf.kind in CLOSING and self.leaves and self.leaves[-1].kind == COMMA and self._magic_comma(leaf):
-                self.magic_trailing_comma = leaf
-            self.leaves.append(leaf)
 
-    def _mark(self, leaf: Leaf) -> None:
-        """Black's BracketTracker.mark: depth, bracket pairs and the delimiters at depth 0."""
-        kind = leaf.kind
-        if kind == COMMENT:
-            return
+    def _mark(self, leaves) -> None:
+        """Append `leaves` (none a comment), each marked as black's BracketTracker.mark does (depth, bracket
+        pairs, the delimiters at depth 0) and a closing bracket after a comma noted as Line.append does (a
+        magic trailing comma). One loop over local state: it runs for every leaf of every line a split builds."""
         depth = self.bracket_depth
-        if kind in CLOSING:
-            if not self.open_brackets:
-                return  # the closing bracket of a pair opened on an earlier line
-            depth -= 1
-            leaf.opening = self.open_brackets.pop()
-            if not leaf.value:
-                self.invisible.append(leaf)
-        elif kind == COLON and self.lambda_depths and self.lambda_depths[-1] == depth:
-            depth -= 1
-            self.lambda_depths.pop()
-        leaf.depth = depth
-        if depth == 0:
-            previous = self.previous
-            priority = split_before_priority(leaf, previous) if (kind == DOT or leaf.priority) else 0
-            if priority and previous is not None:
-                self.delimiters[previous] = priority
-            elif kind == COMMA:
-                self.delimiters[leaf] = COMMA_PRIORITY
-        if kind in OPENING:
-            self.open_brackets.append(leaf)
-            depth += 1
-            if not leaf.value:
-                self.invisible.append(leaf)
-        self.previous = leaf
-        if kind == NAME and leaf.value == "lambda":
-            depth += 1
-            self.lambda_depths.append(depth)
+        open_brackets = self.open_brackets
+        delimiters = self.delimiters
+        previous = self.previous
+        lambda_depths = self.lambda_depths
+        line = self.leaves
+        for leaf in leaves:
+            kind = leaf.kind
+            if kind in CLOSING:
+                if open_brackets:  # else the closing bracket of a pair opened on an earlier line
+                    depth -= 1
+                    leaf.opening = open_brackets.pop()
+                    if not leaf.value:
+                        self.invisible.append(leaf)
+                    leaf.depth = depth
+                    previous = leaf
+                if line and line[-1].kind == COMMA and self._magic_comma(leaf):
+                    self.magic_trailing_comma = leaf
+                line.append(leaf)
+                continue
+            if kind == COLON and lambda_depths and lambda_depths[-1] == depth:
+                depth -= 1
+                lambda_depths.pop()
+            leaf.depth = depth
+            if depth == 0:
+                priority = split_before_priority(leaf, previous) if (kind == DOT or leaf.priority) else 0
+                if priority and previous is not None:
+                    delimiters[previous] = priority
+                elif kind == COMMA:
+                    delimiters[leaf] = COMMA_PRIORITY
+            if kind in OPENING:
+                open_brackets.append(leaf)
+                depth += 1
+                if not leaf.value:
+                    self.invisible.append(leaf)
+            elif kind == NAME and leaf.value == "lambda":
+                depth += 1
+                lambda_depths.append(depth)
+            previous = leaf
+            line.append(leaf)
+        self.previous = previous
         self.bracket_depth = depth
 
     def _magic_comma(self, closing: Leaf) -> bool:
