@@ -22,9 +22,20 @@ Unsupported = parse.Unsupported
 
 
 def _pass(leaves: list, depth: int) -> list[Line]:
+    """One run of black's linegen over the statement: its line built (`Line.append` of each leaf, the marking
+    done a run of leaves at a time), then split."""
     line = Line(depth)
+    for leaf in leaves[1:]:
+        leaf.prefix += leaf.space
+    run: list = []
     for leaf in leaves:
-        line.append(leaf)
+        if leaf.kind != COMMENT:
+            run.append(leaf)
+            continue
+        line.mark(run)
+        run = []
+        line.append(leaf, preformatted=True)
+    line.mark(run)
     return transform_line(line)
 
 
@@ -48,6 +59,7 @@ def _lay_out(statement: syntax.Statement, depth: int) -> str:
     leaves = syntax.leaves(statement)
     if not _measurable(leaves):
         return black_statement(syntax.source(statement), depth)
+    values = [leaf.value for leaf in leaves]
     lines = _pass(leaves, depth)
     # Black formats a changed file a second time: the commas it added are magic trailing commas then, and
     # the optional parentheses it hid around a list's only item are gone.
@@ -55,7 +67,7 @@ def _lay_out(statement: syntax.Statement, depth: int) -> str:
     added = frozenset(leaf.index for leaf in printed if leaf.added)
     dropped = frozenset(leaf.index for leaf in printed if leaf.redundant and not leaf.value)
     if added or dropped:
-        lines = _pass(syntax.leaves(statement, added, dropped), depth)
+        lines = _pass(syntax.reread(leaves, values, added, dropped), depth)
     return "\n".join(line.text() for line in lines)
 
 

@@ -36,18 +36,18 @@ class Line:
         if leaf.kind == COMMENT:
             self._append_comment(leaf)  # black's bracket tracker skips comments
         elif self.inside_brackets or not preformatted or track_bracket:
-            self._mark((leaf,))
+            self.mark((leaf,))
         else:
             self.leaves.append(leaf)
 
     def extend(self, leaves: list[Leaf]) -> None:
         """`append(leaf, preformatted=True)` for each leaf, none a comment."""
         if self.inside_brackets:
-            self._mark(leaves)
+            self.mark(leaves)
         else:
             self.leaves.extend(leaves)
 
-    def _mark(self, leaves) -> None:
+    def mark(self, leaves) -> None:
         """Append `leaves` (none a comment), each marked as black's BracketTracker.mark does (depth, bracket
         pairs, the delimiters at depth 0) and a closing bracket after a comma noted as Line.append does (a
         magic trailing comma). One loop over local state: it runs for every leaf of every line a split builds."""
