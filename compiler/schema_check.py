@@ -73,6 +73,19 @@ def unique(items: list) -> bool:
         return True
 
 
+KEY_TEST_ANSWERS = 1024  # answers remembered per dispatching condition (a few dozen types and connectors)
+
+
+def _is_key_test(schema: dict, keywords: set[str]) -> bool:
+    """`{type: object (optional), properties: {key: S}, required: [key]}`: a test of one key's value."""
+    properties, required = schema.get("properties"), schema.get("required")
+    return (
+        keywords - {"type"} == {"properties", "required"}
+        and schema.get("type", "object") == "object"
+        and isinstance(properties, dict) and len(properties) == 1 and required == list(properties)
+    )
+
+
 class SchemaCheck:
     """Compiled checks of one schema's subschemas (`$ref`s resolve in `root`), built as they are first asked."""
 
@@ -105,11 +118,38 @@ class SchemaCheck:
         keywords = ASSERTING.intersection(schema)
         if keywords - _KEYWORDS.keys():
             return self._fallback(schema)
+        if _is_key_test(schema, keywords):
+            return self._key_test(schema)
         try:
             checks = [c for k in sorted(keywords, key=_ORDER.index) if (c := _KEYWORDS[k](self, schema[k], schema)) is not None]
         except LookupError:  # a $ref outside this schema
             return self._fallback(schema)
         return _every(checks)
+
+    def _key_test(self, schema: dict) -> Check:
+        """A dispatcher's condition, `{type: object, properties: {key: S}, required: [key]}`: asked of every
+        step for every transform type, so the answer for a text value of `key` is remembered."""
+        ((key, sub),) = schema["properties"].items()
+        typed = "type" in schema
+        inner = self.check(sub)
+        answers: dict[str, bool] = {}
+
+        def key_test(x: Any) -> bool:
+            if not isinstance(x, dict):
+                return not typed  # without `type`, properties and required pass anything else
+            if key not in x:
+                return False
+            value = x[key]
+            if type(value) is not str:
+                return inner(value)
+            answer = answers.get(value)
+            if answer is None:
+                if len(answers) >= KEY_TEST_ANSWERS:
+                    answers.clear()
+                answer = answers[value] = inner(value)
+            return answer
+
+        return key_test
 
     def resolve(self, ref: str) -> Any:
         if not ref.startswith("#"):
