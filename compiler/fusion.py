@@ -204,7 +204,7 @@ class Run:
         except Unfusable:
             return False
         sizes = {n: _size(x, self.sizes) for n, x in after.items()}
-        if not after or max(sizes.values()) > MAX_FIELD_NODES or _recasts(tuple(after.values()), self.cast):
+        if not after or max(sizes.values()) > MAX_FIELD_NODES or self.cast and _recasts(tuple(after.values()), self.cast):
             return False
         self.cast = {n for n, x in after.items() if _is_cast(x) or x == ir.Field(self.side, n) and n in self.cast}
         # A step that refuses a null side fails the record where the run builds the side; the first such step's

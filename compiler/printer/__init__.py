@@ -22,20 +22,17 @@ Unsupported = parse.Unsupported
 
 
 def _pass(leaves: list, depth: int) -> list[Line]:
-    """One run of black's linegen over the statement: its line built (`Line.append` of each leaf, the marking
-    done a run of leaves at a time), then split."""
+    """One run of black's linegen over the statement: its line built (`Line.append` of each leaf; the marking
+    is deferred until the line is split), then split."""
     line = Line(depth)
     for leaf in leaves[1:]:
         leaf.prefix += leaf.space
-    run: list = []
-    for leaf in leaves:
-        if leaf.kind != COMMENT:
-            run.append(leaf)
-            continue
-        line.mark(run)
-        run = []
-        line.append(leaf, preformatted=True)
-    line.mark(run)
+    if leaves and leaves[-1].kind == COMMENT:  # the statement's comment: the only one, and last
+        line.defer(leaves[:-1])
+        line.settle()
+        line.append(leaves[-1], preformatted=True)
+    else:
+        line.defer(list(leaves))  # marked if it is split: most statements fit on their line
     return transform_line(line)
 
 

@@ -12,7 +12,7 @@ from .leaf import (
 class Line:
     __slots__ = (
         "depth", "leaves", "comments", "inside_brackets", "should_split_rhs", "magic_trailing_comma",
-        "bracket_depth", "open_brackets", "delimiters", "previous", "lambda_depths", "invisible",
+        "bracket_depth", "open_brackets", "delimiters", "previous", "lambda_depths", "invisible", "pending",
     )
 
     def __init__(self, depth: int = 0, inside_brackets: bool = False):
@@ -28,6 +28,30 @@ class Line:
         self.previous: Leaf | None = None
         self.lambda_depths: list[int] = []
         self.invisible: list[Leaf] = []
+        self.pending = False  # leaves held but not marked yet (see `defer`)
+
+    def defer(self, leaves: list[Leaf]) -> None:
+        """Hold `leaves` (none a comment) as `mark` would append them, marking them only when `settle` is
+        called: a line that is laid out as it is (it fits and has no magic trailing comma) never needs its
+        marks, and nothing reads a leaf's marks before its line is laid out (split.transform_line)."""
+        self.leaves = leaves
+        self.pending = True
+
+    def settle(self) -> None:
+        """Mark the leaves `defer` held, as if they had been appended then."""
+        if self.pending:
+            self.pending = False
+            leaves, self.leaves = self.leaves, []
+            self.mark(leaves)
+
+    def may_have_magic_comma(self) -> bool:
+        """Whether a closing bracket follows a comma (else marking can find no magic trailing comma)."""
+        after_comma = False
+        for leaf in self.leaves:
+            if after_comma and leaf.kind in CLOSING:
+                return True
+            after_comma = leaf.kind == COMMA
+        return False
 
     def append(self, leaf: Leaf, preformatted: bool = False, track_bracket: bool = False) -> None:
         """Black's Line.append (a pipec leaf is never blank, so none is skipped)."""

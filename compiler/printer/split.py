@@ -20,6 +20,10 @@ def transform_line(line: Line, force: bool = False, text: str | None = None) -> 
     FORCE_OPTIONAL_PARENTHESES feature (its "second opinion"); `text` is the line's, when the caller has it."""
     if text is None:
         text = line.text()
+    if line.pending:  # held unmarked: its marks are needed only if it is split, or to find a magic comma
+        if not line.should_split_rhs and line.fits(text=text) and not line.may_have_magic_comma():
+            return [line]
+        line.settle()
     if not line.should_split_rhs and not line.magic_trailing_comma and line.fits(text=text):
         return [line]
     transforms = (delimiter_split, right_hand_split_with_omits) if line.inside_brackets else (right_hand_split_with_omits,)
@@ -78,17 +82,18 @@ def delimiter_split(line: Line, force: bool) -> Iterator[Line]:
     start = 0
     for index in _delimiter_indexes(line, priority):
         current = Line(line.depth, line.inside_brackets)
-        current.extend(leaves[start:index + 1])
+        current.defer(leaves[start:index + 1])  # marked if transform_line splits it
         current.leaves[0].prefix = ""
         start = index + 1
         yield current
     if start < len(leaves):
         current = Line(line.depth, line.inside_brackets)
-        current.extend(leaves[start:])
-        if priority == COMMA_PRIORITY and current.leaves[-1].kind != COMMA:
+        piece = leaves[start:]
+        if priority == COMMA_PRIORITY and piece[-1].kind != COMMA:
             comma = added_comma()
             comma.index = last.index  # it follows the last leaf: black's second pass reads it there
-            current.append(comma)
+            piece.append(comma)  # as `append` would: its space is empty, so is its prefix
+        current.defer(piece)
         current.leaves[0].prefix = ""
         yield current
 
