@@ -101,18 +101,22 @@ class _If:
 
 
 _NO_SCHEMA: dict = {}  # what a missing `properties` entry or `items` stands for: one object, so its id is stable
+REMEMBERED = 8192  # answers kept per kind (a mapping's keys can be any text: property names, test records)
 
 
 class Slots:
     """The schema's view of a position: the subschemas that apply there (`$ref`, `allOf`, `if` followed), with
     the schema's compiled check (schema_check.py) deciding each `if`. One per process: it remembers, for each
-    subschema, what it always brings along and which types it names (all keyed by the subschema's id: every
-    subschema is part of the one schema, alive as long as it)."""
+    subschema, what it always brings along and which types it names, and for each list of subschemas those
+    of a key and the types a scalar may take (all keyed by ids: every subschema is part of the one schema,
+    alive as long as it). The lists it returns are shared: read, never changed."""
 
     def __init__(self, check: SchemaCheck):
         self.check, self.root = check, check.root
         self._plans: dict[int, tuple] = {}
         self._types: dict[int, frozenset | None] = {}
+        self._children: dict[tuple, list] = {}
+        self._scalar_types: dict[tuple, set[str] | None] = {}
 
     def valid(self, schema: dict, instance: Any) -> bool:
         return self.check.valid(schema, instance)
@@ -151,9 +155,19 @@ class Slots:
             plan = self._plans[id(schema)] = tuple(found)
         return plan
 
+    def child(self, schemas: list[dict], key: str) -> list:
+        """The schemas of a mapping's value at `key`; [] where a schema forbids the key (validation says so).
+        Remembered by the schemas' ids and the key: the same lists come back for every step of a type."""
+        memo = (tuple(map(id, schemas)), key)
+        found = self._children.get(memo)
+        if found is None:
+            if len(self._children) >= REMEMBERED:
+                self._children.clear()
+            found = self._children[memo] = self._child(schemas, key)
+        return found
+
     @staticmethod
-    def child(schemas: list[dict], key: str) -> list:
-        """The schemas of a mapping's value at `key`; [] where a schema forbids the key (validation says so)."""
+    def _child(schemas: list[dict], key: str) -> list:
         out = []
         for schema in schemas:
             properties = schema.get("properties")
@@ -168,6 +182,16 @@ class Slots:
     @staticmethod
     def items(schemas: list[dict]) -> list:
         return [schema.get("items", _NO_SCHEMA) for schema in schemas]
+
+    def scalar_types(self, schemas: list[dict]) -> set[str] | None:
+        """`types` of every schema that applies whatever the value (`expand` without conditions), remembered
+        by the schemas' ids: asked for every plain scalar."""
+        memo = tuple(map(id, schemas))
+        if memo not in self._scalar_types:
+            if len(self._scalar_types) >= REMEMBERED:
+                self._scalar_types.clear()
+            self._scalar_types[memo] = self.types(self.expand(schemas, conditions=False))
+        return self._scalar_types[memo]
 
     def types(self, schemas: list[dict]) -> set[str] | None:
         """The JSON types every schema here allows (None: no schema constrains the type)."""
@@ -222,7 +246,7 @@ class _Settler:
 
     def plain(self, value: Any, text: str, schemas: list[dict], path: tuple) -> Any:
         """The value of an unquoted scalar: YAML 1.1 read `text` as `value`."""
-        types = self.slots.types(self.slots.expand(schemas, conditions=False))
+        types = self.slots.scalar_types(schemas)
         where = ".".join(map(str, path))
         if types is not None:
             agreed = _read(text, _AGREED)

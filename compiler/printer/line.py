@@ -82,6 +82,11 @@ class Line:
         lambda_depths = self.lambda_depths
         line = self.leaves
         for leaf in leaves:
+            if leaf.plain:
+                leaf.depth = depth
+                previous = leaf
+                line.append(leaf)
+                continue
             kind = leaf.kind
             if kind in CLOSING:
                 if open_brackets:  # else the closing bracket of a pair opened on an earlier line
