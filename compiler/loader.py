@@ -17,7 +17,8 @@ YamlPath = tuple  # of str keys and int indexes
 
 @dataclass(frozen=True)
 class SourceMap:
-    """Where each value (and each mapping key) of a document stands in its file."""
+    """Where each value (and each mapping key) of a document stands in its file: `values` and `keys` map a path
+    to its (line, column), 1-based; `at` and `key` give Locations."""
 
     file: str
     values: dict
@@ -35,11 +36,13 @@ class SourceMap:
         path = tuple(path)
         while path not in self.values and path:
             path = path[:-1]
-        return self.values.get(path, Location(self.file, 1, 1))
+        line, col = self.values.get(path, (1, 1))
+        return Location(self.file, line, col)
 
     def key(self, path: YamlPath) -> Location:
         """The location of the mapping key that introduces `path` (the value's if there is no key)."""
-        return self.keys.get(tuple(path)) or self.at(path)
+        found = self.keys.get(tuple(path))
+        return Location(self.file, *found) if found else self.at(path)
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,8 @@ class _Tree:
         return None
 
     def build(self, node: yaml.Node, path: tuple) -> Any:
-        self.values[path] = self.loc(node)
+        mark = node.start_mark
+        self.values[path] = (mark.line + 1, mark.column + 1)
         if isinstance(node, yaml.MappingNode):
             result: dict = {}
             for key_node, value_node in node.value:
@@ -113,12 +117,13 @@ class _Tree:
                 if key in result:
                     self.diags.error(
                         "E002",
-                        f"duplicate key '{key}' (first at line {self.keys[path + (key,)].line})",
+                        f"duplicate key '{key}' (first at line {self.keys[path + (key,)][0]})",
                         self.loc(key_node),
                         "remove one of them: YAML would silently keep only the last",
                     )
                     continue
-                self.keys[path + (key,)] = self.loc(key_node)
+                mark = key_node.start_mark
+                self.keys[path + (key,)] = (mark.line + 1, mark.column + 1)
                 result[key] = self.build(value_node, path + (key,))
             return result
         if isinstance(node, yaml.SequenceNode):

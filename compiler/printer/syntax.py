@@ -353,24 +353,25 @@ def leaves(statement: Statement) -> list[Leaf]:
 
 def reread(first: list[Leaf], values: list[str], added_commas: frozenset[int], dropped: frozenset[int]) -> list[Leaf]:
     """Black's tokens of its first pass's output, for its second pass: the statement's leaves (`first`, as
-    `leaves` gave them) with a comma after each position in `added_commas` (the trailing commas the first pass
-    added) and without those in `dropped` (the parentheses it hid and that its reading does not bring back).
-    Fresh copies, as a layout changes its leaves, each with its value from before (`values`: black shows
-    optional parentheses by giving them one)."""
-    fresh = []
+    `leaves` gave them, and laid out once since) with a comma after each position in `added_commas` (the
+    trailing commas the first pass added) and without those in `dropped` (the parentheses it hid and that its
+    reading does not bring back). The leaves are taken back as they were: what a layout changes (prefix,
+    bracket depth and pair, attachment, and the value black gives optional parentheses to show them) is reset,
+    `values` holding their values from before."""
+    kept = []
     comment = None
     for leaf, value in zip(first, values):
+        leaf.prefix, leaf.value, leaf.depth, leaf.opening, leaf.attached = "", value, 0, None, True
         if leaf.kind == COMMENT:
             comment = leaf
-            continue
-        twin = leaf.copy()
-        twin.value = value
-        fresh.append(twin)
-    out = _second_pass_input(fresh, added_commas, dropped)
+        else:
+            kept.append(leaf)
+    out = _second_pass_input(kept, added_commas, dropped)
     for index, leaf in enumerate(out):
         leaf.index = index
     if comment is not None:
-        out.append(Leaf(COMMENT, comment.value, comment.space))
+        comment.index = -1
+        out.append(comment)
     return out
 
 
