@@ -65,7 +65,7 @@ def _lay_out(statement: syntax.Statement, depth: int) -> str:
     dropped = frozenset(leaf.index for leaf in printed if leaf.redundant and not leaf.value)
     if added or dropped:
         lines = _pass(syntax.reread(leaves, values, added, dropped), depth)
-    return "\n".join(line.text() for line in lines)
+    return "\n".join(line.laid or line.text() for line in lines)
 
 
 def _measurable(leaves: list) -> bool:

@@ -13,6 +13,7 @@ class Line:
     __slots__ = (
         "depth", "leaves", "comments", "inside_brackets", "should_split_rhs", "magic_trailing_comma",
         "bracket_depth", "open_brackets", "delimiters", "previous", "lambda_depths", "invisible", "pending",
+        "laid",
     )
 
     def __init__(self, depth: int = 0, inside_brackets: bool = False):
@@ -29,6 +30,7 @@ class Line:
         self.lambda_depths: list[int] = []
         self.invisible: list[Leaf] = []
         self.pending = False  # leaves held but not marked yet (see `defer`)
+        self.laid = ""  # the text, once the line is laid out as it is (nothing changes its leaves after that)
 
     def defer(self, leaves: list[Leaf]) -> None:
         """Hold `leaves` (none a comment) as `mark` would append them, marking them only when `settle` is
@@ -182,7 +184,7 @@ class Line:
 
     def fits(self, line_length: int = LINE_LENGTH, text: str = "") -> bool:
         """Black's is_line_short_enough for lines without multiline strings or standalone comments."""
-        return len(text or self.text()) <= line_length
+        return len(text or self.laid or self.text()) <= line_length
 
     def __bool__(self) -> bool:
         return bool(self.leaves or self.comments)

@@ -22,9 +22,11 @@ def transform_line(line: Line, force: bool = False, text: str | None = None) -> 
         text = line.text()
     if line.pending:  # held unmarked: its marks are needed only if it is split, or to find a magic comma
         if not line.should_split_rhs and line.fits(text=text) and not line.may_have_magic_comma():
+            line.laid = text
             return [line]
         line.settle()
     if not line.should_split_rhs and not line.magic_trailing_comma and line.fits(text=text):
+        line.laid = text
         return [line]
     transforms = (delimiter_split, right_hand_split_with_omits) if line.inside_brackets else (right_hand_split_with_omits,)
     for transform in transforms:
