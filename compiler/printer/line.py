@@ -83,11 +83,12 @@ class Line:
         previous = self.previous
         lambda_depths = self.lambda_depths
         line = self.leaves
+        before = line[-1] if line else None  # the leaf before the one being marked
+        line.extend(leaves)  # the magic comma test below reads the line only up to the closing bracket
         for leaf in leaves:
             if leaf.plain:
                 leaf.depth = depth
-                previous = leaf
-                line.append(leaf)
+                previous = before = leaf
                 continue
             kind = leaf.kind
             if kind in CLOSING:
@@ -98,9 +99,9 @@ class Line:
                         self.invisible.append(leaf)
                     leaf.depth = depth
                     previous = leaf
-                if line and line[-1].kind == COMMA and self._magic_comma(leaf):
+                if before is not None and before.kind == COMMA and self._magic_comma(leaf):
                     self.magic_trailing_comma = leaf
-                line.append(leaf)
+                before = leaf
                 continue
             if kind == COLON and lambda_depths and lambda_depths[-1] == depth:
                 depth -= 1
@@ -120,8 +121,7 @@ class Line:
             elif kind == NAME and leaf.value == "lambda":
                 depth += 1
                 lambda_depths.append(depth)
-            previous = leaf
-            line.append(leaf)
+            previous = before = leaf
         self.previous = previous
         self.bracket_depth = depth
 
@@ -197,8 +197,8 @@ def one_sequence_between(opening: Leaf, closing: Leaf, leaves: list[Leaf]) -> bo
         return False
     depth = closing.depth + 1
     try:
-        start = next(i for i, leaf in enumerate(leaves) if leaf is opening)
-    except StopIteration:
+        start = leaves.index(opening)  # identity: a Leaf equals only itself
+    except ValueError:
         return False
     commas = 0
     for leaf in leaves[start + 1:]:
