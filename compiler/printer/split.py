@@ -101,9 +101,20 @@ def delimiter_split(line: Line, force: bool) -> Iterator[Line]:
 
 
 def _delimiter_indexes(line: Line, priority: int) -> list[int]:
-    """Positions of the leaves after which `line` splits at `priority`."""
-    delimiters = line.delimiters
-    return [index for index, leaf in enumerate(line.leaves) if delimiters.get(leaf) == priority]
+    """Positions of the leaves after which `line` splits at `priority`. The delimiters were noted in the
+    line's order (each leaf once, when it or the leaf after it was marked), so each is found after the last."""
+    leaves = line.leaves
+    found: list[int] = []
+    at = 0
+    try:
+        for leaf, noted in line.delimiters.items():
+            if noted == priority:
+                at = leaves.index(leaf, at)  # identity: a Leaf equals only itself
+                found.append(at)
+    except ValueError:  # not in the line's order after all: look at every leaf
+        delimiters = line.delimiters
+        return [index for index, leaf in enumerate(leaves) if delimiters.get(leaf) == priority]
+    return found
 
 
 def _delimiter_split_with_comments(line: Line, priority: int, last: Leaf) -> Iterator[Line]:
