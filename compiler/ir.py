@@ -5,10 +5,23 @@ Expressions are frozen dataclasses with typed fields; nothing here knows about t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Union
 
 from .diagnostics import Location
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def field_names(node: object) -> tuple[str, ...] | None:
+    """The field names of a dataclass instance (None for any other value): the walks over IR trees ask it of
+    every node, so it is found once per class (`dataclasses.fields` is slow)."""
+    cls = type(node)
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
+        return names
 
 
 class Expr:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 
 from . import fusion, ir, record_errors
 from .build import Compiled
@@ -70,8 +70,9 @@ def columns_read(node: object) -> set[str]:
         return {node.name}
     if isinstance(node, tuple):
         return set().union(*(columns_read(n) for n in node))
-    if is_dataclass(node):
-        return set().union(*(columns_read(getattr(node, f.name)) for f in fields(node)))
+    names = ir.field_names(node)
+    if names is not None:
+        return set().union(*(columns_read(getattr(node, name)) for name in names))
     return set()
 
 
