@@ -9,9 +9,11 @@ progress (`durationMs`: planning the batch — latestOffset, getBatch, queryPlan
 it, addBatch, and commitOffsets), collected by a StreamingQueryListener.
 
 Where a record's latency goes (bench/latency_legs.py): the broker's append times split it into legs, to the
-broker, through the job and to the consumer; the Spark JVM and the broker log their GC pauses (-Xlog:gc),
-counted inside the measured window, and Linux's pressure stall information gives the share of that window during
-which some task waited for a CPU. Before the modes are measured, the first one runs unmeasured for a minute (the JVM's warm-up).
+broker, through the job and to the consumer; in the measured window, the GC pauses the Spark JVM and the broker
+log (-Xlog:gc), the cores used by the Spark JVM, the broker, this process and everything else on the machine
+(/proc), and the share of the window during which some task waited for a CPU (/proc/pressure/cpu). Each mode's
+legs per second of sending go to out/latency-timeline-<mode>.json. Before the modes are measured, the first one
+runs unmeasured for a minute (the JVM's warm-up).
 
 Modes (name: pipeline variant, trigger):
   micro_batch            payments, no trigger: Spark's default (a micro-batch as soon as the last one ends)
@@ -53,7 +55,7 @@ from pathlib import Path
 
 import yaml
 
-from .latency_legs import LEGS, GcLog, appended, cpu_waiting_share, cpu_waiting_us, legs, percentile
+from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
@@ -206,8 +208,7 @@ def where_the_time_goes(events: list[tuple]) -> dict:
     }
 
 
-def run_mode(name: str, job, spark, progress: Progress, gc: GcLog, broker_gc: GcLog, bootstrap: str, admin,
-             args) -> dict:
+def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstrap: str, admin, args) -> dict:
     from confluent_kafka import Producer
     from confluent_kafka.admin import NewTopic
 
@@ -238,10 +239,11 @@ def run_mode(name: str, job, spark, progress: Progress, gc: GcLog, broker_gc: Gc
     sent: dict[str, float] = {}
     started = time.time()
     log(f"{name}: measuring {args.rate:,} records/s for {args.seconds:g} s (trigger {trigger or 'default'})")
-    load_start, waiting_start = os.getloadavg(), cpu_waiting_us()
+    load_start = os.getloadavg()
+    probes.begin()
     produce(producer, topics["in"], "m", args.rate, args.seconds, sent)
     sent_end = time.time()
-    cpu_waiting = cpu_waiting_share(waiting_start, started, sent_end)
+    probed = probes.figures(started, sent_end)
     drain = sent_end + DRAIN_S
     while time.time() < drain and not all(p in consumer.seen for p in list(sent)[-200:]):
         time.sleep(0.1)
@@ -274,10 +276,12 @@ def run_mode(name: str, job, spark, progress: Progress, gc: GcLog, broker_gc: Gc
         "load_average_end": [round(x, 2) for x in os.getloadavg()],
         **where_the_time_goes(progress.between(started, ended, run)),
         "legs": legs(sent, into, consumer.appended, consumer.seen, batch_ends),
-        "cpu_waiting_share": cpu_waiting,
-        "gc": gc.pauses(started, sent_end),
-        "broker_gc": broker_gc.pauses(started, sent_end),
+        **probed,
     }
+    OUT.parent.mkdir(exist_ok=True)
+    (OUT.parent / f"latency-timeline-{name}.json").write_text(json.dumps({
+        "columns": ["second", "records", *(f"{leg}_{f}_s" for leg in LEGS for f in ("median", "max"))],
+        "rows": timeline(sent, into, consumer.appended, consumer.seen)}) + "\n", encoding="utf-8")
     log(f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
         f"max {figures['max_s']:.3f} s; {figures['received']:,} of {figures['records']:,} seen; "
         f"{figures.get('batches', 0)} micro-batches, planning {figures.get('planning_ms_median', '-')} ms, "
@@ -289,7 +293,7 @@ def run_mode(name: str, job, spark, progress: Progress, gc: GcLog, broker_gc: Gc
         text += (f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
                  f"{split['near_batch_end_share_of_run']:.0%} of the run)")
     log(f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
-        f"some task waiting for a CPU {cpu_waiting if cpu_waiting is None else f'{cpu_waiting:.0%}'} of the time")
+        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time")
     return figures
 
 
@@ -297,20 +301,19 @@ def measure(args) -> dict:
     from confluent_kafka.admin import AdminClient
 
     state = Path(tempfile.mkdtemp(prefix="latency-kafka-"))
-    broker_gc = GcLog(state / "broker-gc.log")
+    folder = Path(tempfile.mkdtemp(prefix="latency-jobs-"))
+    probes = Probes(folder, state)
     heap = os.environ.get("PIPEC_KAFKA_HEAP", "-Xms64m -Xmx512m")  # scripts/kafka's default
-    env = {**os.environ, "PIPEC_KAFKA_DIR": str(state), "PIPEC_KAFKA_HEAP": f"{heap} {broker_gc.option}"}
+    env = {**os.environ, "PIPEC_KAFKA_DIR": str(state), "PIPEC_KAFKA_HEAP": f"{heap} {probes.broker_gc.option}"}
     started = subprocess.run([str(ROOT / "scripts" / "kafka"), "start"], env=env, capture_output=True, text=True)
     if started.returncode != 0:
         raise SystemExit(f"scripts/kafka start failed:\n{started.stderr}")
     bootstrap = started.stdout.strip().splitlines()[-1]
     try:
         admin = AdminClient({"bootstrap.servers": bootstrap})
-        folder = Path(tempfile.mkdtemp(prefix="latency-jobs-"))
         jobs = {variant: compile_variant(folder, variant) for variant in {MODES[m][0] for m in args.modes}}
         first = jobs[MODES[args.modes[0]][0]]
-        gc = GcLog(folder / "spark-gc.log")
-        jvm = ["--conf", f"spark.driver.extraJavaOptions={gc.option}"]
+        jvm = ["--conf", f"spark.driver.extraJavaOptions={probes.spark_gc.option}"]
         spark = first.session(first.parse_args(["--bootstrap-servers", bootstrap, *SPARK_ARGS, *jvm]))
         progress = Progress()
         spark.streams.addListener(progress.listener)
@@ -320,11 +323,11 @@ def measure(args) -> dict:
         if args.jvm_warmup > 0:
             log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
             warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
-            run_mode(args.modes[0], jobs[MODES[args.modes[0]][0]], spark, progress, gc, broker_gc, bootstrap, admin, warm)
+            run_mode(args.modes[0], jobs[MODES[args.modes[0]][0]], spark, progress, probes, bootstrap, admin, warm)
         modes = {}
         for name in args.modes:
             try:
-                modes[name] = run_mode(name, jobs[MODES[name][0]], spark, progress, gc, broker_gc, bootstrap, admin, args)
+                modes[name] = run_mode(name, jobs[MODES[name][0]], spark, progress, probes, bootstrap, admin, args)
             except Exception as exc:  # a mode that cannot run here is reported, the others still run
                 modes[name] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
                 log(f"{name}: failed: {modes[name]['error']}")

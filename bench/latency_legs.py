@@ -9,6 +9,7 @@ append -> seen). The broker runs on this machine, so its clock is the producer's
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 import time
@@ -100,3 +101,102 @@ def cpu_waiting_share(start_us: int | None, start: float, end: float) -> float |
     if start_us is None or now_us is None or end <= start:
         return None
     return round((now_us - start_us) / 1e6 / (end - start), 3)
+
+
+class CpuUse:
+    """Where the machine's CPU went in a window, in cores (CPU seconds per wall second): the Spark JVM (this
+    process's descendants), the broker (its pid file), this process (producer, consumer, py4j) and everything else
+    on the machine (other work, from /proc/stat's busy time)."""
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, broker_pid_file: Path):
+        self.broker_pid_file = broker_pid_file
+        self.start: dict[str, float] = {}
+        self.started = 0.0
+
+    @staticmethod
+    def _stat(pid: int) -> list[str]:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+        return text[text.rindex(")") + 2:].split()  # the fields after the command name
+
+    def _process_seconds(self, pid: int) -> float:
+        fields = self._stat(pid)
+        return (int(fields[11]) + int(fields[12])) / self.TICK  # utime, stime (fields 14 and 15)
+
+    def _descendants(self, root: int) -> list[int]:
+        parents = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parents[int(entry.name)] = int(self._stat(int(entry.name))[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+        found, frontier = [], [root]
+        while frontier:
+            parent = frontier.pop()
+            children = [pid for pid, ppid in parents.items() if ppid == parent]
+            found += children
+            frontier += children
+        return found
+
+    def _sample(self) -> dict[str, float]:
+        sample = {"machine": 0.0, "spark": 0.0, "broker": 0.0, "bench": self._process_seconds(os.getpid())}
+        busy = Path("/proc/stat").read_text(encoding="utf-8").splitlines()[0].split()[1:]
+        # user nice system idle iowait irq softirq steal: busy is all but idle and iowait
+        sample["machine"] = sum(int(v) for i, v in enumerate(busy[:8]) if i not in (3, 4)) / self.TICK
+        for pid in self._descendants(os.getpid()):
+            try:
+                sample["spark"] += self._process_seconds(pid)
+            except OSError:
+                continue
+        try:
+            sample["broker"] = self._process_seconds(int(self.broker_pid_file.read_text(encoding="utf-8").strip()))
+        except (OSError, ValueError):
+            pass
+        return sample
+
+    def begin(self) -> None:
+        self.start, self.started = self._sample(), time.time()
+
+    def cores(self) -> dict[str, float]:
+        """Cores used since begin(), by whom."""
+        end, wall = self._sample(), time.time() - self.started
+        used = {k: (end[k] - self.start[k]) / wall for k in end}
+        used["other"] = used.pop("machine") - used["spark"] - used["broker"] - used["bench"]
+        return {k: round(v, 2) for k, v in used.items()}
+
+
+def timeline(sent: dict[str, float], into: dict[str, float], out: dict[str, float], seen: dict[str, float]) -> list:
+    """Per second of sending: records, then each leg's median and max (s); for reading a run's tail in time."""
+    start = min(sent.values())
+    seconds: dict[int, list[tuple[float, float, float]]] = {}
+    for p, at in sent.items():
+        if p in into and p in out and p in seen:
+            seconds.setdefault(int(at - start), []).append((into[p] - at, out[p] - into[p], seen[p] - out[p]))
+    return [[second, len(rows)] + [round(f(r[i] for r in rows), 3) for i in range(3) for f in (statistics.median, max)]
+            for second, rows in sorted(seconds.items())]
+
+
+class Probes:
+    """What bench/latency.py reads beside the records in a mode's measured window: GC pauses (Spark, broker), CPU
+    use by process and CPU pressure."""
+
+    def __init__(self, jobs_folder: Path, broker_state: Path):
+        self.spark_gc = GcLog(jobs_folder / "spark-gc.log")
+        self.broker_gc = GcLog(broker_state / "broker-gc.log")
+        self.cpu = CpuUse(broker_state / "broker.pid")
+        self.waiting_start: int | None = None
+
+    def begin(self) -> None:
+        self.cpu.begin()
+        self.waiting_start = cpu_waiting_us()
+
+    def figures(self, start: float, end: float) -> dict:
+        """Read at the window's end (`end`: now)."""
+        return {
+            "cpu_cores": self.cpu.cores(),
+            "cpu_waiting_share": cpu_waiting_share(self.waiting_start, start, end),
+            "gc": self.spark_gc.pauses(start, end),
+            "broker_gc": self.broker_gc.pauses(start, end),
+        }

@@ -69,28 +69,38 @@ def latency_section(c: dict) -> list[str]:
             f"| {label} | {m['received']:,} of {m['records']:,} | {_f(m['p50_s'], 3)} | {_f(m['p95_s'], 3)} | "
             f"**{_f(m['p99_s'], 3)}** | {_f(m['max_s'], 3)} | {m['batches']} | {batches} | {_f(m['load_average'][0])} |"
         )
-    out += [
+    return out + _legs_rows(c) + ["", LATENCY_NOTES, ""]
+
+
+def _legs_rows(c: dict) -> list[str]:
+    """Where each mode's latency goes: its legs, GC pauses, CPU use and pressure (runs that measured them)."""
+    modes = [(label, c[name]) for name, label in LATENCY_MODES.items() if c.get(name, {}).get("legs")]
+    if not modes:
+        return []
+    out = [
         "",
         "Where a record's latency goes (the broker's append times split it: send -> input topic, input -> output "
         "topic through the job, output topic -> seen), p50 / p99 of each leg and its median over the records at or "
-        "above the whole's p99 (the tail); the GC pauses of the Spark JVM and of the broker in the measured window "
-        "(count / total ms / longest ms); the share of that window during which some task waited for a CPU "
-        "(/proc/pressure/cpu); in real-time mode, the share of the tail's records that reached the broker within a "
-        "second before or half a second after a batch's end, against the share of the run such windows cover:",
+        "above the whole's p99 (the tail); in the measured window, the GC pauses of the Spark JVM and of the broker "
+        "(count / total ms / longest ms), the cores used by the Spark JVM, the broker, the benchmark's own process "
+        "(producer and consumer) and everything else on the machine, and the share of the window during which some "
+        "task waited for a CPU (/proc/pressure/cpu); in real-time mode, the share of the tail's records that reached "
+        "the broker within a second before or half a second after a batch's end, against the share of the run such "
+        "windows cover:",
         "",
         "| mode | to broker p50 / p99 / tail s | job p50 / p99 / tail s | to consumer p50 / p99 / tail s "
-        "| Spark GC | broker GC | waiting for a CPU | tail near a batch end (windows' share) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| Spark GC | broker GC | cores: Spark / broker / bench / others | waiting for a CPU "
+        "| tail near a batch end (windows' share) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, label in LATENCY_MODES.items():
-        m = c.get(name, {})
-        if not m.get("legs"):
-            continue
+    for label, m in modes:
         legs = " | ".join(" / ".join(_f(m["legs"][leg][k], 3) for k in ("p50_s", "p99_s", "tail_median_s"))
                           for leg in ("to_broker", "job", "to_consumer"))
         gcs = " | ".join(_gc(m.get(key)) for key in ("gc", "broker_gc"))
+        cores = m.get("cpu_cores")
+        cores = "-" if not cores else " / ".join(_f(cores[k]) for k in ("spark", "broker", "bench", "other"))
         waiting = m.get("cpu_waiting_share")
         near = m["legs"].get("tail_near_batch_end")
         near = "-" if near is None else f"{near:.0%} ({m['legs']['near_batch_end_share_of_run']:.0%})"
-        out.append(f"| {label} | {legs} | {gcs} | {'-' if waiting is None else f'{waiting:.0%}'} | {near} |")
-    return out + ["", LATENCY_NOTES, ""]
+        out.append(f"| {label} | {legs} | {gcs} | {cores} | {'-' if waiting is None else f'{waiting:.0%}'} | {near} |")
+    return out
