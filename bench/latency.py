@@ -279,9 +279,8 @@ def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstra
         **probed,
     }
     OUT.parent.mkdir(exist_ok=True)
-    (OUT.parent / f"latency-timeline-{name}.json").write_text(json.dumps({
-        "columns": ["second", "records", *(f"{leg}_{f}_s" for leg in LEGS for f in ("median", "max"))],
-        "rows": timeline(sent, into, consumer.appended, consumer.seen)}) + "\n", encoding="utf-8")
+    each_second = timeline(sent, into, consumer.appended, consumer.seen, probes.cpu.each_second)
+    (OUT.parent / f"latency-timeline-{name}.json").write_text(json.dumps(each_second) + "\n", encoding="utf-8")
     log(f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
         f"max {figures['max_s']:.3f} s; {figures['received']:,} of {figures['records']:,} seen; "
         f"{figures.get('batches', 0)} micro-batches, planning {figures.get('planning_ms_median', '-')} ms, "

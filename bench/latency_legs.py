@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import statistics
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -94,15 +95,6 @@ def cpu_waiting_us() -> int | None:
     return int(first.rsplit("total=", 1)[1])
 
 
-def cpu_waiting_share(start_us: int | None, start: float, end: float) -> float | None:
-    """The share of the wall time from `start` (when cpu_waiting_us() gave `start_us`) to `end` (now) during which
-    some runnable task waited for a CPU."""
-    now_us = cpu_waiting_us()
-    if start_us is None or now_us is None or end <= start:
-        return None
-    return round((now_us - start_us) / 1e6 / (end - start), 3)
-
-
 class CpuUse:
     """Where the machine's CPU went in a window, in cores (CPU seconds per wall second): the Spark JVM (this
     process's descendants), the broker (its pid file), this process (producer, consumer, py4j) and everything else
@@ -112,8 +104,10 @@ class CpuUse:
 
     def __init__(self, broker_pid_file: Path):
         self.broker_pid_file = broker_pid_file
+        self.spark_pids: list[int] = []
         self.start: dict[str, float] = {}
         self.started = 0.0
+        self.each_second: list[dict[str, float]] = []  # the same, per second of the window
 
     @staticmethod
     def _stat(pid: int) -> list[str]:
@@ -124,12 +118,13 @@ class CpuUse:
         fields = self._stat(pid)
         return (int(fields[11]) + int(fields[12])) / self.TICK  # utime, stime (fields 14 and 15)
 
-    def _descendants(self, root: int) -> list[int]:
+    @classmethod
+    def _descendants(cls, root: int) -> list[int]:
         parents = {}
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
                 try:
-                    parents[int(entry.name)] = int(self._stat(int(entry.name))[1])
+                    parents[int(entry.name)] = int(cls._stat(int(entry.name))[1])
                 except (OSError, ValueError, IndexError):
                     continue
         found, frontier = [], [root]
@@ -145,7 +140,7 @@ class CpuUse:
         busy = Path("/proc/stat").read_text(encoding="utf-8").splitlines()[0].split()[1:]
         # user nice system idle iowait irq softirq steal: busy is all but idle and iowait
         sample["machine"] = sum(int(v) for i, v in enumerate(busy[:8]) if i not in (3, 4)) / self.TICK
-        for pid in self._descendants(os.getpid()):
+        for pid in self.spark_pids:
             try:
                 sample["spark"] += self._process_seconds(pid)
             except OSError:
@@ -154,28 +149,58 @@ class CpuUse:
             sample["broker"] = self._process_seconds(int(self.broker_pid_file.read_text(encoding="utf-8").strip()))
         except (OSError, ValueError):
             pass
+        waiting = cpu_waiting_us()
+        if waiting is not None:
+            sample["waiting"] = waiting / 1e6
         return sample
 
-    def begin(self) -> None:
-        self.start, self.started = self._sample(), time.time()
-
-    def cores(self) -> dict[str, float]:
-        """Cores used since begin(), by whom."""
-        end, wall = self._sample(), time.time() - self.started
-        used = {k: (end[k] - self.start[k]) / wall for k in end}
+    @staticmethod
+    def _used(start: dict[str, float], end: dict[str, float], wall: float) -> dict[str, float]:
+        used = {k: (end[k] - start[k]) / wall for k in end}
         used["other"] = used.pop("machine") - used["spark"] - used["broker"] - used["bench"]
         return {k: round(v, 2) for k, v in used.items()}
 
+    def begin(self) -> None:
+        self.spark_pids = self._descendants(os.getpid())
+        self.start, self.started = self._sample(), time.time()
+        self.each_second: list[dict[str, float]] = []
+        self.stopping = threading.Event()
+        self.sampler = threading.Thread(target=self._every_second, daemon=True)
+        self.sampler.start()
 
-def timeline(sent: dict[str, float], into: dict[str, float], out: dict[str, float], seen: dict[str, float]) -> list:
-    """Per second of sending: records, then each leg's median and max (s); for reading a run's tail in time."""
+    def _every_second(self) -> None:
+        last, at = self.start, self.started
+        while not self.stopping.wait(max(0.0, at + 1 - time.time())):
+            now, when = self._sample(), time.time()
+            self.each_second.append(self._used(last, now, when - at))
+            last, at = now, when
+
+    def cores(self) -> dict[str, float]:
+        """Cores used since begin(), by whom (`waiting`: the share of the time some task waited for a CPU)."""
+        self.stopping.set()
+        self.sampler.join(5)
+        return self._used(self.start, self._sample(), time.time() - self.started)
+
+
+CPU_COLUMNS = ("spark", "broker", "bench", "other", "waiting")
+
+
+def timeline(sent: dict[str, float], into: dict[str, float], out: dict[str, float], seen: dict[str, float],
+             cpu: list[dict[str, float]]) -> dict:
+    """Per second of sending: records, each leg's median and max (s), and the cores used then by whom (and the
+    share of that second some task waited for a CPU); for reading a run's tail in time."""
     start = min(sent.values())
     seconds: dict[int, list[tuple[float, float, float]]] = {}
     for p, at in sent.items():
         if p in into and p in out and p in seen:
             seconds.setdefault(int(at - start), []).append((into[p] - at, out[p] - into[p], seen[p] - out[p]))
-    return [[second, len(rows)] + [round(f(r[i] for r in rows), 3) for i in range(3) for f in (statistics.median, max)]
-            for second, rows in sorted(seconds.items())]
+    rows = []
+    for second, found in sorted(seconds.items()):
+        legs = [round(f(r[i] for r in found), 3) for i in range(3) for f in (statistics.median, max)]
+        used = cpu[second] if second < len(cpu) else {}
+        rows.append([second, len(found), *legs, *(used.get(k) for k in CPU_COLUMNS)])
+    columns = ["second", "records", *(f"{leg}_{f}_s" for leg in LEGS for f in ("median", "max")), *CPU_COLUMNS]
+    return {"columns": columns, "rows": rows}
 
 
 class Probes:
@@ -186,17 +211,16 @@ class Probes:
         self.spark_gc = GcLog(jobs_folder / "spark-gc.log")
         self.broker_gc = GcLog(broker_state / "broker-gc.log")
         self.cpu = CpuUse(broker_state / "broker.pid")
-        self.waiting_start: int | None = None
 
     def begin(self) -> None:
         self.cpu.begin()
-        self.waiting_start = cpu_waiting_us()
 
     def figures(self, start: float, end: float) -> dict:
         """Read at the window's end (`end`: now)."""
+        cores = self.cpu.cores()
         return {
-            "cpu_cores": self.cpu.cores(),
-            "cpu_waiting_share": cpu_waiting_share(self.waiting_start, start, end),
+            "cpu_cores": cores,
+            "cpu_waiting_share": cores.pop("waiting", None),
             "gc": self.spark_gc.pauses(start, end),
             "broker_gc": self.broker_gc.pauses(start, end),
         }
