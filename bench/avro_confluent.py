@@ -31,8 +31,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results.json"
-OUT = ROOT / "out" / "avro-confluent.json"  # every run's figures (git ignores out/); --write merges them into RESULTS
+OUT = ROOT / "out" / "avro-confluent.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
 TOPIC = "orders"
 URL_ENV = "PIPEC_BENCH_REGISTRY_URL"
 FORMATS = ("json", "avro-confluent")
@@ -243,13 +242,9 @@ def measure(args) -> dict:
 
 def write_results(result: dict) -> None:
     """Merges the figures into bench/results.json as `avro_confluent` and rewrites docs/benchmarks.md."""
-    from .report import markdown
+    from .results import merge
 
-    merged = json.loads(RESULTS.read_text(encoding="utf-8"))
-    merged["avro_confluent"] = result
-    RESULTS.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
-    (ROOT / "docs" / "benchmarks.md").write_text(markdown(merged), encoding="utf-8")
-    log("wrote bench/results.json (avro_confluent) and docs/benchmarks.md")
+    merge("avro_confluent", result)
 
 
 def main(argv: list[str] | None = None) -> int:

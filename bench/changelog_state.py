@@ -37,8 +37,7 @@ from . import changelog_designs as designs
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB = ROOT / "generated" / "customer_profiles.py"  # the job whose ChangelogState `deltas` and `rewrite` run
-RESULTS = ROOT / "bench" / "results.json"
-OUT = ROOT / "out" / "changelog-state.json"  # every run's figures (git ignores out/); --write merges them into RESULTS
+OUT = ROOT / "out" / "changelog-state.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
 BATCH_KEYS = 1000
 MIX = (("update", 0.85), ("same", 0.05), ("delete", 0.05), ("insert", 0.05))
 WARMUP = dict(state=1000, batches=6)
@@ -310,13 +309,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def write_results(figures: dict) -> None:
     """Merges the figures into bench/results.json as `changelog_state` and rewrites docs/benchmarks.md."""
-    from .report import markdown
+    from .results import merge
 
-    result = json.loads(RESULTS.read_text(encoding="utf-8"))
-    result["changelog_state"] = figures
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (ROOT / "docs" / "benchmarks.md").write_text(markdown(result), encoding="utf-8")
-    log("wrote bench/results.json (changelog_state) and docs/benchmarks.md")
+    merge("changelog_state", figures)
 
 
 if __name__ == "__main__":

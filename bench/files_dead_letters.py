@@ -25,7 +25,6 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results.json"
 OUT = ROOT / "out" / "files-dead-letters.json"
 PIPELINE = """\
     version: 1
@@ -178,13 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         log("the dead letters are not the malformed lines")
         return 1
     if args.write:
-        from .report import markdown
+        from .results import merge
 
-        result = json.loads(RESULTS.read_text(encoding="utf-8"))
-        result["files_dead_letters"] = figures
-        RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        (ROOT / "docs" / "benchmarks.md").write_text(markdown(result), encoding="utf-8")
-        log("wrote bench/results.json (files_dead_letters) and docs/benchmarks.md")
+        merge("files_dead_letters", figures)
     return 0
 
 

@@ -42,8 +42,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
-RESULTS = ROOT / "bench" / "results.json"
-OUT = ROOT / "out" / "latency.json"  # every run's figures (git ignores out/); --write merges them into RESULTS
+OUT = ROOT / "out" / "latency.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
 MODES = {  # name -> (dead letters kept, --trigger; None: the job's default)
     "micro_batch": (True, None),
     "zero_interval": (True, "processing-time: 0 seconds"),
@@ -297,13 +296,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def write_results(figures: dict) -> None:
     """Merges the figures into bench/results.json as `latency` and rewrites docs/benchmarks.md."""
-    from .report import markdown
+    from .results import merge
 
-    result = json.loads(RESULTS.read_text(encoding="utf-8"))
-    result["latency"] = figures
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (ROOT / "docs" / "benchmarks.md").write_text(markdown(result), encoding="utf-8")
-    log("wrote bench/results.json (latency) and docs/benchmarks.md")
+    merge("latency", figures)
 
 
 if __name__ == "__main__":

@@ -76,14 +76,14 @@ def use_connectors(*artifacts: str) -> None:
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--packages {','.join(packages)} pyspark-shell"
 
 
-def session(driver_memory: str, java_options: str = ""):
+def session(driver_memory: str, java_options: str = "", master: str = "local[2]"):
     os.environ["TZ"] = "UTC"  # the UDF variant's Python workers read timestamps as local (= UTC) datetimes
     time.tzset()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     spark = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master(master)
         .appName("pipec-bench")
         .config("spark.driver.memory", driver_memory)
         .config("spark.driver.extraJavaOptions", java_options)
@@ -366,11 +366,10 @@ def main(argv: list[str] | None = None) -> int:
     spark_part(args, result)
     result["machine"]["load_average_end"] = os.getloadavg()
     result["wall_s"] = time.perf_counter() - started
-    if args.json.exists() and not args.quick:  # measured by their own runs: `scripts/bench changelog-state --write`, ...
-        previous = json.loads(args.json.read_text(encoding="utf-8"))
-        for key in ("changelog_state", "files_dead_letters"):
-            if key in previous:
-                result[key] = previous[key]
+    if not args.quick:  # measured by their own runs: `scripts/bench changelog-state --write`, ...
+        from .results import kept_from
+
+        result.update(kept_from(args.json))
     args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {args.json.relative_to(ROOT) if args.json.is_relative_to(ROOT) else args.json}")
     if args.markdown:

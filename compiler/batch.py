@@ -10,9 +10,7 @@ still caught. Misses are compiled as `compile` does, and every full compile reco
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +105,9 @@ def _compile_many(paths: list[Path]) -> list[Outcome]:
     workers = _workers(len(paths))
     if workers < 2:
         return [compile_file(p) for p in paths]
+    import multiprocessing  # only here: a compile of a few files never starts a pool
+    from concurrent.futures import ProcessPoolExecutor
+
     first = compile_file(paths[0])  # here, before forking: the workers inherit the loaded compiler and templates
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

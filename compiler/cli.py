@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from . import __version__
@@ -131,6 +129,9 @@ def cmd_run(args) -> int:
     files = _generate(result, args.format)
     if files is None:
         return INVALID
+    import subprocess  # only `run` starts a process
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="pipec-run-") as tmp:
         (path,) = write_atomically(Path(tmp), files)
         job_args = args.job_args[1:] if args.job_args[:1] == ["--"] else args.job_args

@@ -6,6 +6,8 @@ by a version string or a time stamp."""
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,6 +17,17 @@ CODE = Path(__file__).resolve().parent
 
 
 def black_version() -> str:
+    """black's version: from the name of its metadata folder (`black-X.Y.Z.dist-info`) in the first entry of
+    sys.path that holds one, as importlib.metadata would find it; importlib.metadata itself (its import costs
+    more than the rest of a one-pipeline compile's cache lookup) only where no such folder is found."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("black-") and name.endswith(".dist-info"):
+                return name[len("black-"):-len(".dist-info")]
     from importlib import metadata
 
     try:

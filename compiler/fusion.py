@@ -20,7 +20,7 @@ and the run's struct from it (it does not see through the decode's null check).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from . import ir
 from .shape import Shape
@@ -108,8 +108,8 @@ def _substitute(node: object, side: str, names: dict[str, ir.Expr]) -> object:
         raise Unfusable("reads the whole struct")
     if isinstance(node, tuple):
         return tuple(_substitute(n, side, names) for n in node)
-    if is_dataclass(node) and isinstance(node, ir.Expr):
-        return replace(node, **{f.name: _substitute(getattr(node, f.name), side, names) for f in fields(node)})
+    if isinstance(node, ir.Expr) and (fields_of := ir.field_names(node)) is not None:
+        return replace(node, **{name: _substitute(getattr(node, name), side, names) for name in fields_of})
     return node
 
 
@@ -127,8 +127,9 @@ def _recasts(node: object, cast: set[str]) -> bool:
             return True
     if isinstance(node, tuple):
         return any(_recasts(n, cast) for n in node)
-    if is_dataclass(node):
-        return any(_recasts(getattr(node, f.name), cast) for f in fields(node))
+    names = ir.field_names(node)
+    if names is not None:
+        return any(_recasts(getattr(node, name), cast) for name in names)
     return False
 
 
@@ -138,8 +139,9 @@ def _size(node: object, sizes: dict[str, int]) -> int:
         return sizes[node.name]
     if isinstance(node, tuple):
         return sum(_size(n, sizes) for n in node)
-    if is_dataclass(node):
-        return 1 + sum(_size(getattr(node, f.name), sizes) for f in fields(node))
+    names = ir.field_names(node)
+    if names is not None:
+        return 1 + sum(_size(getattr(node, name), sizes) for name in names)
     return 0
 
 
@@ -252,7 +254,7 @@ class Run:
         except Unfusable:
             return False
         sizes = {n: _size(x, self.sizes) for n, x in after.items()}
-        if not after or max(sizes.values()) > MAX_FIELD_NODES or _recasts(tuple(after.values()), self.cast):
+        if not after or max(sizes.values()) > MAX_FIELD_NODES or self.cast and _recasts(tuple(after.values()), self.cast):
             return False
         self.cast = {n for n, x in after.items() if _is_cast(x) or x == ir.Field(self.side, n) and n in self.cast}
         # A step that refuses a null side fails the record where the run builds the side; the first such step's

@@ -10,6 +10,19 @@ from typing import Union
 
 from .diagnostics import Location
 
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def field_names(node: object) -> tuple[str, ...] | None:
+    """The field names of a dataclass instance (None for any other value): the walks over IR trees ask it of
+    every node, so it is found once per class (`dataclasses.fields` is slow)."""
+    cls = type(node)
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
+        return names
+
 
 class Expr:
     """A Spark Column expression."""
@@ -229,8 +242,9 @@ def columns_read(node: object) -> set[str]:
         return {node.name}
     if isinstance(node, tuple):
         return set().union(*(columns_read(n) for n in node))
-    if is_dataclass(node):
-        return set().union(*(columns_read(getattr(node, f.name)) for f in fields(node)))
+    names = field_names(node)
+    if names is not None:
+        return set().union(*(columns_read(getattr(node, name)) for name in names))
     return set()
 
 
@@ -245,6 +259,7 @@ def reading(node: object, columns: dict[str, Expr]) -> object:
         return columns.get(node.name, node)
     if isinstance(node, tuple):
         return tuple(reading(n, columns) for n in node)
-    if is_dataclass(node) and isinstance(node, Expr):
-        return replace(node, **{f.name: reading(getattr(node, f.name), columns) for f in fields(node)})
+    names = field_names(node) if isinstance(node, Expr) else None
+    if names is not None:
+        return replace(node, **{name: reading(getattr(node, name), columns) for name in names})
     return node

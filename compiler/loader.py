@@ -10,14 +10,15 @@ from typing import Any
 import yaml
 
 from .diagnostics import Collector, Location
-from .yaml_limits import scan
+from .yaml_limits import scan, within
 
 YamlPath = tuple  # of str keys and int indexes
 
 
 @dataclass(frozen=True)
 class SourceMap:
-    """Where each value (and each mapping key) of a document stands in its file."""
+    """Where each value (and each mapping key) of a document stands in its file: `values` and `keys` map a path
+    to its (line, column), 1-based; `at` and `key` give Locations."""
 
     file: str
     values: dict
@@ -35,11 +36,13 @@ class SourceMap:
         path = tuple(path)
         while path not in self.values and path:
             path = path[:-1]
-        return self.values.get(path, Location(self.file, 1, 1))
+        line, col = self.values.get(path, (1, 1))
+        return Location(self.file, line, col)
 
     def key(self, path: YamlPath) -> Location:
         """The location of the mapping key that introduces `path` (the value's if there is no key)."""
-        return self.keys.get(tuple(path)) or self.at(path)
+        found = self.keys.get(tuple(path))
+        return Location(self.file, *found) if found else self.at(path)
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,8 @@ class _Tree:
         return None
 
     def build(self, node: yaml.Node, path: tuple) -> Any:
-        self.values[path] = self.loc(node)
+        mark = node.start_mark
+        self.values[path] = (mark.line + 1, mark.column + 1)
         if isinstance(node, yaml.MappingNode):
             result: dict = {}
             for key_node, value_node in node.value:
@@ -113,12 +117,13 @@ class _Tree:
                 if key in result:
                     self.diags.error(
                         "E002",
-                        f"duplicate key '{key}' (first at line {self.keys[path + (key,)].line})",
+                        f"duplicate key '{key}' (first at line {self.keys[path + (key,)][0]})",
                         self.loc(key_node),
                         "remove one of them: YAML would silently keep only the last",
                     )
                     continue
-                self.keys[path + (key,)] = self.loc(key_node)
+                mark = key_node.start_mark
+                self.keys[path + (key,)] = (mark.line + 1, mark.column + 1)
                 result[key] = self.build(value_node, path + (key,))
             return result
         if isinstance(node, yaml.SequenceNode):
@@ -142,15 +147,23 @@ def display_name(path: Path, root: Path | None = None) -> str:
         return path.as_posix()
 
 
-def _compose(text: str) -> yaml.Node | None:
-    """The document's node tree: libyaml first; on any error the pure-Python parser, for its messages."""
+_FAILED = object()  # libyaml could not compose the document
+COMPOSE_FIRST_AT_MOST = 50_000  # characters: a file this small is composed before its limits are scanned
+
+
+def _compose_fast(text: str) -> yaml.Node | None | object:
+    """The document's node tree from libyaml, or _FAILED on any error."""
     fast = _FastLoader(text)
     try:
         return fast.get_single_node()
     except yaml.YAMLError:
-        pass
+        return _FAILED
     finally:
         fast.dispose()
+
+
+def _compose_slow(text: str) -> yaml.Node | None:
+    """The document's node tree from the pure-Python parser, whose error messages the fixtures pin."""
     loader = _Loader(text)
     try:
         return loader.get_single_node()
@@ -170,12 +183,20 @@ def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None, 
     `file` names the file in diagnostics, `repo_file` in generated code (default `file`); `raw` is the file's
     bytes (for its sha256)."""
     sha = hashlib.sha256(raw if raw is not None else text.encode("utf-8")).hexdigest()
-    exceeded = scan(text, _FastLoader, _Loader)
-    if exceeded:
-        diags.error("E008", exceeded.message, Location(file, exceeded.line + 1, exceeded.col + 1), exceeded.hint)
-        return None
+    # A small file is composed first (libyaml keeps aliases as shared nodes: no expansion), and a tree within the
+    # limits needs no scan; a large one is scanned first, so a hostile file never costs a tree.
+    small = len(text) <= COMPOSE_FIRST_AT_MOST
+    node = _compose_fast(text) if small else _FAILED
+    if node is _FAILED or node is not None and not within(node):
+        exceeded = scan(text, _FastLoader, _Loader)
+        if exceeded:
+            diags.error("E008", exceeded.message, Location(file, exceeded.line + 1, exceeded.col + 1), exceeded.hint)
+            return None
     try:
-        node = _compose(text)
+        if node is _FAILED and not small:
+            node = _compose_fast(text)
+        if node is _FAILED:
+            node = _compose_slow(text)
     except yaml.YAMLError as exc:
         message, loc = _yaml_error(exc, file, "YAML syntax error")
         diags.error("E000", message, loc, "check indentation and quoting near here")

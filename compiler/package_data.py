@@ -1,13 +1,14 @@
 """The files pipec ships beside its code: the job templates and the pipeline language's JSON Schema.
 
 In the repository they are the top-level `templates/` and `schemas/` folders; pyproject.toml installs them as the
-packages `compiler.templates` and `compiler.schemas`, so an editable install and a wheel both find them through
-`importlib.resources`.
+packages `compiler.templates` and `compiler.schemas`, so an editable install and a wheel both find them where the
+import system finds those packages (their module spec: `importlib.resources` would say the same for a package on
+disk, but costs its import and zipfile's on every start).
 """
 
 from __future__ import annotations
 
-from importlib.resources import files
+from importlib.util import find_spec
 from pathlib import Path
 
 _BESIDE_PACKAGE = Path(__file__).resolve().parent.parent  # the repository root when running from its sources
@@ -17,9 +18,12 @@ def _folder(package: str, folder: str) -> Path:
     """The installed package's folder (pip installs wheels unpacked: its files are on disk, as jinja2 needs), or
     the repository's own folder where the sources run uninstalled from PYTHONPATH (scripts/compat's virtualenvs)."""
     try:
-        return Path(str(files(package)))
+        spec = find_spec(package)
     except ModuleNotFoundError:
+        spec = None
+    if spec is None or spec.origin is None:
         return _BESIDE_PACKAGE / folder
+    return Path(spec.origin).parent
 
 
 TEMPLATES = _folder("compiler.templates", "templates")

@@ -15,7 +15,6 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import fields, is_dataclass
 
 from . import ir
 from .avro_resolution import LEVELS, compatibility_problems, read_problems
@@ -39,8 +38,9 @@ def registry_calls(node: object, names: tuple[str, ...]) -> list[ir.Func]:
         return [node]
     if isinstance(node, (tuple, list)):
         return [c for n in node for c in registry_calls(n, names)]
-    if is_dataclass(node):
-        return [c for f in fields(node) for c in registry_calls(getattr(node, f.name), names)]
+    fields_of = ir.field_names(node)
+    if fields_of is not None:
+        return [c for name in fields_of for c in registry_calls(getattr(node, name), names)]
     return []
 
 

@@ -58,7 +58,8 @@ def py_literal(value: object) -> str:
 def comment_text(text: str) -> str:
     """Text safe after '# ' on one line: whitespace runs (newlines included) become one space,
     non-printable characters '?'."""
-    text = "".join(c if c.isprintable() or c.isspace() else "?" for c in text)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() or c.isspace() else "?" for c in text)
     return " ".join(text.split())
 
 

@@ -26,6 +26,7 @@ from .diagnostics import Collector, one_of
 from .envrefs import check_env_refs, mentions_env
 from .connectors.registry import OPTIONS as REGISTRY_OPTIONS
 from .loader import Document
+from .schema_check import SchemaCheck
 
 # Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
 PROPERTY_PATHS = (("source", "properties", "*"), ("sink", "properties", "*"), ("errors", "deadletterqueue.properties", "*"))
@@ -90,59 +91,89 @@ def env_allowed(path: tuple) -> bool:
     return _matches(path, ENV_PATHS)
 
 
-class Slots:
-    """The schema's view of a position: the subschemas that apply there (`$ref`, `allOf`, `if` followed). One per
-    process: it remembers the answers of the schema's conditions."""
+class _If:
+    """An `if` met while expanding a schema: which of `then` and `otherwise` applies depends on the instance."""
 
-    def __init__(self, validator):
-        self.validator, self.root, self._evolved, self._conditions = validator, validator.schema, {}, {}
+    __slots__ = ("condition", "then", "otherwise")
+
+    def __init__(self, condition: Any, then: Any, otherwise: Any):
+        self.condition, self.then, self.otherwise = condition, then, otherwise
+
+
+_NO_SCHEMA: dict = {}  # what a missing `properties` entry or `items` stands for: one object, so its id is stable
+REMEMBERED = 8192  # answers kept per kind (a mapping's keys can be any text: property names, test records)
+
+
+class Slots:
+    """The schema's view of a position: the subschemas that apply there (`$ref`, `allOf`, `if` followed), with
+    the schema's compiled check (schema_check.py) deciding each `if`. One per process: it remembers, for each
+    subschema, what it always brings along and which types it names, and for each list of subschemas those
+    of a key and the types a scalar may take (all keyed by ids: every subschema is part of the one schema,
+    alive as long as it). The lists it returns are shared: read, never changed."""
+
+    def __init__(self, check: SchemaCheck):
+        self.check, self.root = check, check.root
+        self._plans: dict[int, tuple] = {}
+        self._types: dict[int, frozenset | None] = {}
+        self._children: dict[tuple, list] = {}
+        self._scalar_types: dict[tuple, set[str] | None] = {}
 
     def valid(self, schema: dict, instance: Any) -> bool:
-        key = id(schema)
-        if key not in self._evolved:
-            self._evolved[key] = self.validator.evolve(schema=schema)
-        return self._evolved[key].is_valid(instance)
-
-    def condition(self, schema: dict, instance: Any) -> bool:
-        """An `if` on a mapping: it tests the keys it names (`connector`, `type`, `mode`), so one answer per
-        distinct value of those keys; the dispatch of every step and connector asks again and again."""
-        named = schema.get("properties", {})
-        if not isinstance(instance, dict) or set(schema) - {"type", "properties", "required"}:
-            return self.valid(schema, instance)
-        key = (id(schema), tuple((k, repr(instance.get(k, self))) for k in named))
-        if key not in self._conditions:
-            self._conditions[key] = self.valid(schema, {k: instance[k] for k in named if k in instance})
-        return self._conditions[key]
+        return self.check.valid(schema, instance)
 
     def expand(self, schemas: list, instance: Any = None, conditions: bool = True) -> list[dict]:
-        """Every schema that applies; `if` is decided on `instance`, or skipped without `conditions` (a scalar's
-        conditions depend on which reading of it is taken)."""
+        """Every schema that applies, depth first; `if` is decided on `instance`, or skipped without `conditions`
+        (a scalar's conditions depend on which reading of it is taken)."""
         out: list[dict] = []
-
-        def add(schema: Any) -> None:
-            if not isinstance(schema, dict):
-                return
-            out.append(schema)
-            if "$ref" in schema:
-                node = self.root
-                for part in schema["$ref"].removeprefix("#/").split("/"):
-                    node = node[part]
-                add(node)
-            for sub in schema.get("allOf", ()):
-                add(sub)
-            if "if" in schema and conditions:
-                add(schema.get("then") if self.condition(schema["if"], instance) else schema.get("else"))
-
         for schema in schemas:
-            add(schema)
+            self._add(out, schema, instance, conditions)
         return out
 
+    def _add(self, out: list[dict], schema: Any, instance: Any, conditions: bool) -> None:
+        for entry in self._plan(schema):
+            if type(entry) is not _If:
+                out.append(entry)
+            elif conditions:
+                self._add(out, entry.then if self.valid(entry.condition, instance) else entry.otherwise, instance, conditions)
+
+    def _plan(self, schema: Any) -> tuple:
+        """`schema` and what it always brings ($ref, allOf), depth first, with an _If where an `if` decides."""
+        plan = self._plans.get(id(schema))
+        if plan is None:
+            found: list = []
+            if isinstance(schema, dict):
+                found.append(schema)
+                if "$ref" in schema:
+                    node = self.root
+                    for part in schema["$ref"].removeprefix("#/").split("/"):
+                        node = node[part]
+                    found += self._plan(node)
+                for sub in schema.get("allOf", ()):
+                    found += self._plan(sub)
+                if "if" in schema:
+                    found.append(_If(schema["if"], schema.get("then"), schema.get("else")))
+            plan = self._plans[id(schema)] = tuple(found)
+        return plan
+
+    def child(self, schemas: list[dict], key: str) -> list:
+        """The schemas of a mapping's value at `key`; [] where a schema forbids the key (validation says so).
+        Remembered by the schemas' ids and the key: the same lists come back for every step of a type."""
+        memo = (tuple(map(id, schemas)), key)
+        found = self._children.get(memo)
+        if found is None:
+            if len(self._children) >= REMEMBERED:
+                self._children.clear()
+            found = self._children[memo] = self._child(schemas, key)
+        return found
+
     @staticmethod
-    def child(schemas: list[dict], key: str) -> list:
-        """The schemas of a mapping's value at `key`; [] where a schema forbids the key (validation says so)."""
+    def _child(schemas: list[dict], key: str) -> list:
         out = []
         for schema in schemas:
-            sub = schema.get("properties", {}).get(key, schema.get("additionalProperties", {}))
+            properties = schema.get("properties")
+            sub = properties.get(key, _NO_SCHEMA) if properties else _NO_SCHEMA
+            if sub is _NO_SCHEMA:
+                sub = schema.get("additionalProperties", _NO_SCHEMA)
             if sub is False:
                 return []
             out.append(sub)
@@ -150,21 +181,40 @@ class Slots:
 
     @staticmethod
     def items(schemas: list[dict]) -> list:
-        return [schema.get("items", {}) for schema in schemas]
+        return [schema.get("items", _NO_SCHEMA) for schema in schemas]
 
-    @staticmethod
-    def types(schemas: list[dict]) -> set[str] | None:
+    def scalar_types(self, schemas: list[dict]) -> set[str] | None:
+        """`types` of every schema that applies whatever the value (`expand` without conditions), remembered
+        by the schemas' ids: asked for every plain scalar."""
+        memo = tuple(map(id, schemas))
+        if memo not in self._scalar_types:
+            if len(self._scalar_types) >= REMEMBERED:
+                self._scalar_types.clear()
+            self._scalar_types[memo] = self.types(self.expand(schemas, conditions=False))
+        return self._scalar_types[memo]
+
+    def types(self, schemas: list[dict]) -> set[str] | None:
         """The JSON types every schema here allows (None: no schema constrains the type)."""
         allowed: set[str] | None = None
         for schema in schemas:
-            named = schema.get("type")
-            if named is None and ("enum" in schema or "const" in schema):
-                named = sorted({_JSON_TYPE.get(type(v), "string" if isinstance(v, str) else "number")
-                                for v in schema.get("enum", [schema.get("const")])})
+            key = id(schema)
+            if key not in self._types:
+                self._types[key] = _named_types(schema)
+            named = self._types[key]
             if named is not None:
-                named = {named} if isinstance(named, str) else set(named)
-                allowed = named if allowed is None else allowed & named
+                allowed = set(named) if allowed is None else allowed & named
         return allowed
+
+
+def _named_types(schema: dict) -> frozenset | None:
+    """The JSON types `schema` names: its `type`, else those of its `enum` or `const` values."""
+    named = schema.get("type")
+    if named is None and ("enum" in schema or "const" in schema):
+        named = sorted({_JSON_TYPE.get(type(v), "string" if isinstance(v, str) else "number")
+                        for v in schema.get("enum", [schema.get("const")])})
+    if named is None:
+        return None
+    return frozenset([named] if isinstance(named, str) else named)
 
 
 class _Settler:
@@ -196,7 +246,7 @@ class _Settler:
 
     def plain(self, value: Any, text: str, schemas: list[dict], path: tuple) -> Any:
         """The value of an unquoted scalar: YAML 1.1 read `text` as `value`."""
-        types = self.slots.types(self.slots.expand(schemas, conditions=False))
+        types = self.slots.scalar_types(schemas)
         where = ".".join(map(str, path))
         if types is not None:
             agreed = _read(text, _AGREED)

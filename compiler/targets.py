@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
-
 from . import ir
 from .build import Compiled
 from .diagnostics import Collector
@@ -15,12 +13,24 @@ REAL_TIME = "trigger real-time"
 
 def names_called(node: object) -> set[str]:
     """The `F.*` functions and Column methods an IR node calls."""
+    found: set[str] = set()
+    _add_names_called(node, found)
+    return found
+
+
+def _add_names_called(node: object, found: set[str]) -> None:
     if isinstance(node, (tuple, list)):
-        return set().union(*(names_called(n) for n in node))
-    if not is_dataclass(node):
-        return set()
-    own = {node.name} if isinstance(node, (ir.Func, ir.Method)) else set()
-    return own.union(*(names_called(getattr(node, f.name)) for f in fields(node) if f.name != "loc"))
+        for item in node:
+            _add_names_called(item, found)
+        return
+    names = ir.field_names(node)
+    if names is None:
+        return
+    if isinstance(node, (ir.Func, ir.Method)):
+        found.add(node.name)
+    for name in names:
+        if name != "loc":
+            _add_names_called(getattr(node, name), found)
 
 
 def blocks(lowered: Lowered) -> tuple[ir.Block, ...]:

@@ -284,6 +284,8 @@ def _char_equal_ignoring_case(a: str, b: str) -> bool:
 
 def same_name(a: str, b: str) -> bool:
     """Whether Spark takes two field names for the same (Java's equalsIgnoreCase, per UTF-16 unit)."""
+    if a.isascii() and b.isascii():  # Java's case mappings of ASCII letters are Python's: A-Z and a-z
+        return len(a) == len(b) and a.lower() == b.lower()
     ua, ub = a.encode("utf-16-le", "surrogatepass"), b.encode("utf-16-le", "surrogatepass")
     if len(ua) != len(ub):
         return False

@@ -11,6 +11,7 @@ from .exclusive import check_exclusive
 from .loader import Document
 from .package_data import SCHEMA_PATH
 from .scalars import Slots, settle
+from .schema_check import SchemaCheck
 
 LISTED_CHOICES = 12  # an enum with more choices is named by a few of them and its count
 
@@ -30,8 +31,14 @@ def _validator():
 
 
 @lru_cache(maxsize=1)
+def _check() -> SchemaCheck:
+    """The schema's compiled validity check (schema_check.py): jsonschema only for what it cannot compile."""
+    return SchemaCheck(schema(), lambda subschema: _validator().evolve(schema=subschema).is_valid)
+
+
+@lru_cache(maxsize=1)
 def _slots() -> Slots:
-    return Slots(_validator())
+    return Slots(_check())
 
 
 def _leaves(error):
@@ -94,7 +101,9 @@ def validate_document(doc: Document, diags: Collector) -> Document | None:
     doc, reported = settle(doc, diags, _slots())
     reported |= check_exclusive(doc, diags)
     seen = set()
-    for error in _validator().iter_errors(doc.data):
+    check = _check()
+    errors = () if check.valid(check.root, doc.data) else _validator().iter_errors(doc.data)
+    for error in errors:
         for leaf in _leaves(error):
             message, hint, path = _describe(leaf)
             if path in reported:

@@ -50,6 +50,31 @@ def _too_big(values: int, aliased: int) -> tuple[str, str]:
     return (f"the document holds more than {MAX_VALUES:,} values", f"pipec reads at most {MAX_VALUES:,} values; split the file")
 
 
+def within(node: yaml.Node) -> bool:
+    """True when a composed document certainly crosses no limit: a tree (no node reached twice: no alias) of
+    at most MAX_VALUES values nested at most MAX_DEPTH collections deep. Cheaper than `scan`, which finds
+    where a limit is crossed; for anything else (aliases, a large or deep document) ask `scan`."""
+    seen: set[int] = set()
+    pending = [(node, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if id(node) in seen or len(seen) >= MAX_VALUES:
+            return False
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            continue
+        depth += 1
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                pending.append((key, depth))
+                pending.append((value, depth))
+        else:
+            pending.extend((item, depth) for item in node.value)
+    return True
+
+
 def scan(text: str, *loader_classes: type) -> Exceeded | None:
     """The first limit `text` crosses, or None. Each loader class is tried in turn while they raise a syntax
     error (libyaml stops at its own depth limit before yielding the events): the last one's error ends the scan

@@ -371,43 +371,106 @@ class Counts:
             return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
         return values
 
+    def batch_line(self, label: str) -> tuple[str, bool]:
+        """(the counts line, True), or (why there are none, False)."""
+        try:
+            metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}
+            return self.line(label, metrics), True
+        except Exception as exc:
+            return unavailable(label, exc), False
+
     def report_batch(self, label: str = "batch") -> None:
         """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""
-        try:
-            line = self.line(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
-        except Exception as exc:
-            print(
-                f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
-                file=sys.stderr,
-                flush=True,
-            )
-            return
-        print(line, flush=True)
+        say(*self.batch_line(label))
+
+    def report_micro_batch(self, batch: DataFrame, batch_id: int) -> None:
+        """A micro-batch function's counts, after its write: printed, or under Spark Connect handed to the client,
+        which prints them when the batch's progress arrives (print_handed)."""
+        line, counted = self.batch_line(f"micro-batch {batch_id}")
+        if _CLIENT[1]:
+            hand_over(batch.sparkSession, batch_id, line, counted)
+        else:
+            say(line, counted)
 
 
-def report_progress(progress, after: int = -1) -> int:
-    """Print the counts line of a micro-batch's progress newer than batch `after`, when it carries the job's
-    observed metrics (counts it cannot read: said on stderr). Returns the newest batch reported."""
-    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
-        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
-    else:
-        batch, metrics = progress.batchId, progress.observedMetrics
-    if batch <= after or not all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-        return after
+def unavailable(label: str, exc: BaseException) -> str:
+    return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})"
+
+
+def say(line: str, counted: bool) -> None:
+    """A counts line on stdout; why there are no counts on stderr."""
+    print(line, file=sys.stdout if counted else sys.stderr, flush=True)
+
+
+# Spark Connect runs a micro-batch function in a Python worker of its server, whose output goes to the server's log,
+# on the client's session or (from Spark 4.3) a clone of it. The function leaves its line in a global temporary view,
+# which every session of the server sees, named after the run (_RUN, taken once on the client: the function carries
+# it) and the batch; the client prints the line when that batch's progress arrives, then drops the view.
+_RUN = os.urandom(8).hex()
+GLOBAL_TEMP = "spark.sql.globalTempDatabase"
+
+
+def handed_view(batch_id: int) -> str:
+    return f"pipec_counts_{_RUN}_{batch_id}"
+
+
+def hand_over(session: SparkSession, batch_id: int, line: str, counted: bool) -> None:
+    """Leave the line for the client; failing to is said in the server's log, and never fails the batch."""
+    try:
+        row = ("out" if counted else "err", line)
+        handed = session.createDataFrame([row], "stream STRING, line STRING")
+        handed.createOrReplaceGlobalTempView(handed_view(batch_id))
+    except Exception as exc:
+        say(unavailable(f"micro-batch {batch_id}", exc), False)
+
+
+def print_handed(session: SparkSession, batch_id: int) -> bool:
+    """Print the line micro-batch `batch_id`'s function handed over, and drop it; False when there is none. A
+    view the client cannot read is said on stderr: counts never fail a committed write."""
+    view = handed_view(batch_id)
+    try:
+        qualified = f"{session.conf.get(GLOBAL_TEMP, 'global_temp')}.{view}"
+        if not session.catalog.tableExists(qualified):
+            return False
+        rows = session.table(qualified).collect()
+        session.catalog.dropGlobalTempView(view)
+    except Exception as exc:
+        say(unavailable(f"micro-batch {batch_id}", exc), False)
+        return True
+    for row in rows:
+        say(row.line, row.stream == "out")
+    return True
+
+
+def progress_line(batch: int, metrics: dict) -> tuple[str, bool]:
+    """A micro-batch's counts line from its progress's observed metrics, or why there is none."""
+    label = f"micro-batch {batch}"
     try:
         rows = {
             p: Counts.by_name(metrics[f"pipec_{p}"])
             for p in Counts.POINTS + Counts.OPTIONAL
             if f"pipec_{p}" in metrics
         }
-        print(Counts.line(f"micro-batch {batch}", rows), flush=True)
+        return Counts.line(label, rows), True
     except Exception as exc:
-        print(
-            f"[{PIPELINE}] micro-batch {batch}: counts unavailable ({type(exc).__name__}: {failure(exc)})",
-            file=sys.stderr,
-            flush=True,
-        )
-    return batch
+        return unavailable(label, exc), False
+
+
+def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
+    """Print the counts line of a micro-batch's progress newer than batch `after`: from the job's observed metrics
+    it carries, or, under Spark Connect (given the client's session), the line its micro-batch function handed
+    over. Returns the newest batch reported."""
+    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
+        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+    else:
+        batch, metrics = progress.batchId, progress.observedMetrics
+    if batch <= after:
+        return after
+    if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
+        say(*progress_line(batch, metrics))
+        return batch
+    handed = session is not None and _CLIENT[1] and print_handed(session, batch)
+    return batch if handed else after
 
 
 class CountLines(StreamingQueryListener):
@@ -428,7 +491,7 @@ class CountLines(StreamingQueryListener):
         pass
 
     def onQueryProgress(self, event) -> None:
-        report_progress(event.progress)
+        report_progress(event.progress, session=self.session)
 
     def onQueryIdle(self, event) -> None:
         pass
@@ -437,7 +500,7 @@ class CountLines(StreamingQueryListener):
         self.terminated.set()
 
 
-def await_query(query, lines: CountLines | None) -> None:
+def await_query(query, session: SparkSession, lines: CountLines | None) -> None:
     """Wait for a streaming query and its last counts line (then remove the listener); without the listener,
     print the lines from the query's progress every few seconds."""
     reported = -1
@@ -445,7 +508,7 @@ def await_query(query, lines: CountLines | None) -> None:
     def poll() -> None:
         nonlocal reported
         for progress in query.recentProgress:
-            reported = report_progress(progress, reported)
+            reported = report_progress(progress, reported, session)
 
     try:
         while not query.awaitTermination(5):
@@ -792,7 +855,7 @@ def run(spark: SparkSession, args: argparse.Namespace, counts: Counts) -> None:
         spark.streams.addListener(lines)
     query = start(raw, args, counts)
     if query is not None:
-        await_query(query, lines)
+        await_query(query, spark, lines)
     else:
         counts.report_batch()
 

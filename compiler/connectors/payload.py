@@ -8,7 +8,6 @@ record whose field is named `value`. A null key or value stays null: a null key,
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
 from typing import Callable
 
 from .. import ir
@@ -87,8 +86,9 @@ def _count(node: object, target: ir.Expr) -> int:
         return 1
     if isinstance(node, tuple):
         return sum(_count(n, target) for n in node)
-    if is_dataclass(node):
-        return sum(_count(getattr(node, f.name), target) for f in fields(node))
+    names = ir.field_names(node)
+    if names is not None:
+        return sum(_count(getattr(node, name), target) for name in names)
     return 0
 
 

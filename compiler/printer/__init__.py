@@ -22,9 +22,17 @@ Unsupported = parse.Unsupported
 
 
 def _pass(leaves: list, depth: int) -> list[Line]:
+    """One run of black's linegen over the statement: its line built (`Line.append` of each leaf; the marking
+    is deferred until the line is split), then split."""
     line = Line(depth)
-    for leaf in leaves:
-        line.append(leaf)
+    for leaf in leaves[1:]:
+        leaf.prefix += leaf.space
+    if leaves and leaves[-1].kind == COMMENT:  # the statement's comment: the only one, and last
+        line.defer(leaves[:-1])
+        line.settle()
+        line.append(leaves[-1], preformatted=True)
+    else:
+        line.defer(list(leaves))  # marked if it is split: most statements fit on their line
     return transform_line(line)
 
 
@@ -35,19 +43,21 @@ LAID_AT_MOST = 4096  # statements remembered: jobs of one source or sink repeat 
 def lay_out(statement: syntax.Statement, depth: int = 0) -> str:
     """The statement at indentation `depth`, as black writes it: lines joined by newlines, indented, with no
     final newline. Remembered by the statement's source text, which determines its tree."""
-    key = (syntax.source(statement), depth)
+    source = syntax.source(statement)
+    key = (source, depth)
     laid = _LAID.get(key)
     if laid is None:
         if len(_LAID) >= LAID_AT_MOST:
             _LAID.clear()
-        laid = _LAID[key] = _lay_out(statement, depth)
+        laid = _LAID[key] = _lay_out(statement, depth, source)
     return laid
 
 
-def _lay_out(statement: syntax.Statement, depth: int) -> str:
+def _lay_out(statement: syntax.Statement, depth: int, source: str) -> str:
     leaves = syntax.leaves(statement)
-    if not _measurable(leaves):
-        return black_statement(syntax.source(statement), depth)
+    if not _measurable(leaves, source):
+        return black_statement(source, depth)
+    values = [leaf.value for leaf in leaves]
     lines = _pass(leaves, depth)
     # Black formats a changed file a second time: the commas it added are magic trailing commas then, and
     # the optional parentheses it hid around a list's only item are gone.
@@ -55,13 +65,16 @@ def _lay_out(statement: syntax.Statement, depth: int) -> str:
     added = frozenset(leaf.index for leaf in printed if leaf.added)
     dropped = frozenset(leaf.index for leaf in printed if leaf.redundant and not leaf.value)
     if added or dropped:
-        lines = _pass(syntax.leaves(statement, added, dropped), depth)
-    return "\n".join(line.text() for line in lines)
+        lines = _pass(syntax.reread(leaves, values, added, dropped), depth)
+    return "\n".join(line.laid or line.text() for line in lines)
 
 
-def _measurable(leaves: list) -> bool:
+def _measurable(leaves: list, source: str) -> bool:
     """Only ASCII text (black measures other characters by their display width, from its own table), and
-    no type comment (black keeps those where they are)."""
+    no type comment (black keeps those where they are). `source` is the statement's text, whose leaves hold
+    its characters (black changes only quotes and prefixes): all ASCII there, only comments need a look."""
+    if source.isascii():
+        return not any(leaf.kind == COMMENT and leaf.value[1:].strip().startswith("type:") for leaf in leaves)
     for leaf in leaves:
         if leaf.kind in (STRING, NAME, COMMENT) and not leaf.value.isascii():
             return False

@@ -31,6 +31,7 @@ MATH_PRIORITIES = {
 COMPARATORS = frozenset({"<", ">", "==", "!=", "<=", ">="})
 
 LINE_LENGTH = 100
+_MARKED_KINDS = BRACKETS | {COMMA, DOT, COLON, COMMENT}  # kinds Line.mark does more for than note the depth
 
 
 class Leaf:
@@ -42,7 +43,7 @@ class Leaf:
 
     __slots__ = (
         "kind", "value", "prefix", "space", "depth", "opening", "priority", "atom", "arglist",
-        "wraps_one", "attached", "added", "redundant", "index",
+        "wraps_one", "attached", "added", "redundant", "index", "plain",
     )
 
     def __init__(self, kind: int, value: str, space: str = "", priority: int = 0):
@@ -53,6 +54,8 @@ class Leaf:
         self.depth = 0
         self.opening: Leaf | None = None
         self.priority = priority
+        # nothing for a line's bracket bookkeeping but its depth: no bracket, delimiter, colon or lambda
+        self.plain = kind not in _MARKED_KINDS and not priority and value != "lambda"
         self.atom = False  # a bracket of an atom (a display, parentheses), not of a call
         self.arglist = False  # a comma between call arguments
         self.wraps_one = False  # an invisible closing parenthesis around a single leaf

@@ -12,7 +12,8 @@ from .leaf import (
 class Line:
     __slots__ = (
         "depth", "leaves", "comments", "inside_brackets", "should_split_rhs", "magic_trailing_comma",
-        "bracket_depth", "open_brackets", "delimiters", "previous", "lambda_depths", "invisible",
+        "bracket_depth", "open_brackets", "delimiters", "previous", "lambda_depths", "invisible", "pending",
+        "laid",
     )
 
     def __init__(self, depth: int = 0, inside_brackets: bool = False):
@@ -28,65 +29,100 @@ class Line:
         self.previous: Leaf | None = None
         self.lambda_depths: list[int] = []
         self.invisible: list[Leaf] = []
+        self.pending = False  # leaves held but not marked yet (see `defer`)
+        self.laid = ""  # the text, once the line is laid out as it is (nothing changes its leaves after that)
+
+    def defer(self, leaves: list[Leaf]) -> None:
+        """Hold `leaves` (none a comment) as `mark` would append them, marking them only when `settle` is
+        called: a line that is laid out as it is (it fits and has no magic trailing comma) never needs its
+        marks, and nothing reads a leaf's marks before its line is laid out (split.transform_line)."""
+        self.leaves = leaves
+        self.pending = True
+
+    def settle(self) -> None:
+        """Mark the leaves `defer` held, as if they had been appended then."""
+        if self.pending:
+            self.pending = False
+            leaves, self.leaves = self.leaves, []
+            self.mark(leaves)
+
+    def may_have_magic_comma(self) -> bool:
+        """Whether a closing bracket follows a comma (else marking can find no magic trailing comma)."""
+        after_comma = False
+        for leaf in self.leaves:
+            if after_comma and leaf.kind in CLOSING:
+                return True
+            after_comma = leaf.kind == COMMA
+        return False
 
     def append(self, leaf: Leaf, preformatted: bool = False, track_bracket: bool = False) -> None:
         """Black's Line.append (a pipec leaf is never blank, so none is skipped)."""
         if self.leaves and not preformatted:
             leaf.prefix += leaf.space
-        if self.inside_brackets or not preformatted or track_bracket:
-            self._mark(leaf)
-            if leaf.kind in CLOSING and self.leaves and self.leaves[-1].kind == COMMA and self._magic_comma(leaf):
-                self.magic_trailing_comma = leaf
         if leaf.kind == COMMENT:
-            self._append_comment(leaf)
+            self._append_comment(leaf)  # black's bracket tracker skips comments
+        elif self.inside_brackets or not preformatted or track_bracket:
+            self.mark((leaf,))
         else:
             self.leaves.append(leaf)
 
     def extend(self, leaves: list[Leaf]) -> None:
         """`append(leaf, preformatted=True)` for each leaf, none a comment."""
-        if not self.inside_brackets:
+        if self.inside_brackets:
+            self.mark(leaves)
+        else:
             self.leaves.extend(leaves)
-            return
-        mark = self._mark
-        for leaf in leaves:
-            mark(leaf)
-            if leaf.kind in CLOSING and self.leaves and self.leaves[-1].kind == COMMA and self._magic_comma(leaf):
-                self.magic_trailing_comma = leaf
-            self.leaves.append(leaf)
 
-    def _mark(self, leaf: Leaf) -> None:
-        """Black's BracketTracker.mark: depth, bracket pairs and the delimiters at depth 0."""
-        kind = leaf.kind
-        if kind == COMMENT:
-            return
+    def mark(self, leaves) -> None:
+        """Append `leaves` (none a comment), each marked as black's BracketTracker.mark does (depth, bracket
+        pairs, the delimiters at depth 0) and a closing bracket after a comma noted as Line.append does (a
+        magic trailing comma). One loop over local state: it runs for every leaf of every line a split builds."""
         depth = self.bracket_depth
-        if kind in CLOSING:
-            if not self.open_brackets:
-                return  # the closing bracket of a pair opened on an earlier line
-            depth -= 1
-            leaf.opening = self.open_brackets.pop()
-            if not leaf.value:
-                self.invisible.append(leaf)
-        elif kind == COLON and self.lambda_depths and self.lambda_depths[-1] == depth:
-            depth -= 1
-            self.lambda_depths.pop()
-        leaf.depth = depth
-        if depth == 0:
-            previous = self.previous
-            priority = split_before_priority(leaf, previous) if (kind == DOT or leaf.priority) else 0
-            if priority and previous is not None:
-                self.delimiters[previous] = priority
-            elif kind == COMMA:
-                self.delimiters[leaf] = COMMA_PRIORITY
-        if kind in OPENING:
-            self.open_brackets.append(leaf)
-            depth += 1
-            if not leaf.value:
-                self.invisible.append(leaf)
-        self.previous = leaf
-        if kind == NAME and leaf.value == "lambda":
-            depth += 1
-            self.lambda_depths.append(depth)
+        open_brackets = self.open_brackets
+        delimiters = self.delimiters
+        previous = self.previous
+        lambda_depths = self.lambda_depths
+        line = self.leaves
+        before = line[-1] if line else None  # the leaf before the one being marked
+        line.extend(leaves)  # the magic comma test below reads the line only up to the closing bracket
+        for leaf in leaves:
+            if leaf.plain:
+                leaf.depth = depth
+                previous = before = leaf
+                continue
+            kind = leaf.kind
+            if kind in CLOSING:
+                if open_brackets:  # else the closing bracket of a pair opened on an earlier line
+                    depth -= 1
+                    leaf.opening = open_brackets.pop()
+                    if not leaf.value:
+                        self.invisible.append(leaf)
+                    leaf.depth = depth
+                    previous = leaf
+                if before is not None and before.kind == COMMA and self._magic_comma(leaf):
+                    self.magic_trailing_comma = leaf
+                before = leaf
+                continue
+            if kind == COLON and lambda_depths and lambda_depths[-1] == depth:
+                depth -= 1
+                lambda_depths.pop()
+            leaf.depth = depth
+            if depth == 0:
+                priority = split_before_priority(leaf, previous) if (kind == DOT or leaf.priority) else 0
+                if priority and previous is not None:
+                    delimiters[previous] = priority
+                elif kind == COMMA:
+                    delimiters[leaf] = COMMA_PRIORITY
+            if kind in OPENING:
+                open_brackets.append(leaf)
+                depth += 1
+                if not leaf.value:
+                    self.invisible.append(leaf)
+            elif kind == NAME and leaf.value == "lambda":
+                depth += 1
+                lambda_depths.append(depth)
+            previous = before = leaf
+        self.previous = previous
         self.bracket_depth = depth
 
     def _magic_comma(self, closing: Leaf) -> bool:
@@ -148,7 +184,7 @@ class Line:
 
     def fits(self, line_length: int = LINE_LENGTH, text: str = "") -> bool:
         """Black's is_line_short_enough for lines without multiline strings or standalone comments."""
-        return len(text or self.text()) <= line_length
+        return len(text or self.laid or self.text()) <= line_length
 
     def __bool__(self) -> bool:
         return bool(self.leaves or self.comments)
@@ -161,8 +197,8 @@ def one_sequence_between(opening: Leaf, closing: Leaf, leaves: list[Leaf]) -> bo
         return False
     depth = closing.depth + 1
     try:
-        start = next(i for i, leaf in enumerate(leaves) if leaf is opening)
-    except StopIteration:
+        start = leaves.index(opening)  # identity: a Leaf equals only itself
+    except ValueError:
         return False
     commas = 0
     for leaf in leaves[start + 1:]:

@@ -330,10 +330,8 @@ def _optional_parens(value: Node, out: list[Leaf], space: str) -> None:
     closing.wraps_one = len(out) - start == 2
 
 
-def leaves(statement: Statement, added_commas: frozenset[int] = frozenset(), dropped: frozenset[int] = frozenset()) -> list[Leaf]:
-    """Black's tokens of `statement`. For black's second pass, which reads its first pass's output:
-    `added_commas` holds positions after which the first pass added a trailing comma, and `dropped` those of
-    parentheses it left out (invisible ones that its reading does not bring back)."""
+def leaves(statement: Statement) -> list[Leaf]:
+    """Black's tokens of `statement` (for its second pass, see `reread`)."""
     out: list[Leaf] = []
     if statement.target is not None:
         _emit(statement.target, out, "")
@@ -346,12 +344,34 @@ def leaves(statement: Statement, added_commas: frozenset[int] = frozenset(), dro
         _optional_parens(statement.value, out, "")  # black's parentheses around an arithmetic statement
     else:
         _emit(statement.value, out, "")
-    if added_commas or dropped:
-        out = _second_pass_input(out, added_commas, dropped)
     for index, leaf in enumerate(out):
         leaf.index = index
     if statement.comment:
         out.append(Leaf(COMMENT, statement.comment, "  "))
+    return out
+
+
+def reread(first: list[Leaf], values: list[str], added_commas: frozenset[int], dropped: frozenset[int]) -> list[Leaf]:
+    """Black's tokens of its first pass's output, for its second pass: the statement's leaves (`first`, as
+    `leaves` gave them, and laid out once since) with a comma after each position in `added_commas` (the
+    trailing commas the first pass added) and without those in `dropped` (the parentheses it hid and that its
+    reading does not bring back). The leaves are taken back as they were: what a layout changes (prefix,
+    bracket depth and pair, attachment, and the value black gives optional parentheses to show them) is reset,
+    `values` holding their values from before."""
+    kept = []
+    comment = None
+    for leaf, value in zip(first, values):
+        leaf.prefix, leaf.value, leaf.depth, leaf.opening, leaf.attached = "", value, 0, None, True
+        if leaf.kind == COMMENT:
+            comment = leaf
+        else:
+            kept.append(leaf)
+    out = _second_pass_input(kept, added_commas, dropped)
+    for index, leaf in enumerate(out):
+        leaf.index = index
+    if comment is not None:
+        comment.index = -1
+        out.append(comment)
     return out
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 
@@ -12,6 +11,8 @@ class GitError(Exception):
 
 def git(root: Path, *args: str) -> str:
     """stdout of `git args...` run in `root`."""
+    import subprocess  # here: the CLI imports this module for GitError, and most commands never run git
+
     try:
         proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60)
     except FileNotFoundError as exc:

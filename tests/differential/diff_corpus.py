@@ -20,7 +20,7 @@ from compiler.project import build_all
 from compiler.testing.kafka_rows import kafka_rows
 from compiler.types import SqlType, StructField, StructType
 from diff_connect import EPOCH, envelope, epoch_millis, from_envelope, from_pipec_json
-from diff_records import harness_chain
+from kafka_chain import harness_chain
 
 CORPUS = Path(__file__).resolve().parents[1] / "real_world" / "configs"
 # Corpus files whose chain Kafka's classes cannot run as the file states it, and why.

@@ -12,10 +12,11 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from compiler.transforms.base import PACKAGE, PREDICATE_PACKAGE
+from compiler.transforms.base import PACKAGE
 from compiler.type_parser import parse_type
 from compiler.types import ArrayType, MapType, Primitive, SqlType, StructField, StructType
 from diff_connect import EXACT, UTC, envelope, epoch_millis, pipec_json
+from kafka_chain import harness_chain
 
 Strategy = st.SearchStrategy
 INT_RANGES = {"TINYINT": 7, "SMALLINT": 15, "INT": 31, "BIGINT": 63}
@@ -194,41 +195,6 @@ def harness_document(case: Case, records: list[dict]) -> dict:
             for r in records
         ],
     }
-
-
-def harness_chain(steps: list[dict], predicates: dict) -> dict:
-    """A pipeline's `transforms:` and `predicates:` (YAML as written) as SmtHarness's transforms and predicates."""
-
-    def config(step: dict, skip: set[str]) -> dict[str, str]:
-        return {k: _property(v) for k, v in step.items() if k not in skip}
-
-    stages = []
-    for step in steps:
-        stage = {"class": _class(step["type"], PACKAGE), "config": config(step, STEP_KEYS)}
-        if "predicate" in step:
-            stage["predicate"] = step["predicate"]
-            stage["negate"] = bool(step.get("negate", False))
-        stages.append(stage)
-    return {
-        "predicates": {alias: {"class": _class(p["type"], PREDICATE_PACKAGE), "config": config(p, {"type"})}
-                       for alias, p in predicates.items()},
-        "transforms": stages,
-    }
-
-
-STEP_KEYS = {"name", "type", "predicate", "negate"}
-
-
-def _class(type_name: str, package: str) -> str:
-    return type_name if type_name.startswith("org.") else package + type_name
-
-
-def _property(value: Any) -> str:
-    if isinstance(value, list):
-        return ",".join(_property(v) for v in value)
-    if isinstance(value, bool):
-        return str(value).lower()
-    return "" if value is None else str(value)
 
 
 def pipeline_name(case: Case) -> str:

@@ -182,6 +182,18 @@ DIFFERENCES: tuple[Difference, ...] = (
         _carried_in_output_type,
     ),
     Difference(
+        "schemaless-peer", "Flatten, InsertField (the Kafka Connect peer benchmark)", "model",
+        "bench/ConnectPeer.java runs Kafka's classes schemaless (JsonConverter with schemas.enable=false): its value "
+        "holds only the fields its JSON had, its Flatten keeps a null nested map as one null field "
+        "(`customer_address: null`), and InsertField's timestamp.field is epoch milliseconds; pipec's value has "
+        "a schema, so a missing field and each field of a null struct are null and the timestamp is written as "
+        "ISO-8601 text. tests/differential/test_connect_peer.py reads Kafka's value in pipec's type "
+        "(bench/peer_compare.py).",
+        "Semantics are Kafka Connect's *with-schema* semantics (every record here has a schema); `json` writes "
+        "null fields (as Kafka Connect's JsonConverter and Flink do) [...] and timestamps as ISO-8601 UTC strings.",
+        "SPEC sections 6 and 7; reference section 3.5 (schemaless Flatten: \"Null values are kept as null\")",
+    ),
+    Difference(
         "map-entry-order", "HeaderFrom", "record",
         "A MAP field copied or moved into a header is written with its entries in the order Spark holds them (as "
         "the record carried them); Kafka writes them in the order of the HashMap JsonConverter read them into. "

@@ -76,3 +76,136 @@ def test_a_path_resolves_against_the_client_even_where_the_server_runs_the_funct
     monkeypatch.delenv("SPARK_REMOTE", raising=False)
     monkeypatch.chdir(server)
     assert job.location("out/x") == str(client / "out" / "x")
+
+
+class Observed:
+    """An observation whose metrics arrived."""
+
+    def __init__(self, **metrics):
+        self.get = metrics
+
+
+class Server:
+    """What the handover uses of a Spark Connect server's sessions: the global temporary views all of them see."""
+
+    def __init__(self):
+        self.views: dict[str, list[Row]] = {}
+
+
+class Session:
+    """A session of the server (the client's, or the clone a micro-batch function runs on)."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.conf = {"spark.sql.globalTempDatabase": "global_temp"}  # RuntimeConfig.get(key, default) as dict.get
+        self.catalog = self
+
+    def createDataFrame(self, rows, schema):
+        assert schema == "stream STRING, line STRING"
+        return LocalFrame(self.server, [Row(stream=stream, line=line) for stream, line in rows])
+
+    def tableExists(self, name):
+        database, view = name.split(".")
+        return database == "global_temp" and view in self.server.views
+
+    def table(self, name):
+        database, view = name.split(".")
+        assert database == "global_temp"
+        return LocalFrame(self.server, self.server.views[view])
+
+    def dropGlobalTempView(self, name):
+        return self.server.views.pop(name, None) is not None
+
+
+class LocalFrame:
+    def __init__(self, server: Server, rows: list[Row]):
+        self.server, self.rows = server, rows
+
+    def createOrReplaceGlobalTempView(self, name):
+        self.server.views[name] = self.rows
+
+    def collect(self):
+        return self.rows
+
+
+class Untouchable:
+    """A session the embedded job must not use to hand counts over."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the embedded job used the session's {name}")
+
+
+class MicroBatch:
+    """What a micro-batch function's counts need of its DataFrame: its session."""
+
+    def __init__(self, session):
+        self.sparkSession = session
+
+
+def counted(job):
+    counts = job.Counts(False)
+    counts.observations = {"in": Observed(rows=5), "out": Observed(rows=4, dead=1)}
+    return counts
+
+
+LINE = "[orders_enriched] micro-batch 7: in=5 written=3 filtered=1 superseded=0 dead_lettered=1"
+
+
+def test_under_spark_connect_the_micro_batch_line_is_handed_to_the_client_and_printed_with_its_progress(
+    job, monkeypatch, capsys
+):
+    """The function runs in the server's Python worker (whose output the client never sees), on the client's session
+    or a clone of it: it leaves its line in a global temporary view of this run; the client prints it once, with the
+    batch's progress (a progress without the job's observed metrics), and drops the view."""
+    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    server = Server()
+    counted(job).report_micro_batch(MicroBatch(Session(server)), 7)
+    assert capsys.readouterr().out == ""
+    assert list(server.views) == [f"pipec_counts_{job._RUN}_7"]
+    client = Session(server)
+    progress = {"batchId": 7, "observedMetrics": {}}  # Spark Connect 3.5's shape; 4.x: an object, same fields
+    assert job.report_progress(progress, 6, client) == 7
+    assert capsys.readouterr().out == LINE + "\n"
+    assert server.views == {}
+    assert job.report_progress(progress, 7, client) == 7  # a batch reported once
+    # a progress whose batch handed nothing over (no data yet): nothing printed, not counted as reported
+    assert job.report_progress({"batchId": 8, "observedMetrics": {}}, 7, client) == 7
+    assert capsys.readouterr().out == ""
+
+
+def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, monkeypatch, capsys):
+    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    server = Server()
+    counts = job.Counts(False)
+    counts.observations = {"in": Unavailable(), "out": Unavailable()}
+    counts.report_micro_batch(MicroBatch(Session(server)), 2)
+    assert job.report_progress({"batchId": 2, "observedMetrics": {}}, -1, Session(server)) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == "[orders_enriched] micro-batch 2: counts unavailable (RuntimeError: [NO_METRICS] the query " \
+                      "reported no observed metrics)\n"
+    assert server.views == {}
+
+
+def test_embedded_the_micro_batch_function_prints_its_line_itself(job, monkeypatch, capsys):
+    monkeypatch.setattr(job, "_CLIENT", ("/client", False))
+    counted(job).report_micro_batch(MicroBatch(Untouchable()), 7)
+    assert capsys.readouterr().out == LINE + "\n"
+    assert job.report_progress({"batchId": 7, "observedMetrics": {}}, 6, Untouchable()) == 6
+    assert capsys.readouterr().out == ""
+
+
+class Refusing(Session):
+    """A session on which the view cannot be made."""
+
+    def createDataFrame(self, rows, schema):
+        raise RuntimeError("[INTERNAL_ERROR] no")
+
+
+def test_a_line_the_function_cannot_hand_over_never_fails_the_micro_batch(job, monkeypatch, capsys):
+    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    server = Server()
+    counted(job).report_micro_batch(MicroBatch(Refusing(server)), 3)  # no exception: the batch still commits
+    assert capsys.readouterr().err == "[orders_enriched] micro-batch 3: counts unavailable (RuntimeError: " \
+                                      "[INTERNAL_ERROR] no)\n"  # in the server's log
+    assert server.views == {}
