@@ -14,6 +14,8 @@ WHAT_IF_LABELS = {  # bench/peer_whatif.py
                       "never null, so the three-valued results agree)",
     "filter_first": "the filter moved before the chain (it reads a header no step changes; Spark pushes it below "
                     "the parse)",
+    "key_as_read": "the key written as read (no `from_json`/`to_json` of a key no step reads or changes)",
+    "filter_first_key_as_read": "the filter first and the key written as read",
     "both": "both",
     "both_key_as_read": "both, and the key written as read (no `from_json`/`to_json` of a key no step reads or "
                         "changes)",
