@@ -350,6 +350,10 @@ def markdown(r: dict) -> str:
         from .report_peer import connect_peer_section
 
         out += connect_peer_section(r["connect_peer"])
+    if "chain_what_if" in r:
+        from .report_peer import chain_what_if_section
+
+        out += chain_what_if_section(r["chain_what_if"])
     return "\n".join(out) + "\n" + NOTES
 
 
