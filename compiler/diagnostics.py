@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Iterable, Sequence
 
+from .records import record
 
-@dataclass(frozen=True, order=True)
+
+@record(order=True)
 class Location:
     """A position in a YAML file, 1-based."""
 
@@ -20,7 +22,7 @@ class Location:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True)
+@record
 class Diagnostic:
     """One finding about a pipeline file."""
 
@@ -51,7 +53,7 @@ class CompileError(Exception):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
-@dataclass
+@record(frozen=False)
 class Collector:
     """Collects diagnostics of one compilation; `check()` raises when any error was seen."""
 

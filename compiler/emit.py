@@ -3,7 +3,6 @@ the printer (`layout.py`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from . import __version__, layout, render, spark_versions
@@ -12,10 +11,11 @@ from .lower import Lowered, lower
 from .connectors import SINKS, SOURCES, registry
 from .model import Pipeline
 from .package_data import TEMPLATES
+from .records import record
 from .targets import job_needs
 
 
-@dataclass(frozen=True)
+@record
 class Job:
     """A generated job: its file name and its black-formatted source."""
 

@@ -15,9 +15,10 @@ drops one with `value.pop("id")` or lists the fields anew, and the build is `F.s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from . import ir
+from .records import record
 from .shape import Shape
 from .transforms.structs import spark_field_path
 from .types import StructType
@@ -107,7 +108,7 @@ def _size(node: object, sizes: dict[str, int]) -> int:
     return 0
 
 
-@dataclass
+@record(frozen=False)
 class _Step:
     """One step's edit of the run's fields: checks on the side column, then the fields after it."""
 
@@ -179,7 +180,7 @@ def statements(side: str, before: list[str], after: dict[str, ir.Expr]) -> list[
     return ops
 
 
-@dataclass
+@record(frozen=False)
 class Run:
     side: str
     names: list[str]  # the fields after the steps so far

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from .build import Builder, Compiled
 from .diagnostics import Collector, CompileError, Location
 from .loader import load_file
+from .records import record
 from .targets import check_target
 from .validate import validate_document
 
@@ -40,7 +41,7 @@ def discover(paths: list[str], diags: Collector) -> list[Path]:
     return unique
 
 
-@dataclass
+@record(frozen=False)
 class Result:
     """Every pipeline compiled from one invocation, and everything said about them."""
 

@@ -13,9 +13,10 @@ with `FAILFAST`. This module rewrites the lowered IR, one stage at a time:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from . import ir
+from .records import record
 
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
 RAW = "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue
@@ -50,7 +51,7 @@ DECODERS = {"from_json": True, "from_csv": True, "from_avro": False, "from_regis
 NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tolerance: all
 
 
-@dataclass(frozen=True)
+@record
 class Stage:
     """Where a record error happens, as the errors context headers name it."""
 
@@ -159,7 +160,7 @@ def without_raises(node: object) -> object:
 # ---------------------------------------------------------------------------------------------------- decoders
 
 
-@dataclass(frozen=True)
+@record
 class Decoder:
     """A FAILFAST decoder found at the top of a column's expression (or under a cast or an If)."""
 

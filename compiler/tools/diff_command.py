@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from ..build import Compiled
 from ..diagnostics import Diagnostic
 from ..project import SUFFIXES, build_all
+from ..records import record
 from .checkpoint_diff import VERDICTS, Verdict, judge
 from .checkpoint_rules import RULES
 from .git import changed_files, default_base, resolve, show, toplevel
 
 
-@dataclass
+@record(frozen=False)
 class DiffResult:
     ref: str
     commit: str

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from dataclasses import dataclass
 
 from .. import ir
 from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
+from ..records import record
 from ..shape import Shape
 from ..type_parser import parse_type
 from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, same_name
@@ -63,7 +63,7 @@ ENVELOPE_FIELDS: tuple[tuple[str, str, SqlType], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Insertion:
     key: str  # the config key it came from, for error locations
     path: FieldPath
@@ -71,7 +71,7 @@ class Insertion:
     type: SqlType
 
 
-@dataclass(frozen=True)
+@record
 class InsertFieldConfig:
     insertions: tuple[Insertion, ...]
     on_missing_parent: str
@@ -224,7 +224,7 @@ INSERT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- ReplaceField
 
 
-@dataclass(frozen=True)
+@record
 class ReplaceFieldConfig:
     exclude: tuple[FieldPath, ...]
     include: tuple[FieldPath, ...]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from typing import Callable
 
 from .. import ir
 from ..paths import FieldPath
+from ..records import record
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -130,7 +130,7 @@ def mask_value(t: SqlType, replacement: str | None) -> ir.Expr:
     return convert(replacement, t)
 
 
-@dataclass(frozen=True)
+@record
 class MaskFieldConfig:
     paths: tuple[FieldPath, ...]
     replacement: str | None

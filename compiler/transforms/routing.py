@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from .. import ir
+from ..records import record
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match
@@ -97,7 +97,7 @@ def replacement_problem(replacement: str, groups: int, names: frozenset[str]) ->
     return None
 
 
-@dataclass(frozen=True)
+@record
 class RegexRouterConfig:
     regex: str
     replacement: str
@@ -157,7 +157,7 @@ REGEX_ROUTER = TransformSpec(
 
 # ---------------------------------------------------------------- TimestampRouter
 
-@dataclass(frozen=True)
+@record
 class TimestampRouterConfig:
     topic_format: str
     spark_pattern: str  # "" when the timestamp format is empty

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 
 from .. import ir
+from ..records import record
 from ..shape import Shape
 from ..types import StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -19,7 +19,7 @@ from .fields import NULL_DEFAULT_KEY
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 
-@dataclass(frozen=True)
+@record
 class SetSchemaMetadataConfig:
     name: str | None
     version: int | None
