@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import asdict, field
 from typing import Iterable, Sequence
@@ -87,6 +86,8 @@ def _sort_key(d: Diagnostic) -> tuple:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or None."""
+    import difflib  # only for an error: its import costs every cold start
+
     close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 
