@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import field
 from pathlib import Path
 
+from .atomic import write_text
 from .build import Builder, Compiled
 from .diagnostics import Collector, CompileError, Location
 from .loader import load_file
@@ -104,15 +103,7 @@ def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
     written = []
     for name, text in files.items():
         target = out / name
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            os.chmod(tmp, 0o644)  # mkstemp's 0600 would make generated jobs private
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text(target, text)
         written.append(target)
     return written
 
