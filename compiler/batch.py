@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import gc
 import os
-from dataclasses import field
 from pathlib import Path
 
 from .cache import JobCache, default_dir, digest, entry, warnings_of
 from .diagnostics import Collector, CompileError, Diagnostic, Location
 from .project import build_file, claim_name, discover_or_say, repo_root
-from .records import record
+from .records import field, record
 
 POOL_FROM = 8  # fewer files than this are compiled in this process: forking would cost more than it saves
 

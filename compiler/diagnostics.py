@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, field
 from typing import Iterable, Sequence
 
-from .records import record
+from .records import field, record
 
 
 @record(order=True)
@@ -39,9 +38,10 @@ class Diagnostic:
         return text
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["loc"] = asdict(self.loc) if self.loc else None
-        return data
+        loc = self.loc
+        return {"code": self.code, "message": self.message,
+                "loc": {"file": loc.file, "line": loc.line, "col": loc.col} if loc else None,
+                "hint": self.hint, "severity": self.severity}
 
 
 class CompileError(Exception):

@@ -15,10 +15,8 @@ drops one with `value.pop("id")` or lists the fields anew, and the build is `F.s
 
 from __future__ import annotations
 
-from dataclasses import field, replace
-
 from . import ir
-from .records import record
+from .records import field, record, replace
 from .shape import Shape
 from .transforms.structs import spark_field_path
 from .types import StructType

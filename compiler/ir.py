@@ -1,28 +1,14 @@
 """A small typed IR of Spark Column and DataFrame operations, rendered to Python by `render.py`.
 
-Expressions are frozen dataclasses with typed fields; nothing here knows about text.
+Expressions are frozen records (compiler/records.py) with typed fields; nothing here knows about text.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
 from typing import Union
 
 from .diagnostics import Location
-from .records import record
-
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
-def field_names(node: object) -> tuple[str, ...] | None:
-    """The field names of a dataclass instance (None for any other value): the walks over IR trees ask it of
-    every node, so it is found once per class (`dataclasses.fields` is slow)."""
-    cls = type(node)
-    try:
-        return _FIELD_NAMES[cls]
-    except KeyError:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
-        return names
+from .records import field_names, record  # field_names: the walks over IR trees ask it of every node
 
 
 class Expr:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from .diagnostics import Collector, Location
-from .records import record
+from .records import field, record
 from .yaml_limits import scan, within
 
 YamlPath = tuple  # of str keys and int indexes

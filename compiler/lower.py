@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from . import fusion, ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
 from .model import Predicate, Step
-from .records import record
+from .records import record, replace
 from .transforms import REGISTRY
 from .shape import Shape
 from .transforms.base import Lowering

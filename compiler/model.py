@@ -1,13 +1,12 @@
-"""The resolved pipeline: frozen dataclasses built only from validated data, each with its location."""
+"""The resolved pipeline: frozen records (compiler/records.py) built only from validated data, each with its location."""
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from .diagnostics import Location
 from .envrefs import Text
-from .records import record
+from .records import field, record
 from .types import SqlType
 
 
@@ -81,7 +80,7 @@ class Step:
     kind: str  # registry key, e.g. InsertField
     side: str | None  # "key", "value" or None for record-level transforms
     type_name: str  # as written, e.g. InsertField$Value
-    config: Any  # the transform's parsed config dataclass
+    config: Any  # the transform's parsed config record
     loc: Location
     predicate: str | None = None
     negate: bool = False

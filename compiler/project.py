@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from pathlib import Path
 
 from .atomic import write_text
 from .build import Builder, Compiled
 from .diagnostics import Collector, CompileError, Location
 from .loader import load_file
-from .records import record
+from .records import field, record
 from .targets import check_target
 from .validate import validate_document
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from .records import record
+from .records import record, replace
 from .types import StructType, SqlType
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Callable
 
 from .. import ir
@@ -10,7 +9,7 @@ from ..diagnostics import Collector, Location
 from ..record_errors import positioned
 from ..loader import SourceMap
 from ..model import Column, Sink, Source
-from ..records import record
+from ..records import field, record
 from ..shape import Shape
 from ..types import BIGINT, HEADERS, Primitive, SqlType
 

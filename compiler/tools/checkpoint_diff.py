@@ -4,13 +4,11 @@ checkpoint_rules.py; each reason names its rule."""
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from ..build import Compiled
 from ..connectors import SINKS, SOURCES
 from ..emit import per_batch
 from ..model import Pipeline
-from ..records import record
+from ..records import field, record
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
 from .contract import Contract, contract, flat_fields, writes_kafka
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import field
 from pathlib import Path
 
 from ..diagnostics import Location
-from ..records import record
+from ..records import field, record
 
 
 class ConfigSyntaxError(Exception):

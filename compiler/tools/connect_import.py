@@ -18,10 +18,9 @@ located at the config key.
 from __future__ import annotations
 
 import re
-from dataclasses import field
 
 from ..diagnostics import Collector, did_you_mean
-from ..records import record
+from ..records import field, record
 from ..transforms import PREDICATE_PACKAGE, REGISTRY
 from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, Entry

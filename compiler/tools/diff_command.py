@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import tempfile
-from dataclasses import field
 from pathlib import Path
 
 from ..build import Compiled
 from ..diagnostics import Diagnostic
 from ..project import SUFFIXES, build_all
-from ..records import record
+from ..records import field, record
 from .checkpoint_diff import VERDICTS, Verdict, judge
 from .checkpoint_rules import RULES
 from .git import changed_files, default_base, resolve, show, toplevel

@@ -7,14 +7,13 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import field
 from pathlib import Path, PurePosixPath
 
 from ..build import Compiled
 from ..connectors import SOURCES
 from ..diagnostics import render_all
 from ..project import build_all
-from ..records import record
+from ..records import field, record
 from .contract import writes_kafka
 
 ROUTERS = ("RegexRouter", "TimestampRouter")

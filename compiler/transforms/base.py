@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from typing import Any, Callable
 
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean, one_of
 from ..loader import SourceMap
-from ..records import record
+from ..records import field, record
 from ..shape import Shape
 
 PACKAGE = "org.apache.kafka.connect.transforms."  # Kafka's own transforms; a spec from elsewhere names its package

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
-
 from .. import ir
 from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
-from ..records import record
+from ..records import record, replace
 from ..shape import Shape
 from ..type_parser import parse_type
 from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, same_name
@@ -308,7 +305,7 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
     renamed = {p.steps[0] for p, _ in cfg.renames if len(p.steps) == 1}
     result = shape.with_side(ctx.side, out)
     if ctx.side == "value":  # a renamed virtual column becomes an ordinary field
-        result = dataclasses.replace(result, virtual=result.virtual - renamed)
+        result = replace(result, virtual=result.virtual - renamed)
     return result
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import ir
 from ..paths import FieldPath, format_path
-from ..records import record
+from ..records import record, replace
 from ..shape import Shape
 from ..types import MapType, SqlType, StructField, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
