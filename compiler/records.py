@@ -8,8 +8,8 @@ after `__init__`; `__match_args__` is set; equality and hash go by value and cla
 it is frozen unless `frozen=False`, ordered with `order=True`; `replace()` copies one with changes. It is made
 differently:
 
-- `__eq__`, `__hash__`, `__repr__`, the frozen `__setattr__`/`__delattr__` and the comparisons are functions
-  shared by every record, reading the fields through one `operator.attrgetter`;
+- `__repr__` and the frozen `__setattr__`/`__delattr__` are functions shared by every record; `__eq__`,
+  `__hash__` and the comparisons are closures over one `operator.attrgetter` of the class's fields;
 - `__init__` binds its arguments generically for a class's first COMPILE_AFTER instances, then is compiled
   from source as a dataclass's is: a class built a few times never pays for compiling, a hot one runs as fast.
 
@@ -20,6 +20,7 @@ outside `__init__` are not supported (a TypeError when the class is defined).
 from __future__ import annotations
 
 import typing
+import operator
 from operator import attrgetter
 from typing import Any, Callable, TypeVar
 
@@ -74,23 +75,49 @@ def replace(original: Any, /, **changes: Any) -> Any:
     return original.__class__(**{**{name: getattr(original, name) for name in names}, **changes})
 
 
-def _eq(self, other):
-    if other.__class__ is self.__class__:
-        return self._record_values(self) == other._record_values(other)
-    return NotImplemented
+def _equality(names: tuple[str, ...]) -> dict[str, Callable]:
+    """`__eq__` and `__hash__` of one record class: closures over its fields' getter (no class attribute read
+    per call), comparing and hashing the fields' values as a tuple, as a dataclass does."""
+    if len(names) == 1:
+        get = attrgetter(names[0])
+
+        def __eq__(self, other):
+            if other.__class__ is self.__class__:
+                return (get(self),) == (get(other),)
+            return NotImplemented
+
+        def __hash__(self):
+            return hash((get(self),))
+
+    else:
+        values = _values_getter(names)
+
+        def __eq__(self, other):
+            if other.__class__ is self.__class__:
+                return values(self) == values(other)
+            return NotImplemented
+
+        def __hash__(self):
+            return hash(values(self))
+
+    return {"__eq__": __eq__, "__hash__": __hash__}
 
 
-def _ordering(compare: Callable[[tuple, tuple], bool]) -> Callable:
-    def method(self, other):
-        if other.__class__ is self.__class__:
-            return compare(self._record_values(self), other._record_values(other))
-        return NotImplemented
+def _ordering(names: tuple[str, ...]) -> dict[str, Callable]:
+    """`__lt__`, `__le__`, `__gt__` and `__ge__` of one record class (`order=True`): its fields' values compared
+    as tuples, and only with the same class."""
+    values = _values_getter(names)
 
-    return method
+    def method(compare: Callable[[tuple, tuple], bool]) -> Callable:
+        def comparison(self, other):
+            if other.__class__ is self.__class__:
+                return compare(values(self), values(other))
+            return NotImplemented
 
+        return comparison
 
-def _hash(self) -> int:
-    return hash(self._record_values(self))
+    return {"__lt__": method(operator.lt), "__le__": method(operator.le), "__gt__": method(operator.gt),
+            "__ge__": method(operator.ge)}
 
 
 def _repr(self) -> str:
@@ -104,14 +131,6 @@ def _frozen_setattr(self, name: str, value: Any) -> None:
 
 def _frozen_delattr(self, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-_ORDER = {
-    "__lt__": _ordering(lambda a, b: a < b),
-    "__le__": _ordering(lambda a, b: a <= b),
-    "__gt__": _ordering(lambda a, b: a > b),
-    "__ge__": _ordering(lambda a, b: a >= b),
-}
 
 
 def _values_getter(names: tuple[str, ...]) -> Callable[[Any], tuple]:
@@ -229,18 +248,18 @@ def _record(cls: T, frozen: bool, order: bool) -> T:
     names = tuple(f.name for f in fields)
     cls._record_field_list = fields
     cls._record_fields = names
-    cls._record_values = staticmethod(_values_getter(names))
     if cls.__doc__ is None:
         cls.__doc__ = f"{cls.__name__}({', '.join(names)})"
     methods: dict[str, Any] = {
         "__init__": _adaptive_init(cls, fields),
-        "__eq__": _eq,
-        "__hash__": _hash if frozen else None,
+        **_equality(names),
         "__repr__": _repr,
         "__match_args__": names,
-        **(_ORDER if order else {}),
+        **(_ordering(names) if order else {}),
         **({"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr} if frozen else {}),
     }
+    if not frozen:
+        methods["__hash__"] = None  # equal by value and mutable: unhashable, as a dataclass
     for name, method in methods.items():
         if name not in cls.__dict__ or (name == "__hash__" and cls.__dict__[name] is None and frozen):
             setattr(cls, name, method)
