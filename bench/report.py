@@ -5,6 +5,8 @@ from __future__ import annotations
 TARGETS = (  # (label, how to read the figure from the result, comparison, target, issue 14's target or None)
     ("generated ÷ hand-written throughput (median)", lambda r: r["throughput"]["generated_vs_handwritten"]["wall"]["median"], ">=", 0.95, 1),
     ("generated ÷ hand-written by CPU time (median)", lambda r: r["throughput"]["generated_vs_handwritten"]["cpu"]["median"], ">=", 0.95, 1),
+    ("structs: generated ÷ hand-written throughput (median)", lambda r: r["throughput"]["structs_generated_vs_handwritten"]["wall"]["median"], ">=", 0.95, 1),
+    ("structs: generated ÷ hand-written by CPU time (median)", lambda r: r["throughput"]["structs_generated_vs_handwritten"]["cpu"]["median"], ">=", 0.95, 1),
     ("generated ÷ UDF throughput (median)", lambda r: r["throughput"]["generated_vs_udf"]["wall"]["median"], ">=", 10.0, None),
     ("cold `pipec compile` of 1,000 20-step pipelines, no cache, s wall (median)", lambda r: r["compile_speed"]["compile"]["wall_s"]["median"], "<=", 20.0, 2),
     ("cold `pipec check` of the same 1,000 unchanged, s wall (median)", lambda r: r["compile_speed"]["check"]["wall_s"]["median"], "<=", 5.0, 2),
@@ -348,6 +350,10 @@ def markdown(r: dict) -> str:
         from .report_peer import connect_peer_section
 
         out += connect_peer_section(r["connect_peer"])
+    if "chain_what_if" in r:
+        from .report_peer import chain_what_if_section
+
+        out += chain_what_if_section(r["chain_what_if"])
     return "\n".join(out) + "\n" + NOTES
 
 
@@ -547,7 +553,8 @@ def summary_lines(r: dict) -> list[str]:
         if key not in t:
             continue
         w, c = t[key]["wall"], t[key]["cpu"]
-        lines.append(f"{label}: median {w['median']:.3f} (min {w['min']:.3f}, max {w['max']:.3f}); by CPU time {c['median']:.3f}")
+        lines.append(f"{label}: median {w['median']:.3f} (min {w['min']:.3f}, max {w['max']:.3f}); "
+                     f"by CPU time {c['median']:.3f} (min {c['min']:.3f}, max {c['max']:.3f})")
     if "compile_speed" in r:
         lines += compile_summary(r["compile_speed"])[0]
     cv = r["cold_validate"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Union
 
 from .diagnostics import Location
-from .records import field_names, record  # field_names: the walks over IR trees ask it of every node
+from .records import field_names, record, replace  # field_names: the walks over IR trees ask it of every node
 
 
 class Expr:
@@ -221,3 +221,32 @@ class Block:
     comment: str
     ops: tuple[Op, ...]
     loc: Location | None = None  # the YAML it lowers (source, step or sink), for errors about the generated code
+
+
+def columns_read(node: object) -> set[str]:
+    """Names of the top-level columns an expression (or op, or tuple of them) reads."""
+    if isinstance(node, Col):
+        return {node.name}
+    if isinstance(node, tuple):
+        return set().union(*(columns_read(n) for n in node))
+    names = field_names(node)
+    if names is not None:
+        return set().union(*(columns_read(getattr(node, name)) for name in names))
+    return set()
+
+
+def columns_set(op: Op) -> set[str]:
+    """Names of the top-level columns an op sets (a select: all it keeps)."""
+    return {n for n, _ in op.columns} if isinstance(op, (SetColumns, Select)) else set()
+
+
+def reading(node: object, columns: dict[str, Expr]) -> object:
+    """`node` with each read of a column in `columns` replaced by that column's expression."""
+    if isinstance(node, Col):
+        return columns.get(node.name, node)
+    if isinstance(node, tuple):
+        return tuple(reading(n, columns) for n in node)
+    names = field_names(node) if isinstance(node, Expr) else None
+    if names is not None:
+        return replace(node, **{name: reading(getattr(node, name), columns) for name in names})
+    return node

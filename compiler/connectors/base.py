@@ -95,6 +95,9 @@ class SourceConnector:
     position: Callable[[str], ir.Expr] = positioned
     dead_letter_refusals: Callable[[Source], list[tuple[str, tuple[str, ...], str]]] = lambda source: []
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) reads it
+    # A json key or value whose text is the JSON literal null reads as null (Kafka Connect's JsonConverter), not as
+    # an undecodable payload (record_errors.JSON_NULL)
+    json_null: bool = False
     schema_hints: dict[tuple, str] = field(default_factory=dict)  # better hints for schema errors, by the path at fault
 
     def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:

@@ -45,7 +45,7 @@ SCHEMA_HINTS = {
 
 def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """The kafka decode over the table (batch) or over the changelog rows, keeping their `op` (streaming)."""
-    parsed, layout = decode_kafka(source, pipeline)
+    parsed, layout = decode_kafka(source, pipeline, json_null=False)
     if source.changelog:
         return (parsed, ir.Select(layout.columns + ((OP, ir.Col(OP)),)))
     return (ir.Apply("upsert_table"), parsed, layout)
@@ -68,7 +68,7 @@ def decode_tolerant(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
 def state_check(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """tolerance: all: the decode of each record as read, whose record errors keep it out of the table or the
     changelog state (it goes to the dead letters, and its key keeps its image)."""
-    return (key_required(), *decode_kafka(source, pipeline))
+    return (key_required(), *decode_kafka(source, pipeline, json_null=False))
 
 
 UPSERT_KAFKA_SOURCE = SourceConnector(
