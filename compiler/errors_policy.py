@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from .connectors.base import SourceConnector
 from .model import ErrorPolicy, Source
+from .records import record
 
 TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
 REFUSED_PRODUCER_PROPERTIES = ("key.serializer", "value.serializer")
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     code: str
     message: str

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from . import fusion, ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
 from .model import Predicate, Step
+from .records import record, replace
 from .transforms import REGISTRY
 from .shape import Shape
 from .transforms.base import Lowering
 from .transforms.structs import conform
 
 
-@dataclass(frozen=True)
+@record
 class Lowered:
     """IR for the three record-path functions of a job."""
 

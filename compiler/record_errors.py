@@ -13,9 +13,8 @@ with `FAILFAST`. This module rewrites the lowered IR, one stage at a time:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from . import ir
+from .records import record, replace
 
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
 RAW = "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue
@@ -54,7 +53,7 @@ NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tol
 JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"
 
 
-@dataclass(frozen=True)
+@record
 class Stage:
     """Where a record error happens, as the errors context headers name it."""
 
@@ -115,7 +114,7 @@ def error_of(node: ir.Expr) -> ir.Expr | None:
         return _coalesce(parts)
     if isinstance(node, ir.Func) and any(isinstance(a, ir.Lambda) for a in node.args):
         return _lambda_error(node)
-    children = [getattr(node, f) for f in node.__dataclass_fields__] if hasattr(node, "__dataclass_fields__") else []
+    children = [getattr(node, f) for f in ir.field_names(node) or ()]
     parts: list[ir.Expr | None] = []
     for child in children:
         for item in child if isinstance(child, tuple) else (child,):
@@ -155,15 +154,15 @@ def without_raises(node: object) -> object:
         return NULL
     if isinstance(node, tuple):
         return tuple(without_raises(n) for n in node)
-    if isinstance(node, (ir.Expr, ir.Op)) and hasattr(node, "__dataclass_fields__"):
-        return replace(node, **{f: without_raises(getattr(node, f)) for f in node.__dataclass_fields__})
+    if isinstance(node, (ir.Expr, ir.Op)) and (names := ir.field_names(node)):
+        return replace(node, **{f: without_raises(getattr(node, f)) for f in names})
     return node
 
 
 # ---------------------------------------------------------------------------------------------------- decoders
 
 
-@dataclass(frozen=True)
+@record
 class Decoder:
     """A FAILFAST decoder found at the top of a column's expression (or under a cast or an If)."""
 
@@ -192,8 +191,8 @@ def _permissive(node: object, found: list) -> object:
         return replace(node, args=(text, schema, ir.Arg({**node.args[2].value, "mode": "PERMISSIVE"})))
     if isinstance(node, tuple):
         return tuple(_permissive(n, found) for n in node)
-    if isinstance(node, ir.Expr) and hasattr(node, "__dataclass_fields__"):
-        return replace(node, **{f: _permissive(getattr(node, f), found) for f in node.__dataclass_fields__})
+    if isinstance(node, ir.Expr) and (names := ir.field_names(node)):
+        return replace(node, **{f: _permissive(getattr(node, f), found) for f in names})
     return node
 
 
@@ -207,8 +206,8 @@ def _columns(node: object) -> set[str]:
         return {node.name}
     if isinstance(node, tuple):
         return set().union(*(_columns(n) for n in node))
-    if hasattr(node, "__dataclass_fields__"):
-        return set().union(*(_columns(getattr(node, f)) for f in node.__dataclass_fields__))
+    if names := ir.field_names(node):
+        return set().union(*(_columns(getattr(node, f)) for f in names))
     return set()
 
 

@@ -14,13 +14,12 @@ rows go out. No partition column is ever set: the producer partitions by the ser
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import ir
 from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
+from ..records import replace
 from ..shape import Shape, kind_words
 from ..types import StructType
 from .base import SinkConnector, SourceConnector

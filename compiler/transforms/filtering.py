@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from .. import ir
 from ..changelog import is_delete
+from ..records import record
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
@@ -35,7 +35,7 @@ FILTER = TransformSpec(
 # ---------------------------------------------------------------- predicates
 
 
-@dataclass(frozen=True)
+@record
 class TopicNameMatchesConfig:
     pattern: str
 
@@ -68,7 +68,7 @@ TOPIC_NAME_MATCHES = PredicateSpec(
 )
 
 
-@dataclass(frozen=True)
+@record
 class HasHeaderKeyConfig:
     name: str
 
