@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 TARGETS = (  # (label, how to read the figure from the result, comparison, target, issue 14's target or None)
+    # (issue 14 sets target 1 on bench/chain.yaml; the structs chain is reported beside it against the same bar)
     ("generated ÷ hand-written throughput (median)", lambda r: r["throughput"]["generated_vs_handwritten"]["wall"]["median"], ">=", 0.95, 1),
     ("generated ÷ hand-written by CPU time (median)", lambda r: r["throughput"]["generated_vs_handwritten"]["cpu"]["median"], ">=", 0.95, 1),
-    ("structs: generated ÷ hand-written throughput (median)", lambda r: r["throughput"]["structs_generated_vs_handwritten"]["wall"]["median"], ">=", 0.95, 1),
-    ("structs: generated ÷ hand-written by CPU time (median)", lambda r: r["throughput"]["structs_generated_vs_handwritten"]["cpu"]["median"], ">=", 0.95, 1),
+    ("structs: generated ÷ hand-written throughput (median)", lambda r: r["throughput"]["structs_generated_vs_handwritten"]["wall"]["median"], ">=", 0.95, None),
+    ("structs: generated ÷ hand-written by CPU time (median)", lambda r: r["throughput"]["structs_generated_vs_handwritten"]["cpu"]["median"], ">=", 0.95, None),
     ("generated ÷ UDF throughput (median)", lambda r: r["throughput"]["generated_vs_udf"]["wall"]["median"], ">=", 10.0, None),
     ("cold `pipec compile` of 1,000 20-step pipelines, no cache, s wall (median)", lambda r: r["compile_speed"]["compile"]["wall_s"]["median"], "<=", 20.0, 2),
     ("cold `pipec check` of the same 1,000 unchanged, s wall (median)", lambda r: r["compile_speed"]["check"]["wall_s"]["median"], "<=", 5.0, 2),
