@@ -14,6 +14,8 @@ WHAT_IF_LABELS = {  # bench/peer_whatif.py
                       "never null, so the three-valued results agree)",
     "filter_first": "the filter moved before the chain (it reads a header no step changes; Spark pushes it below "
                     "the parse)",
+    "key_as_read": "the key written as read (no `from_json`/`to_json` of a key no step reads or changes)",
+    "filter_first_key_as_read": "the filter first and the key written as read",
     "both": "both",
     "both_key_as_read": "both, and the key written as read (no `from_json`/`to_json` of a key no step reads or "
                         "changes)",
@@ -182,3 +184,31 @@ def _what_if(w: dict, records: int) -> list[str]:
     rows += [f"| {label} | {_f(w[name]['cpu_s_per_1m'])} | {_f(w[name]['vs_job'])} |"
              for name, label in WHAT_IF_LABELS.items() if name in w]
     return rows + [""]
+
+
+CHAIN_VARIANTS = {  # bench/chain_whatif.py
+    "job": "the compiled job",
+    "no_record_checks": "without any per-record failure check (raise_error of steps and converters)",
+    "plain_casts": "Cast without its checks (Spark's cast to double, a plain cast of the header bytes)",
+    "no_filter_barrier": "the Filter without its barrier (Spark repeats the rebuilt headers in it)",
+    "key_as_read": "the key written as read (no `from_json`/`to_json` of a key no step reads or changes)",
+    "handwritten": "bench/handwritten.py",
+}
+
+
+def chain_what_if_section(w: dict) -> list[str]:
+    """`scripts/bench chain-what-if`: what the compiled bench/chain.yaml pays for exactness, and where CPU goes."""
+    load = f"load {w['load_average_start'][0]:.1f} -> {w['load_average_end'][0]:.1f}"
+    out = ["## What bench/chain.yaml's job pays for Kafka Connect's exactness", "",
+           f"`scripts/bench chain-what-if` (bench/chain_whatif.py): variants of the compiled job edited by hand, "
+           f"{w['records']:,} records, {w['reps']} alternating rounds, CPU time of the Spark JVM (medians; {load}):", "",
+           "| variant | CPU s per 1M | ÷ the job's | hand-written ÷ this, by CPU |", "|---|---|---|---|"]
+    out += [f"| {label} | {_f(w['variants'][n]['cpu_s_per_1m'])} | {_f(w['variants'][n]['vs_job'])} | "
+            f"{_f(w['variants'][n]['handwritten_vs_this'])} |" for n, label in CHAIN_VARIANTS.items() if n in w["variants"]]
+    out += ["", "Java Flight Recorder samples of one pass each, as CPU seconds per 1M records (share x the timed median):", "",
+            "| what ran | the job | hand-written |", "|---|---|---|"]
+    job, hand = w["jfr"]["job"]["share"], w["jfr"]["handwritten"]["share"]
+    per_job, per_hand = w["variants"]["job"]["cpu_s_per_1m"], w["variants"]["handwritten"]["cpu_s_per_1m"]
+    out += [f"| {label} | {_f(job.get(label, 0) * per_job)} | {_f(hand.get(label, 0) * per_hand)} |"
+            for label in dict.fromkeys([*job, *hand])]
+    return out + [""]

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import gc
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import JobCache, default_dir, digest, entry, warnings_of
 from .diagnostics import Collector, CompileError, Diagnostic, Location
 from .project import build_file, claim_name, discover_or_say, repo_root
+from .records import field, record
 
 POOL_FROM = 8  # fewer files than this are compiled in this process: forking would cost more than it saves
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     """What compiling one file gave: its diagnostics, its pipeline's name and where, and its job (file name
     and source; only the digest when it came from the cache)."""
@@ -34,7 +34,7 @@ class Outcome:
     digest: str | None = None
 
 
-@dataclass
+@record(frozen=False)
 class Batch:
     """Every file of one invocation: file name -> outcome with a job, and every diagnostic."""
 

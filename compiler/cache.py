@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
+from .atomic import write_text
 from .diagnostics import Diagnostic, Location
 from .fingerprint import fingerprint
 
@@ -55,10 +55,7 @@ class JobCache:
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh)
-            os.replace(tmp, path)
+            write_text(path, json.dumps(entry), mode=0o600)
         except OSError:
             pass  # a cache that cannot be written only costs time
 

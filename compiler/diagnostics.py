@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import json
-from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
+from .records import field, record
 
-@dataclass(frozen=True, order=True)
+
+@record(order=True)
 class Location:
     """A position in a YAML file, 1-based."""
 
@@ -20,7 +20,7 @@ class Location:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True)
+@record
 class Diagnostic:
     """One finding about a pipeline file."""
 
@@ -38,9 +38,10 @@ class Diagnostic:
         return text
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["loc"] = asdict(self.loc) if self.loc else None
-        return data
+        loc = self.loc
+        return {"code": self.code, "message": self.message,
+                "loc": {"file": loc.file, "line": loc.line, "col": loc.col} if loc else None,
+                "hint": self.hint, "severity": self.severity}
 
 
 class CompileError(Exception):
@@ -51,7 +52,7 @@ class CompileError(Exception):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
-@dataclass
+@record(frozen=False)
 class Collector:
     """Collects diagnostics of one compilation; `check()` raises when any error was seen."""
 
@@ -85,6 +86,8 @@ def _sort_key(d: Diagnostic) -> tuple:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or None."""
+    import difflib  # only for an error: its import costs every cold start
+
     close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 

@@ -3,7 +3,6 @@ the printer (`layout.py`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from . import __version__, errors_policy, layout, render, spark_versions
@@ -11,11 +10,12 @@ from .build import Compiled
 from .lower import Lowered, lower
 from .connectors import SINKS, SOURCES, registry
 from .model import Pipeline
-from .package_data import TEMPLATES
+from .package_data import TEMPLATES, templates_digest
+from .records import record
 from .targets import job_needs
 
 
-@dataclass(frozen=True)
+@record
 class Job:
     """A generated job: its file name and its black-formatted source."""
 
@@ -25,8 +25,11 @@ class Job:
 
 
 @lru_cache(maxsize=1)
-def _environment():
-    import jinja2  # lazily: `validate` never renders
+def template_environment():
+    """jinja2's environment of the job templates. compile renders through compiler/job_templates.py (the same
+    templates as Python, written by compiler/template_code.py with this environment's parser); jinja2 itself
+    renders only while that module is stale."""
+    import jinja2  # lazily: rarely needed (above)
 
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -142,11 +145,32 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
     }
 
 
-def _rendered(compiled: Compiled) -> str:
+@lru_cache(maxsize=1)
+def _translated_templates():
+    """compiler/job_templates.py, or None while it is stale (a template changed since it was translated)."""
+    from . import job_templates
+
+    return job_templates if job_templates.TEMPLATES_SHA256 == templates_digest() else None
+
+
+def render_template(name: str, ctx: dict) -> str:
+    """Template `name` (its path under templates/) rendered with `ctx`, each substituted value marked."""
+    translated = _translated_templates()
+    if translated is not None:
+        return translated.render(name, ctx, layout.mark)
+    return template_environment().get_template(name).render(**ctx)
+
+
+def job_context(compiled: Compiled) -> dict:
+    """Everything job.py.j2 and the templates it includes substitute."""
     ctx = context(compiled, lower(compiled))
     body = "\n".join(ctx["decode"] + [line for b in ctx["chain"] for line in b] + ctx["encode"])
     ctx["uses_avro"] = any(f"A.{name}(" in body for name in render.AVRO_FUNCTIONS)
-    return _environment().get_template("job.py.j2").render(**ctx)
+    return ctx
+
+
+def _rendered(compiled: Compiled) -> str:
+    return render_template("job.py.j2", job_context(compiled))
 
 
 def job_text(compiled: Compiled) -> str:

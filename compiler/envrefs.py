@@ -7,12 +7,13 @@ secret in the environment never lands in a generated file. `$${` writes a litera
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from .records import record
 
 _REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-@dataclass(frozen=True)
+@record
 class Text:
     """A configured string: either plain, or a template with env references."""
 

@@ -3,18 +3,17 @@ the job writes its dead letters (with the sink's rows in one write, or apart).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import render
 from .connectors import SINKS
 from .connectors.base import SourceConnector
 from .model import ErrorPolicy, Sink, Source
+from .records import record
 
 TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
 REFUSED_PRODUCER_PROPERTIES = ("key.serializer", "value.serializer")
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     code: str
     message: str

@@ -11,13 +11,17 @@ first step that refuses a null side.
 In the job a run is plain statements on the dict (shapes compiler/printer lays out as black does): it opens as
 `value = {"id": F.col("value").getField("id"), ...}`, a step sets fields with `value = {**value, "id": ...}`,
 drops one with `value.pop("id")` or lists the fields anew, and the build is `F.struct(value["id"].alias("id"), ...)`.
+
+A run at the start of the chain (nothing before it but filters) opens with the source's own layout of the side
+(`Decoded`: its fields read from the parsed payload, `F.col("__value").getField("id")`, and the record's columns),
+null where the parsed payload is: the struct the decode lays out is then never built, where Spark would build it
+and the run's struct from it (it does not see through the decode's null check).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 from . import ir
+from .records import field, record, replace
 from .shape import Shape
 from .transforms.structs import spark_field_path
 from .types import StructType
@@ -29,6 +33,39 @@ MAX_FIELD_NODES = 400
 
 class Unfusable(Exception):
     """The step cannot join the run."""
+
+
+@record
+class Decoded:
+    """A side as the source's decode lays it out: null where `base` (its parsed payload, a column the decode sets)
+    is null, else the struct of `fields`."""
+
+    base: ir.Col
+    fields: tuple[tuple[str, ir.Expr], ...]
+
+    def reads(self) -> set[str]:
+        return ir.columns_read((self.base, self.fields))
+
+
+def decoded_sides(layout: ir.Op) -> dict[str, Decoded]:
+    """The key and value of a decode's last op when it lays them out from parsed payloads."""
+    if not isinstance(layout, ir.Select):
+        return {}
+    columns = dict(layout.columns)
+    out = {}
+    for side in ("key", "value"):
+        e = columns.get(side)
+        if isinstance(e, ir.NullSafe) and isinstance(e.base, ir.Col) and e.base.name != side and isinstance(e.rebuilt, ir.Struct):
+            out[side] = Decoded(e.base, e.rebuilt.fields)
+    return out
+
+
+def _still_decoded(decoded: dict[str, Decoded], block: ir.Block) -> dict[str, Decoded]:
+    """The sides a later run may still open from the decode: none of what they read was set by `block`."""
+    if not all(isinstance(op, (ir.Where, ir.SetColumns)) for op in block.ops):
+        return {}
+    written = set().union(*(ir.columns_set(op) for op in block.ops))
+    return {side: d for side, d in decoded.items() if side not in written and not d.reads() & written}
 
 
 def split_path(path: str) -> tuple[str, ...]:
@@ -107,7 +144,7 @@ def _size(node: object, sizes: dict[str, int]) -> int:
     return 0
 
 
-@dataclass
+@record(frozen=False)
 class _Step:
     """One step's edit of the run's fields: checks on the side column, then the fields after it."""
 
@@ -179,22 +216,34 @@ def statements(side: str, before: list[str], after: dict[str, ir.Expr]) -> list[
     return ops
 
 
-@dataclass
+@record(frozen=False)
 class Run:
     side: str
     names: list[str]  # the fields after the steps so far
     sizes: dict[str, int]
-    opened: tuple[str, ...] = ()  # the side's fields where the run starts
+    opened: tuple[tuple[str, ir.Expr], ...] = ()  # the side's fields where the run starts
+    base: ir.Expr | None = None  # null where this is null: the side's column, or the parsed payload it was decoded from
     steps: list[tuple[ir.Block, list[ir.Op]]] = field(default_factory=list)
     cast: set[str] = field(default_factory=set)  # fields whose expression is a cast
     on_null: bool = False  # a step refuses a null side (its OnNull statement stands in its block)
 
     @classmethod
-    def start(cls, side: str, shape: Shape | None) -> "Run | None":
+    def start(cls, side: str, shape: Shape | None, decoded: Decoded | None = None) -> "Run | None":
+        """A run on the side of `shape`, opened from the decode's layout of it when given (and of its fields)."""
         t = shape.side(side) if shape else None
         if not isinstance(t, StructType) or not t.fields:
             return None
-        return cls(side, list(t.names()), {n: 1 for n in t.names()}, tuple(t.names()))
+        names = list(t.names())
+        if decoded and [n for n, _ in decoded.fields] == names:
+            sizes = {n: _size(e, {}) for n, e in decoded.fields}
+            cast = {n for n, e in decoded.fields if _is_cast(e)}
+            return cls(side, names, sizes, decoded.fields, decoded.base, cast=cast)
+        col = ir.Col(side)
+        return cls(side, names, {n: 1 for n in names}, tuple((n, ir.Get(col, n)) for n in names), col)
+
+    @property
+    def decoded(self) -> bool:
+        return self.base != ir.Col(self.side)
 
     def add(self, block: ir.Block, e: ir.Expr) -> bool:
         """Take the step into the run, if it can join."""
@@ -216,19 +265,24 @@ class Run:
         return True
 
     def close(self) -> list[ir.Block]:
-        """The run's blocks: fused when two or more steps share the build, else as they were."""
-        if len(self.steps) < 2:
+        """The run's blocks: fused when two or more steps share the build or the run opens from the decode, else
+        as they were."""
+        if len(self.steps) < 2 and not self.decoded:
             return [block for block, _ in self.steps]
-        col = ir.Col(self.side)
         out = [replace(block, ops=tuple(ops)) for block, ops in self.steps]
-        opened = ir.NewFields(self.side, tuple((n, ir.Get(col, n)) for n in self.opened))
-        out[0] = replace(out[0], ops=(opened, *out[0].ops))
+        out[0] = replace(out[0], ops=(ir.NewFields(self.side, self.opened), *out[0].ops))
         first, last = self.steps[0][0], self.steps[-1][0]
-        lines = f"lines {first.loc.line}-{last.loc.line}" if first.loc and last.loc else "the steps above"
+        if len(self.steps) > 1:
+            lines = f"lines {first.loc.line}-{last.loc.line}" if first.loc and last.loc else "the steps above"
+            built_for = f"built once for the {len(self.steps)} steps above ({lines})"
+        else:
+            built_for = f"built for the step above (line {last.loc.line})" if last.loc else "built for the step above"
+        source = (f", read from decode()'s parsed payload {self.base.name} rather than its {self.side} struct (which "
+                  "Spark then never builds)") if self.decoded else ""
         where_null = f"{self.side}_if_null where it was null" if self.on_null else "null where it was null"
-        comment = f"the {self.side} built once for the {len(self.steps)} steps above ({lines}); {where_null}"
+        comment = f"the {self.side} {built_for}{source}; {where_null}"
         struct = ir.Struct(tuple((n, ir.Field(self.side, n)) for n in self.names))
-        built = ir.If(ir.IsNull(col), ir.Var(f"{self.side}_if_null"), struct) if self.on_null else ir.NullSafe(col, struct)
+        built = ir.If(ir.IsNull(self.base), ir.Var(f"{self.side}_if_null"), struct) if self.on_null else ir.NullSafe(self.base, struct)
         return out + [ir.Block(comment, (ir.SetColumns(((self.side, built),)),), last.loc)]
 
 
@@ -241,20 +295,23 @@ def struct_edit(block: ir.Block) -> tuple[str, ir.Expr] | None:
     return None
 
 
-def fuse(blocks: list[ir.Block], inputs: list[Shape | None]) -> list[ir.Block]:
+def fuse(blocks: list[ir.Block], inputs: list[Shape | None], decoded: dict[str, Decoded] | None = None) -> list[ir.Block]:
     """The chain's blocks with each run of two or more struct edits of one side built once. `inputs` holds each
-    block's input shape (None: not a step that may join a run)."""
+    block's input shape (None: not a step that may join a run); `decoded`, the sides as the decode lays them out,
+    which a run opens from while nothing they read has been set."""
     out: list[ir.Block] = []
     run: Run | None = None
+    fresh = dict(decoded or {})
     for block, shape in zip(blocks, inputs):
         edit = struct_edit(block) if shape is not None else None
+        opening, fresh = fresh, _still_decoded(fresh, block)
         if run and edit and edit[0] == run.side and run.add(block, edit[1]):
             continue
         if run:
             out += run.close()
             run = None
         if edit:
-            run = Run.start(edit[0], shape)
+            run = Run.start(edit[0], shape, opening.get(edit[0]))
             if run and run.add(block, edit[1]):
                 continue
             run = None

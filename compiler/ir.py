@@ -1,41 +1,28 @@
 """A small typed IR of Spark Column and DataFrame operations, rendered to Python by `render.py`.
 
-Expressions are frozen dataclasses with typed fields; nothing here knows about text.
+Expressions are frozen records (compiler/records.py) with typed fields; nothing here knows about text.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, is_dataclass
 from typing import Union
 
 from .diagnostics import Location
-
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
-def field_names(node: object) -> tuple[str, ...] | None:
-    """The field names of a dataclass instance (None for any other value): the walks over IR trees ask it of
-    every node, so it is found once per class (`dataclasses.fields` is slow)."""
-    cls = type(node)
-    try:
-        return _FIELD_NAMES[cls]
-    except KeyError:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
-        return names
+from .records import field_names, record, replace  # field_names: the walks over IR trees ask it of every node
 
 
 class Expr:
     """A Spark Column expression."""
 
 
-@dataclass(frozen=True)
+@record
 class Col(Expr):
     """A top-level DataFrame column by name (never parsed as a path)."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Get(Expr):
     """A struct field by its literal name: `base.getField(name)`."""
 
@@ -43,48 +30,48 @@ class Get(Expr):
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Lit(Expr):
     """A literal of a Python scalar type (str, int, float, bool, bytes)."""
 
     value: Union[str, int, float, bool, bytes]
 
 
-@dataclass(frozen=True)
+@record
 class Arg(Expr):
     """A plain Python argument, not a Column: a field path for `withField`, a regex for `rlike`, an options dict."""
 
     value: object
 
 
-@dataclass(frozen=True)
+@record
 class EnvText(Expr):
     """A string literal resolved from `${env:...}` references when the job runs: `F.lit(env(raw))`."""
 
     raw: str
 
 
-@dataclass(frozen=True)
+@record
 class Null(Expr):
     """A typed null: `F.lit(None).cast(ddl)`."""
 
     ddl: str
 
 
-@dataclass(frozen=True)
+@record
 class Cast(Expr):
     expr: Expr
     ddl: str
 
 
-@dataclass(frozen=True)
+@record
 class Struct(Expr):
     """`F.struct(...)` with named fields, in order."""
 
     fields: tuple[tuple[str, Expr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class NullSafe(Expr):
     """`base` rebuilt as `rebuilt`, but null where `base` is null (struct edits keep tombstones)."""
 
@@ -92,24 +79,24 @@ class NullSafe(Expr):
     rebuilt: Expr
 
 
-@dataclass(frozen=True)
+@record
 class If(Expr):
     cond: Expr
     then: Expr
     otherwise: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Not(Expr):
     expr: Expr
 
 
-@dataclass(frozen=True)
+@record
 class IsNull(Expr):
     expr: Expr
 
 
-@dataclass(frozen=True)
+@record
 class BinOp(Expr):
     """`left op right` for op in ==, !=, &, |, <, <=, >, >=, +, -, *."""
 
@@ -118,14 +105,14 @@ class BinOp(Expr):
     right: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Var(Expr):
     """The parameter of the enclosing Lambda."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Lambda(Expr):
     """`lambda name: body`, for Spark's higher-order functions (native, not a UDF)."""
 
@@ -133,7 +120,7 @@ class Lambda(Expr):
     body: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Func(Expr):
     """`F.name(*args)`: a function of `pyspark.sql.functions` (checked against `render.SPARK_FUNCTIONS`), spark-avro's
     (`A.name`), or a Column function of the job's runtime (`render.JOB_COLUMN_FUNCTIONS`)."""
@@ -142,7 +129,7 @@ class Func(Expr):
     args: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Method(Expr):
     """`target.name(*args)`: a Column method (checked against `render.COLUMN_METHODS`)."""
 
@@ -151,7 +138,7 @@ class Method(Expr):
     args: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Field(Expr):
     """A field of the key or value held as a named expression during a run of struct edits (compiler/fusion.py):
     `value["name"]`, a Python dict entry of the job, not a DataFrame column."""
@@ -164,28 +151,28 @@ class Op:
     """A DataFrame operation on `records`, or a statement on the fields of a run of struct edits."""
 
 
-@dataclass(frozen=True)
+@record
 class SetColumns(Op):
     """`records.withColumns({...})`: replace or add top-level columns."""
 
     columns: tuple[tuple[str, Expr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class Where(Op):
     """Keep the rows where `cond` is true."""
 
     cond: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Select(Op):
     """`records.select(...)`: the new top-level columns, in order."""
 
     columns: tuple[tuple[str, Expr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class Apply(Op):
     """`records = function(records)`: a DataFrame function of the job's own template (per-key work such as the
     upsert table or the upsert sink's reduction), named from `render.JOB_FUNCTIONS`."""
@@ -193,7 +180,7 @@ class Apply(Op):
     function: str
 
 
-@dataclass(frozen=True)
+@record
 class NewFields(Op):
     """`value = {name: expression, ...}`: the run's fields from now on, in this order (the start of a run of
     struct edits on `side`, or a step that rebuilds the struct: renames, flattening)."""
@@ -202,7 +189,7 @@ class NewFields(Op):
     fields: tuple[tuple[str, Expr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class SetFields(Op):
     """Replace (in place) or add (at the end) fields of the run, each expression read before any is set."""
 
@@ -210,7 +197,7 @@ class SetFields(Op):
     fields: tuple[tuple[str, Expr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class DropField(Op):
     """Remove a field of the run."""
 
@@ -218,7 +205,7 @@ class DropField(Op):
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class OnNull(Op):
     """What the run's `side` becomes where it is null, instead of null (`value_if_null`, read where the run
     builds the struct): the first step that refuses a null side fails the record."""
@@ -227,10 +214,39 @@ class OnNull(Op):
     value: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """Ops with a comment that says where they came from."""
 
     comment: str
     ops: tuple[Op, ...]
     loc: Location | None = None  # the YAML it lowers (source, step or sink), for errors about the generated code
+
+
+def columns_read(node: object) -> set[str]:
+    """Names of the top-level columns an expression (or op, or tuple of them) reads."""
+    if isinstance(node, Col):
+        return {node.name}
+    if isinstance(node, tuple):
+        return set().union(*(columns_read(n) for n in node))
+    names = field_names(node)
+    if names is not None:
+        return set().union(*(columns_read(getattr(node, name)) for name in names))
+    return set()
+
+
+def columns_set(op: Op) -> set[str]:
+    """Names of the top-level columns an op sets (a select: all it keeps)."""
+    return {n for n, _ in op.columns} if isinstance(op, (SetColumns, Select)) else set()
+
+
+def reading(node: object, columns: dict[str, Expr]) -> object:
+    """`node` with each read of a column in `columns` replaced by that column's expression."""
+    if isinstance(node, Col):
+        return columns.get(node.name, node)
+    if isinstance(node, tuple):
+        return tuple(reading(n, columns) for n in node)
+    names = field_names(node) if isinstance(node, Expr) else None
+    if names is not None:
+        return replace(node, **{name: reading(getattr(node, name), columns) for name in names})
+    return node

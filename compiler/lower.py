@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from . import fusion, ir, record_errors
 from .build import Compiled
 from .connectors import SINKS, SOURCES
 from .model import Predicate, Step
+from .records import record, replace
 from .transforms import REGISTRY
 from .shape import Shape
 from .transforms.base import Lowering
 from .transforms.structs import conform
 
 
-@dataclass(frozen=True)
+@record
 class Lowered:
     """IR for the three record-path functions of a job."""
 
@@ -64,25 +63,9 @@ def guard(op: ir.Op, cond: ir.Expr | None, before: Shape, after: Shape) -> ir.Op
 KEEP = "__keep"
 
 
-def columns_read(node: object) -> set[str]:
-    """Names of the top-level columns an IR expression reads."""
-    if isinstance(node, ir.Col):
-        return {node.name}
-    if isinstance(node, tuple):
-        return set().union(*(columns_read(n) for n in node))
-    names = ir.field_names(node)
-    if names is not None:
-        return set().union(*(columns_read(getattr(node, name)) for name in names))
-    return set()
-
-
-def columns_set(op: ir.Op) -> set[str]:
-    return {n for n, _ in op.columns} if isinstance(op, (ir.SetColumns, ir.Select)) else set()
-
-
 def pin(op: ir.Op, rebuilt: set[str]) -> tuple[ir.Op, ...]:
     """A filter that reads columns earlier steps rebuilt, kept where it stands (see KEEP); other ops as they are."""
-    if not isinstance(op, ir.Where) or not columns_read(op.cond) & rebuilt:
+    if not isinstance(op, ir.Where) or not ir.columns_read(op.cond) & rebuilt:
         return (op,)
     barrier = ir.BinOp(">=", ir.Func("spark_partition_id", ()), ir.Lit(0))
     return (ir.SetColumns(((KEEP, ir.BinOp("&", op.cond, barrier)),)), ir.Where(ir.Col(KEEP)))
@@ -105,12 +88,12 @@ def lower(compiled: Compiled) -> Lowered:
     check = None
     if tolerant:
         raw = source.raw_record(p.source, p.name) if source.raw_record else None
-        decode = replace(decode, ops=record_errors.tolerate_decode(decode.ops, formats, raw, source.position))
+        decode = replace(decode, ops=record_errors.tolerate_decode(decode.ops, formats, raw, source.position, source.json_null))
         if source.state_check:
             ops = record_errors.tolerate_decode(source.state_check(p.source, p.name), formats, raw, source.position)
             check = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector}), as read", ops, p.source.loc)
     else:
-        decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats))
+        decode = replace(decode, ops=record_errors.checked_decode(decode.ops, formats, source.json_null))
     blocks: list[ir.Block] = []
     inputs: list[Shape | None] = []  # each block's input shape when it is a step that may join a run of edits
     skips = source.skip_messages(p.source)
@@ -124,14 +107,14 @@ def lower(compiled: Compiled) -> Lowered:
         if keep and compiled.shapes[i + 1].routed and not compiled.shapes[i].routed:
             blocks.append(ir.Block("the source topic, so the sink's topic applies to records no router renamed", keep, p.sink.loc))
             inputs.append(None)
-            rebuilt.update(name for op in keep for name in columns_set(op))
+            rebuilt.update(name for op in keep for name in ir.columns_set(op))
         spec = REGISTRY.transforms[step.kind]
         ops = spec.lower(step.config, compiled.shapes[i], Lowering(f"{step.type_name} '{step.alias}'", step.side))
         cond = predicate_condition(step, p.predicates, compiled.shapes[i].changelog)
         before, after = compiled.shapes[i], compiled.shapes[i + 1]
         guarded = [guard(op, cond, before, after) for op in ops]
         pinned = tuple(out for op in guarded for out in pin(op, rebuilt))
-        rebuilt.update(*(columns_set(op) for op in pinned))
+        rebuilt.update(*(ir.columns_set(op) for op in pinned))
         comment = step_comment(step, p.file)
         if len(pinned) > len(guarded):
             comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
@@ -145,4 +128,20 @@ def lower(compiled: Compiled) -> Lowered:
     if tolerant:
         encode = record_errors.tolerate_block(encode, lambda name: record_errors.sink_stage(name, p.sink.format))
     packages = tuple(sorted(set(source.packages(p.source)) | set(sink.packages(p.sink))))
-    return Lowered(decode, tuple(fusion.fuse(blocks, inputs)), encode, packages, tolerant, check)
+    decoded = fusion.decoded_sides(decode.ops[-1]) if decode.ops else {}
+    chain = tuple(fusion.fuse(blocks, inputs, decoded))
+    return Lowered(keep_read(decode, ir.columns_read(tuple(b.ops for b in chain))), chain, encode, packages, tolerant, check)
+
+
+def keep_read(decode: ir.Block, read: set[str]) -> ir.Block:
+    """The decode with the columns the chain reads from before its layout (the parsed payloads a run of edits
+    opens from: fusion.Decoded) kept by the layout's select."""
+    layout = decode.ops[-1] if decode.ops else None
+    if not isinstance(layout, ir.Select):
+        return decode
+    kept = ir.columns_set(layout)
+    before = set().union(*(ir.columns_set(op) for op in decode.ops[:-1]))
+    extra = sorted((read & before) - kept)
+    if not extra:
+        return decode
+    return replace(decode, ops=(*decode.ops[:-1], ir.Select(layout.columns + tuple((n, ir.Col(n)) for n in extra))))

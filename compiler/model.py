@@ -1,16 +1,16 @@
-"""The resolved pipeline: frozen dataclasses built only from validated data, each with its location."""
+"""The resolved pipeline: frozen records (compiler/records.py) built only from validated data, each with its location."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Location
 from .envrefs import Text
+from .records import field, record
 from .types import SqlType
 
 
-@dataclass(frozen=True)
+@record
 class Column:
     """A declared source column: physical, metadata (`metadata: KEY`) or header (`headers: true` / `header: K`)."""
 
@@ -27,7 +27,7 @@ class Column:
         return self.metadata is None and not self.headers and self.header is None
 
 
-@dataclass(frozen=True)
+@record
 class Registry:
     """The Schema Registry an avro-confluent key or value goes through: its `url`, `subject` and client options."""
 
@@ -38,7 +38,7 @@ class Registry:
     loc: Location  # the key or value block
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     """Where records come from. `connector` selects the lowering in `compiler/connectors/`."""
 
@@ -62,7 +62,7 @@ class Source:
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value read through a Schema Registry
 
 
-@dataclass(frozen=True)
+@record
 class Predicate:
     """A named KIP-585 predicate."""
 
@@ -72,7 +72,7 @@ class Predicate:
     loc: Location
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One transform of the chain."""
 
@@ -80,13 +80,13 @@ class Step:
     kind: str  # registry key, e.g. InsertField
     side: str | None  # "key", "value" or None for record-level transforms
     type_name: str  # as written, e.g. InsertField$Value
-    config: Any  # the transform's parsed config dataclass
+    config: Any  # the transform's parsed config record
     loc: Location
     predicate: str | None = None
     negate: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Sink:
     """Where records go."""
 
@@ -124,7 +124,7 @@ class Sink:
         return self.trigger is not None and self.trigger.split(":")[0].strip() == "real-time"
 
 
-@dataclass(frozen=True)
+@record
 class ErrorPolicy:
     """Kafka Connect's `errors.*` settings (section 8)."""
 
@@ -137,7 +137,7 @@ class ErrorPolicy:
     dlq_properties: tuple[tuple[str, Text], ...] = ()  # producer properties of the dead-letter topic
 
 
-@dataclass(frozen=True)
+@record
 class TestRecord:
     """A record of a test case, as written in YAML (`fields` holds only the fields named)."""
 
@@ -146,7 +146,7 @@ class TestRecord:
     locs: dict[str, Location]
 
 
-@dataclass(frozen=True)
+@record
 class TestCase:
     name: str
     loc: Location
@@ -156,7 +156,7 @@ class TestCase:
     dead_letters: tuple[TestRecord, ...] | None = None  # errors.tolerance: all: the records the DLQ must get
 
 
-@dataclass(frozen=True)
+@record
 class Pipeline:
     """A whole resolved pipeline file."""
 

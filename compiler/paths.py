@@ -18,8 +18,9 @@ units, so the two differ only after characters outside the BMP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
+
+from .records import record
 
 __all__ = [
     "PathSyntaxError",
@@ -58,7 +59,7 @@ class PathSyntaxError(ValueError):
         return self.message
 
 
-@dataclass(frozen=True)
+@record
 class FieldPath:
     """A parsed field path: the configured text and its steps, outermost first."""
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from .atomic import write_text
 from .build import Builder, Compiled
 from .diagnostics import Collector, CompileError, Location
 from .loader import load_file
+from .records import field, record
 from .targets import check_target
 from .validate import validate_document
 
@@ -40,7 +39,7 @@ def discover(paths: list[str], diags: Collector) -> list[Path]:
     return unique
 
 
-@dataclass
+@record(frozen=False)
 class Result:
     """Every pipeline compiled from one invocation, and everything said about them."""
 
@@ -103,15 +102,7 @@ def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
     written = []
     for name, text in files.items():
         target = out / name
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            os.chmod(tmp, 0o644)  # mkstemp's 0600 would make generated jobs private
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text(target, text)
         written.append(target)
     return written
 

@@ -13,9 +13,8 @@ with `FAILFAST`. This module rewrites the lowered IR, one stage at a time:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from . import ir
+from .records import record, replace
 
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
 RAW = "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue
@@ -48,9 +47,13 @@ CONVERTER_CLASSES = {
 # from_registry: the job's from_avro per writer schema of a Schema Registry (avro.decode).
 DECODERS = {"from_json": True, "from_csv": True, "from_avro": False, "from_registry": False}  # name -> has a corrupt-record field
 NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tolerance: all
+# A json payload whose text is the JSON literal null, with JSON's whitespace around it: Kafka Connect's JsonConverter
+# reads it as a null key or value, where Spark's from_json gives a corrupt record (and null for blank text, which
+# JsonConverter also reads as null).
+JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"
 
 
-@dataclass(frozen=True)
+@record
 class Stage:
     """Where a record error happens, as the errors context headers name it."""
 
@@ -118,7 +121,7 @@ def error_of(node: ir.Expr) -> ir.Expr | None:
         return _coalesce(parts)
     if isinstance(node, ir.Func) and any(isinstance(a, ir.Lambda) for a in node.args):
         return _lambda_error(node)
-    children = [getattr(node, f) for f in node.__dataclass_fields__] if hasattr(node, "__dataclass_fields__") else []
+    children = [getattr(node, f) for f in ir.field_names(node) or ()]
     parts: list[ir.Expr | None] = []
     for child in children:
         for item in child if isinstance(child, tuple) else (child,):
@@ -158,21 +161,27 @@ def without_raises(node: object) -> object:
         return NULL
     if isinstance(node, tuple):
         return tuple(without_raises(n) for n in node)
-    if isinstance(node, (ir.Expr, ir.Op)) and hasattr(node, "__dataclass_fields__"):
-        return replace(node, **{f: without_raises(getattr(node, f)) for f in node.__dataclass_fields__})
+    if isinstance(node, (ir.Expr, ir.Op)) and (names := ir.field_names(node)):
+        return replace(node, **{f: without_raises(getattr(node, f)) for f in names})
     return node
 
 
 # ---------------------------------------------------------------------------------------------------- decoders
 
 
-@dataclass(frozen=True)
+@record
 class Decoder:
     """A FAILFAST decoder found at the top of a column's expression (or under a cast or an If)."""
 
     column: str  # the column the op sets
     reads: str  # the raw column it decodes: key or value
     corrupt: bool  # json/csv: a corrupt-record field tells bad rows; avro: DECODED null for non-null input
+
+    def json_null(self, formats: dict[str, str], nulls: bool) -> ir.Expr | None:
+        """Where its payload is the JSON literal null, when `nulls` (the source reads that as null) and it is json."""
+        if not (nulls and self.corrupt and formats.get(self.reads) == "json"):
+            return None
+        return ir.Method(ir.Get(ir.Col(self.column), CORRUPT), "rlike", (ir.Arg(JSON_NULL),))
 
 
 def _permissive(node: object, found: list) -> object:
@@ -189,8 +198,8 @@ def _permissive(node: object, found: list) -> object:
         return replace(node, args=(text, schema, ir.Arg({**node.args[2].value, "mode": "PERMISSIVE"})))
     if isinstance(node, tuple):
         return tuple(_permissive(n, found) for n in node)
-    if isinstance(node, ir.Expr) and hasattr(node, "__dataclass_fields__"):
-        return replace(node, **{f: _permissive(getattr(node, f), found) for f in node.__dataclass_fields__})
+    if isinstance(node, ir.Expr) and (names := ir.field_names(node)):
+        return replace(node, **{f: _permissive(getattr(node, f), found) for f in names})
     return node
 
 
@@ -204,8 +213,8 @@ def _columns(node: object) -> set[str]:
         return {node.name}
     if isinstance(node, tuple):
         return set().union(*(_columns(n) for n in node))
-    if hasattr(node, "__dataclass_fields__"):
-        return set().union(*(_columns(getattr(node, f)) for f in node.__dataclass_fields__))
+    if names := ir.field_names(node):
+        return set().union(*(_columns(getattr(node, f)) for f in names))
     return set()
 
 
@@ -226,10 +235,11 @@ def _top_decoder(node: ir.Expr) -> bool:
     return isinstance(node, ir.Func) and node.name in DECODERS
 
 
-def decode_failed(d: Decoder) -> ir.Expr:
-    """Rows whose payload did not decode, after the op set `d.column`."""
+def decode_failed(d: Decoder, json_null: ir.Expr | None = None) -> ir.Expr:
+    """Rows whose payload did not decode, after the op set `d.column` (but for `json_null`'s, which read as null)."""
     if d.corrupt:
-        return ir.Not(ir.IsNull(ir.Get(ir.Col(d.column), CORRUPT)))
+        failed: ir.Expr = ir.Not(ir.IsNull(ir.Get(ir.Col(d.column), CORRUPT)))
+        return ir.BinOp("&", failed, ir.Not(json_null)) if json_null is not None else failed
     return ir.BinOp("&", ir.Not(ir.IsNull(ir.Col(d.reads))), ir.IsNull(ir.Get(ir.Col(d.column), DECODED)))
 
 
@@ -255,10 +265,11 @@ def first_error(errors: list[ir.Expr]) -> ir.SetColumns:
 
 
 def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], raw: ir.Struct | None = None,
-                    position=positioned) -> tuple[ir.Op, ...]:
+                    position=positioned, nulls: bool = False) -> tuple[ir.Op, ...]:
     """tolerance: all, source decoding: keep the raw record (`raw`, by default the Kafka columns as read), mark
     undecodable rows instead of failing. Leading job functions (the upsert table, a files source's line numbers)
-    run on the rows as read first; a decode error's message ends with `position` (topic, partition, offset)."""
+    run on the rows as read first; a decode error's message ends with `position` (topic, partition, offset).
+    `nulls`: a json payload that is the JSON literal null decodes to null (Decoder.json_null)."""
     applied = 0
     while applied < len(ops) and isinstance(ops[applied], ir.Apply):
         applied += 1
@@ -271,10 +282,14 @@ def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], raw: ir.Str
             out.append(without_raises(op))
             # Kafka Connect converts the key before the value: a record whose key and value both fail is a key error
             found = sorted(found, key=lambda d: list(CONVERTER_STAGES).index(d.reads))
-            post = [_when(decode_failed(d), error_struct(_decoder_stage(d, formats), position(decode_message(d, formats[d.reads]))),
+            post = [_when(decode_failed(d, d.json_null(formats, nulls)),
+                          error_struct(_decoder_stage(d, formats), position(decode_message(d, formats[d.reads]))),
                           ddl=ERROR_DDL) for d in found]
             if post:
                 out.append(first_error([p for p in post if p is not None]))
+            nulled = [(d.column, ir.If(null, NULL, ir.Col(d.column))) for d in found if (null := d.json_null(formats, nulls)) is not None]
+            if nulled:
+                out.append(ir.SetColumns(tuple(nulled)))
         else:
             out.extend(tolerate_op(op, lambda name, op=op: _converter_stage(name, op, formats)))
     return tuple(out)
@@ -324,9 +339,10 @@ def tolerate_block(block: ir.Block, stage_of) -> ir.Block:
     return replace(block, ops=tuple(o for op in block.ops for o in tolerate_op(op, stage_of)))
 
 
-def checked_decode(ops: tuple[ir.Op, ...], formats: dict[str, str]) -> tuple[ir.Op, ...]:
+def checked_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], nulls: bool = False) -> tuple[ir.Op, ...]:
     """tolerance: none, source decoding: a payload that does not decode fails with a record error naming the
-    stage, topic, partition and offset (FAILFAST's own error names none of them)."""
+    stage, topic, partition and offset (FAILFAST's own error names none of them). `nulls`: a json payload that
+    is the JSON literal null decodes to null instead (Decoder.json_null)."""
     out: list[ir.Op] = []
     for op in ops:
         if not isinstance(op, ir.SetColumns):
@@ -338,7 +354,10 @@ def checked_decode(ops: tuple[ir.Op, ...], formats: dict[str, str]) -> tuple[ir.
             checks = []
             for d in found:
                 stage = _decoder_stage(d, formats)
-                fail = ir.Func("raise_error", (positioned(f"{stage.stage}: {decode_message(d, formats[d.reads])}"),))
+                fail: ir.Expr = ir.Func("raise_error", (positioned(f"{stage.stage}: {decode_message(d, formats[d.reads])}"),))
+                null = d.json_null(formats, nulls)
+                if null is not None:
+                    fail = ir.If(null, NULL, fail)
                 checks.append((d.column, ir.If(decode_failed(d), fail, ir.Col(d.column))))
             out.append(ir.SetColumns(tuple(checks)))
     return tuple(out)

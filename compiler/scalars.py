@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
 from typing import Any
 
 from .diagnostics import Collector, one_of
 from .envrefs import check_env_refs, mentions_env
 from .connectors.registry import OPTIONS as REGISTRY_OPTIONS
 from .loader import Document
+from .records import replace
 from .schema_check import SchemaCheck
 
 # Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+from .records import record, replace
 from .types import StructType, SqlType
 
 
-@dataclass(frozen=True)
+@record
 class Shape:
     """Key, value and envelope facts known at one point of the chain.
 

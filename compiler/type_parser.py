@@ -7,7 +7,6 @@ driven by tables of type keywords, multi-word spellings and refused names; every
 
 from __future__ import annotations
 
-import difflib
 from typing import Callable, NamedTuple
 
 from .type_tokens import _describe, _tokenize, _Tok
@@ -218,6 +217,8 @@ class _Parser:
         upper = word.upper()
         if upper in _UNSUPPORTED:
             return _UNSUPPORTED[upper]
+        import difflib  # only for an error: its import costs every cold start
+
         close = difflib.get_close_matches(upper, list(_HEADS), n=1)
         if close:
             return f"unknown type {word!r}; did you mean {close[0]}?"

@@ -12,8 +12,9 @@ Standard library only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import NamedTuple
+
+from .records import record
 
 __all__ = [
     "SqlType",
@@ -123,7 +124,7 @@ def _backtick(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-@dataclass(frozen=True)
+@record
 class SqlType:
     """Base of every type; immutable and hashable, compared by value."""
 
@@ -160,7 +161,7 @@ class SqlType:
         return False
 
 
-@dataclass(frozen=True)
+@record
 class Primitive(SqlType):
     """A scalar type; parameters omitted at construction take their defaults.
 
@@ -226,7 +227,7 @@ class Primitive(SqlType):
         return _PRIMITIVES[self.name].category == "binary"
 
 
-@dataclass(frozen=True)
+@record
 class ArrayType(SqlType):
     """``ARRAY<element>``."""
 
@@ -239,7 +240,7 @@ class ArrayType(SqlType):
         return f"ARRAY<{self.element.sql()}>"
 
 
-@dataclass(frozen=True)
+@record
 class MapType(SqlType):
     """``MAP<key, value>``."""
 
@@ -253,7 +254,7 @@ class MapType(SqlType):
         return f"MAP<{self.key.sql()}, {self.value.sql()}>"
 
 
-@dataclass(frozen=True)
+@record
 class StructField:
     """One named field of a STRUCT; the name is any non-empty string."""
 
@@ -305,7 +306,7 @@ def _duplicate(names: list[str]) -> tuple[str, str] | None:
     return None
 
 
-@dataclass(frozen=True)
+@record
 class StructType(SqlType):
     """``STRUCT<name TYPE, ...>``: ordered fields whose names are unique ignoring case.
 

@@ -7,9 +7,10 @@ limit. The scan is iterative and linear in the file's length, so hostile input c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import yaml
+
+from .records import record
 
 MAX_DEPTH = 64  # nested mappings and sequences; a pipeline needs about 8, test records a few more
 MAX_VALUES = 50_000  # values (scalars, mappings, sequences) after expanding aliases; a large pipeline has ~2,000
@@ -18,7 +19,7 @@ _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 
-@dataclass(frozen=True)
+@record
 class Exceeded:
     """Which limit a document crosses and where (0-based line and column of the event that crosses it)."""
 
@@ -28,7 +29,7 @@ class Exceeded:
     col: int
 
 
-@dataclass
+@record(frozen=False)
 class _Node:
     """An open collection: the values counted when it opened, its tallest child, its anchor."""
 

@@ -80,29 +80,47 @@ def decode(raw: DataFrame) -> DataFrame:
                 "STRUCT<`user_id`: BIGINT, `__pipec_corrupt`: STRING>",
                 {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
             ),
+            "__header_trace": F.try_element_at(
+                F.filter(F.col("headers"), lambda h: (h.getField("key") == F.lit("trace-id"))),
+                F.lit(-1),
+            ).getField("value"),
         }
     )
     records = records.withColumns(
         {
             "__value": F.when(
                 F.col("__value").getField("__pipec_corrupt").isNotNull(),
-                F.raise_error(
-                    F.format_string(
-                        "VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
-                        F.col("topic"),
-                        F.col("partition"),
-                        F.col("offset"),
+                F.when(
+                    F.col("__value")
+                    .getField("__pipec_corrupt")
+                    .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z"),
+                    F.lit(None),
+                ).otherwise(
+                    F.raise_error(
+                        F.format_string(
+                            "VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
+                            F.col("topic"),
+                            F.col("partition"),
+                            F.col("offset"),
+                        )
                     )
                 ),
             ).otherwise(F.col("__value")),
             "__key": F.when(
                 F.col("__key").getField("__pipec_corrupt").isNotNull(),
-                F.raise_error(
-                    F.format_string(
-                        "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
-                        F.col("topic"),
-                        F.col("partition"),
-                        F.col("offset"),
+                F.when(
+                    F.col("__key")
+                    .getField("__pipec_corrupt")
+                    .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z"),
+                    F.lit(None),
+                ).otherwise(
+                    F.raise_error(
+                        F.format_string(
+                            "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
+                            F.col("topic"),
+                            F.col("partition"),
+                            F.col("offset"),
+                        )
                     )
                 ),
             ).otherwise(F.col("__key")),
@@ -110,20 +128,16 @@ def decode(raw: DataFrame) -> DataFrame:
     )
     records = records.select(
         F.when(
-            F.col("key").isNotNull(), F.struct(F.col("__key").getField("user_id").alias("user_id"))
+            F.col("__key").isNotNull(),
+            F.struct(F.col("__key").getField("user_id").alias("user_id")),
         ).alias("key"),
         F.when(
-            F.col("value").isNotNull(),
+            F.col("__value").isNotNull(),
             F.struct(
                 F.col("__value").getField("user_id").alias("user_id"),
                 F.col("__value").getField("url").alias("url"),
                 F.col("timestamp").alias("at"),
-                F.try_element_at(
-                    F.filter(F.col("headers"), lambda h: (h.getField("key") == F.lit("trace-id"))),
-                    F.lit(-1),
-                )
-                .getField("value")
-                .alias("trace"),
+                F.col("__header_trace").alias("trace"),
             ),
         ).alias("value"),
         F.col("topic").alias("topic"),
@@ -132,6 +146,8 @@ def decode(raw: DataFrame) -> DataFrame:
         F.col("timestamp").alias("timestamp"),
         F.col("timestampType").alias("timestampType"),
         F.col("headers").alias("headers"),
+        F.col("__header_trace").alias("__header_trace"),
+        F.col("__value").alias("__value"),
     )
     return records
 
@@ -139,15 +155,29 @@ def decode(raw: DataFrame) -> DataFrame:
 def chain(records: DataFrame) -> DataFrame:
     """The transform chain, in the YAML's order."""
     # pipelines/clicks_traced.yaml:21 step 'drop_untraced' (Filter) when not traced: drops the record
-    records = records.where(
-        F.exists(F.col("headers"), lambda h: (h.getField("key") == F.lit("trace-id")))
-    )
+    records = records.where(F.array_contains(F.col("headers").getField("key"), F.lit("trace-id")))
     # pipelines/clicks_traced.yaml:25 step 'add_partition' (InsertField$Value): inserts kafka_partition (the record's partition) and clicked_at (the record's timestamp)
+    value = {
+        "user_id": F.col("__value").getField("user_id"),
+        "url": F.col("__value").getField("url"),
+        "at": F.col("timestamp"),
+        "trace": F.col("__header_trace"),
+    }
+    value = {**value, "kafka_partition": F.col("partition"), "clicked_at": F.col("timestamp")}
+    # the value built for the step above (line 25), read from decode()'s parsed payload __value rather than its value struct (which Spark then never builds); null where it was null
     records = records.withColumns(
         {
-            "value": F.col("value")
-            .withField("kafka_partition", F.col("partition"))
-            .withField("clicked_at", F.col("timestamp"))
+            "value": F.when(
+                F.col("__value").isNotNull(),
+                F.struct(
+                    value["user_id"].alias("user_id"),
+                    value["url"].alias("url"),
+                    value["at"].alias("at"),
+                    value["trace"].alias("trace"),
+                    value["kafka_partition"].alias("kafka_partition"),
+                    value["clicked_at"].alias("clicked_at"),
+                ),
+            )
         }
     )
     return records

@@ -86,12 +86,19 @@ def decode(raw: DataFrame) -> DataFrame:
         {
             "__key": F.when(
                 F.col("__key").getField("__pipec_corrupt").isNotNull(),
-                F.raise_error(
-                    F.format_string(
-                        "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
-                        F.col("topic"),
-                        F.col("partition"),
-                        F.col("offset"),
+                F.when(
+                    F.col("__key")
+                    .getField("__pipec_corrupt")
+                    .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z"),
+                    F.lit(None),
+                ).otherwise(
+                    F.raise_error(
+                        F.format_string(
+                            "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
+                            F.col("topic"),
+                            F.col("partition"),
+                            F.col("offset"),
+                        )
                     )
                 ),
             ).otherwise(F.col("__key"))
@@ -244,9 +251,9 @@ def decode(raw: DataFrame) -> DataFrame:
     )
     records = records.withColumns({"__value": F.col("__change").getField("image")})
     records = records.select(
-        F.when(F.col("key").isNotNull(), F.struct(F.col("__key").getField("id").alias("id"))).alias(
-            "key"
-        ),
+        F.when(
+            F.col("__key").isNotNull(), F.struct(F.col("__key").getField("id").alias("id"))
+        ).alias("key"),
         F.when(
             F.col("value").isNotNull(),
             F.struct(

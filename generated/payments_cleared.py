@@ -90,6 +90,10 @@ def decode(raw: DataFrame) -> DataFrame:
                 "STRUCT<`payment_id`: STRING, `account`: STRING, `amount`: DECIMAL(12,2), `card`: STRING, `__pipec_corrupt`: STRING>",
                 {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
             ),
+            "__header_source": F.try_element_at(
+                F.filter(F.col("headers"), lambda h: (h.getField("key") == F.lit("source"))),
+                F.lit(-1),
+            ).getField("value"),
         }
     )
     records = records.withColumns(
@@ -97,7 +101,12 @@ def decode(raw: DataFrame) -> DataFrame:
             "__error": F.coalesce(
                 F.col("__error"),
                 F.when(
-                    F.col("__value").getField("__pipec_corrupt").isNotNull(),
+                    (
+                        F.col("__value").getField("__pipec_corrupt").isNotNull()
+                        & ~F.col("__value")
+                        .getField("__pipec_corrupt")
+                        .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z")
+                    ),
                     F.struct(
                         F.lit("VALUE_CONVERTER").alias("stage"),
                         F.lit("org.apache.kafka.connect.json.JsonConverter").alias("class"),
@@ -114,21 +123,26 @@ def decode(raw: DataFrame) -> DataFrame:
             )
         }
     )
+    records = records.withColumns(
+        {
+            "__value": F.when(
+                F.col("__value")
+                .getField("__pipec_corrupt")
+                .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z"),
+                F.lit(None),
+            ).otherwise(F.col("__value"))
+        }
+    )
     records = records.select(
         F.col("key").alias("key"),
         F.when(
-            F.col("value").isNotNull(),
+            F.col("__value").isNotNull(),
             F.struct(
                 F.col("__value").getField("payment_id").alias("payment_id"),
                 F.col("__value").getField("account").alias("account"),
                 F.col("__value").getField("amount").alias("amount"),
                 F.col("__value").getField("card").alias("card"),
-                F.try_element_at(
-                    F.filter(F.col("headers"), lambda h: (h.getField("key") == F.lit("source"))),
-                    F.lit(-1),
-                )
-                .getField("value")
-                .alias("source"),
+                F.col("__header_source").alias("source"),
                 F.col("timestamp").alias("received_at"),
             ),
         ).alias("value"),
@@ -149,7 +163,7 @@ def chain(records: DataFrame) -> DataFrame:
     # pipelines/payments_cleared.yaml:23 step 'drop_test_payments' (Filter) when is_test: drops the record
     records = records.where(
         (
-            ~F.exists(F.col("headers"), lambda h: (h.getField("key") == F.lit("test")))
+            ~F.array_contains(F.col("headers").getField("key"), F.lit("test"))
             | F.col("__error").isNotNull()
         )
     )

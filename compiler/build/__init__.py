@@ -7,9 +7,9 @@ step naming a missing field is reported at that step's line. One module per thin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..model import Pipeline
+from ..records import record
 from ..shape import Shape
 from .chain import STEP_KEYS, ChainBuilder
 from .part import Part, options
@@ -21,7 +21,7 @@ from .tests import TestsBuilder
 __all__ = ["STEP_KEYS", "Builder", "Compiled", "initial_shape"]
 
 
-@dataclass(frozen=True)
+@record
 class Compiled:
     """A pipeline with the shapes after its source and after each step."""
 

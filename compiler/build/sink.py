@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..errors_policy import dead_letter_problems
 from ..model import ErrorPolicy, Sink, Source
+from ..records import replace
 from ..shape import Shape
 from .part import Part, integer, options, text
 

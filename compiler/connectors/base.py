@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import ir
@@ -10,6 +9,7 @@ from ..diagnostics import Collector, Location
 from ..record_errors import positioned
 from ..loader import SourceMap
 from ..model import Column, Sink, Source
+from ..records import field, record
 from ..shape import Shape
 from ..types import BIGINT, HEADERS, Primitive, SqlType
 
@@ -21,7 +21,7 @@ ENVELOPE_COLUMNS = ("key", "topic", "partition", "offset", "timestamp", "headers
 TIMESTAMP_TYPE_NAMES = ((-1, "NoTimestampType"), (0, "CreateTime"), (1, "LogAppendTime"))
 
 
-@dataclass(frozen=True)
+@record
 class MetaKey:
     """A readable metadata key: its own type, whether a sink can write it, and how decode reads it."""
 
@@ -38,7 +38,7 @@ def _lookup(raw: dict, path: tuple[str, ...]) -> str | None:
     return found if isinstance(found, str) else None
 
 
-@dataclass(frozen=True)
+@record
 class Where:
     """Where a connector's checks report: the diagnostics, and locations inside one top-level block of the YAML."""
 
@@ -57,7 +57,7 @@ class Where:
         return self.smap.text_at((self.block, *path), offset)
 
 
-@dataclass(frozen=True)
+@record
 class SourceConnector:
     """decode(source) maps the raw rows `read_source` returns to the record model; check(source, where) reports
     the rules the connector imposes on its configuration."""
@@ -95,6 +95,9 @@ class SourceConnector:
     position: Callable[[str], ir.Expr] = positioned
     dead_letter_refusals: Callable[[Source], list[tuple[str, tuple[str, ...], str]]] = lambda source: []
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) reads it
+    # A json key or value whose text is the JSON literal null reads as null (Kafka Connect's JsonConverter), not as
+    # an undecodable payload (record_errors.JSON_NULL)
+    json_null: bool = False
     schema_hints: dict[tuple, str] = field(default_factory=dict)  # better hints for schema errors, by the path at fault
 
     def metadata_keys(self, value_format: str | None) -> dict[str, MetaKey]:
@@ -106,7 +109,7 @@ class SourceConnector:
         return _lookup(raw, self.format_path)
 
 
-@dataclass(frozen=True)
+@record
 class SinkConnector:
     """encode(sink, shape) maps the record model to the rows the sink writes: ops whose last select is those rows."""
 

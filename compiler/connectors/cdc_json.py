@@ -10,12 +10,12 @@ it, `+I`/`+U` as `{"before": null, "after": row, "op": "c"}`, `-U`/`-D` as `{"be
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from .. import ir
 from ..changelog import ADDS, DELETE, INSERT, OP, UPDATE_AFTER, UPDATE_BEFORE
 from ..model import Column, Source
+from ..records import record
 from ..transforms.base import Lowering
 from ..types import (
     BIGINT, BOOLEAN, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
@@ -197,7 +197,7 @@ def canal_changes(source: Source, values: list[Column], errors: Lowering) -> ir.
 # ---------------------------------------------------------------- the table
 
 
-@dataclass(frozen=True)
+@record
 class ChangelogFormat:
     name: str
     metadata: dict[str, MetaKey]  # without the `value.` prefix

@@ -9,11 +9,10 @@ parse goes to the dead letters untouched, with its file and line number (docs/er
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import ir
 from ..model import Source
 from ..record_errors import CONVERTER_STAGES, PARSED_VALUE, in_file
+from ..records import replace
 from ..render import doc_text, path_expr, py_literal
 from ..transforms.base import Lowering
 from ..types import StructField, StructType

@@ -16,6 +16,7 @@ from .spark_io import kafka_reader
 
 KAFKA_PACKAGE = spark_versions.KAFKA
 HEADERS = ir.Col("headers")
+HEADERS_OR_EMPTY = ir.Func("coalesce", (HEADERS, ir.Cast(ir.Func("array", ()), "ARRAY<STRUCT<key: STRING, value: BINARY>>")))
 
 KAFKA_METADATA = {
     "topic": MetaKey(STRING, lambda s: ir.Col("topic")),
@@ -82,10 +83,12 @@ def metadata_keys(source_format: str | None) -> dict[str, MetaKey]:
     return {**KAFKA_METADATA, **cdc_json.metadata_keys(source_format)}
 
 
-def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
+def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple[ir.Op, ...]:
     """Kafka rows -> record model: parse key and value once, then lay out key, value and envelope.
-    A changelog format explodes each message into its changes first, and every row gets an `op`."""
-    parsed = [("headers", ir.Func("coalesce", (HEADERS, ir.Cast(ir.Func("array", ()), "ARRAY<STRUCT<key: STRING, value: BINARY>>"))))]
+    A changelog format explodes each message into its changes first, and every row gets an `op`.
+    `json_null`: a json key or value is null where its parsed payload is (a null or blank payload, or the JSON
+    literal null, as Kafka Connect's JsonConverter reads them: record_errors.JSON_NULL), else where its bytes are."""
+    parsed = [("headers", HEADERS_OR_EMPTY)]
     values = value_columns(source)
     changelog = source.format in cdc_json.FORMATS
     explode: tuple[ir.Op, ...] = ()
@@ -122,13 +125,28 @@ def decode_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
             fields.append((c.name, cast_metadata(key.read(source), key.type, c.type)))
         else:
             fields.append((c.name, header_columns(c, HEADERS)))
+    # A field that looks through the headers (a `header:` column, the headers map) is read where the payloads are
+    # parsed, into a column of its own: once per record however often the chain reads the field, and in the
+    # projection Spark cannot compile to one Java method anyway (from_json, like the lambda of a header lookup, is
+    # interpreted), so the rest of the chain can be (Spark inlines a column read once).
+    # The headers as read are null where there are none: a lookup finds nothing in null either, the map needs [].
+    hidden = {name: f"__header_{name}" for name, e in fields if e != HEADERS and "headers" in ir.columns_read(e)}
+    lookups = {c.name for c in source.columns if c.header}
+    parsed += [(hidden[name], e if name in lookups else ir.reading(e, {"headers": HEADERS_OR_EMPTY}))
+               for name, e in fields if name in hidden]
+    fields = [(name, ir.Col(hidden[name]) if name in hidden else e) for name, e in fields]
+
+    def null_where(side: str, payload: str, fmt: str | None) -> ir.Col:
+        """Where the key or value is null: its parsed json payload (see json_null), else its bytes."""
+        return ir.Col(payload if json_null and fmt == "json" and payload in dict(parsed) else side)
+
     if source.key_format == "none":
         key: ir.Expr = ir.Null("BINARY")
     elif source.key_format == "raw" and not keys:
         key = ir.Col("key")
     else:
-        key = ir.NullSafe(ir.Col("key"), ir.Struct(tuple((c.name, from_key(c)) for c in keys)))
-    value = ir.NullSafe(ir.Col("value"), ir.Struct(tuple(fields)))
+        key = ir.NullSafe(null_where("key", PARSED_KEY, source.key_format), ir.Struct(tuple((c.name, from_key(c)) for c in keys)))
+    value = ir.NullSafe(null_where("value", PARSED_VALUE, source.format), ir.Struct(tuple(fields)))
     layout = ir.Select(
         (
             ("key", key),
@@ -177,4 +195,5 @@ KAFKA_SOURCE = SourceConnector(
     skip_messages=lambda source: (cdc_json.skip_unchanged(),) if source.format in cdc_json.FORMATS else (),
     dead_letters=True,
     real_time=True,
+    json_null=True,
 )

@@ -14,13 +14,12 @@ rows go out. No partition column is ever set: the producer partitions by the ser
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import ir
 from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
+from ..records import replace
 from ..shape import Shape, kind_words
 from ..types import StructType
 from .base import SinkConnector, SourceConnector
@@ -46,7 +45,7 @@ SCHEMA_HINTS = {
 
 def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """The kafka decode over the table (batch) or over the changelog rows, keeping their `op` (streaming)."""
-    parsed, layout = decode_kafka(source, pipeline)
+    parsed, layout = decode_kafka(source, pipeline, json_null=False)
     if source.changelog:
         return (parsed, ir.Select(layout.columns + ((OP, ir.Col(OP)),)))
     return (ir.Apply("upsert_table"), parsed, layout)
@@ -69,7 +68,7 @@ def decode_tolerant(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
 def state_check(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """tolerance: all: the decode of each record as read, whose record errors keep it out of the table or the
     changelog state (it goes to the dead letters, and its key keeps its image)."""
-    return (key_required(), *decode_kafka(source, pipeline))
+    return (key_required(), *decode_kafka(source, pipeline, json_null=False))
 
 
 UPSERT_KAFKA_SOURCE = SourceConnector(

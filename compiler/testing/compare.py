@@ -14,9 +14,10 @@ import datetime as dt
 import json
 import math
 import struct
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from ..records import record
 
 UTC = dt.timezone.utc
 WHOLE = ("key", "value")  # record fields whose BYTES are written as text
@@ -267,7 +268,7 @@ def record_differences(expected: dict, actual: dict) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
+@record
 class Mismatch:
     """Why a case failed: expected records not found, and actual records no expectation took."""
 

@@ -15,7 +15,6 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
@@ -27,6 +26,7 @@ from ..connectors import SINKS, SOURCES
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
 from ..record_errors import CORRUPT
+from ..records import record
 from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types import StructType
 from .compare import compare, show
@@ -36,7 +36,7 @@ from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from .session import local_session, stop_local_session
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     passed: bool
     lines: tuple[str, ...] = ()

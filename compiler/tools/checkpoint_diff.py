@@ -4,12 +4,11 @@ checkpoint_rules.py; each reason names its rule."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..build import Compiled
 from ..connectors import SINKS, SOURCES
 from ..emit import dead_letters_in_one_write, per_batch
 from ..model import Pipeline
+from ..records import field, record
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
 from .contract import Contract, contract, flat_fields, writes_kafka
 
@@ -27,14 +26,14 @@ VERDICTS = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Reason:
     severity: str
     rule: str  # a key of checkpoint_rules.RULES
     message: str
 
 
-@dataclass
+@record(frozen=False)
 class Verdict:
     """One pipeline's verdict: a class (VERDICTS key) and the reasons for it."""
 

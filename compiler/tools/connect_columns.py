@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..records import record
 from ..transforms import REGISTRY
 from ..types import quote_name
 
@@ -57,7 +57,7 @@ def json_type(value) -> str:
     return "STRING"
 
 
-@dataclass(frozen=True)
+@record
 class Sample:
     """A sample record's columns; `primitive`: the record is one value (its single column is named `value`)."""
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Location
+from ..records import field, record
 
 
 class ConfigSyntaxError(Exception):
@@ -18,7 +18,7 @@ class ConfigSyntaxError(Exception):
         self.message, self.loc = message, loc
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     key: str
     value: str
@@ -30,7 +30,7 @@ class Entry:
         return f"{self.loc}" + (f" ({self.pointer})" if self.pointer else "")
 
 
-@dataclass
+@record(frozen=False)
 class ConnectorConfig:
     file: str
     name: str

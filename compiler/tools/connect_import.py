@@ -18,9 +18,9 @@ located at the config key.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ..diagnostics import Collector, did_you_mean
+from ..records import field, record
 from ..transforms import PREDICATE_PACKAGE, REGISTRY
 from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, Entry
@@ -50,7 +50,7 @@ STEP_KEYS = ("type", "predicate", "negate")
 RAW_SUFFIX = ".raw"
 
 
-@dataclass(frozen=True)
+@record
 class Format:
     name: str  # json | raw | avro-confluent
     raw_type: str = ""  # STRING or BYTES for raw
@@ -58,7 +58,7 @@ class Format:
     assumed: bool = False  # the config names no converter (the worker's applies)
 
 
-@dataclass
+@record(frozen=False)
 class Imported:
     name: str
     kind: str  # source | sink

@@ -6,18 +6,18 @@ versions of a pipeline and `graph` can name what each pipeline writes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..build import Compiled
 from ..connectors import SINKS
 from ..connectors.kafka_sink import payload_fields
 from ..model import Sink
+from ..records import record
 from ..types import SqlType, StructType
 
 ROUTERS = ("RegexRouter", "TimestampRouter")
 
 
-@dataclass(frozen=True)
+@record
 class Contract:
     """What a sink writes, as its consumers see it."""
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..build import Compiled
 from ..diagnostics import Diagnostic
 from ..project import SUFFIXES, build_all
+from ..records import field, record
 from .checkpoint_diff import VERDICTS, Verdict, judge
 from .checkpoint_rules import RULES
 from .git import changed_files, default_base, resolve, show, toplevel
 
 
-@dataclass
+@record(frozen=False)
 class DiffResult:
     ref: str
     commit: str

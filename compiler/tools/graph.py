@@ -7,26 +7,26 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..build import Compiled
 from ..connectors import SOURCES
 from ..diagnostics import render_all
 from ..project import build_all
+from ..records import field, record
 from .contract import writes_kafka
 
 ROUTERS = ("RegexRouter", "TimestampRouter")
 
 
-@dataclass(frozen=True)
+@record
 class Node:
     id: str
     label: str
     kind: str  # pipeline | topic | env-topic | pattern | routed | folder
 
 
-@dataclass
+@record(frozen=False)
 class Graph:
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, label: "" | "dead letters" | "matches")

@@ -9,12 +9,12 @@ struct's fields come from the old struct's fields).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from .. import ir
 from ..build import Compiled
 from ..model import Source, Step
+from ..records import record
 from ..shape import Shape
 from ..transforms.structure import _flat
 from .contract import flat_fields, writes_kafka
@@ -23,7 +23,7 @@ Slot = tuple[str, tuple[str, ...]]
 IDENTITY, TRANSFORMATION = "IDENTITY", "TRANSFORMATION"
 
 
-@dataclass(frozen=True)
+@record
 class Move:
     """An output slot's input: the slot read (None for a literal), how, and whether the value is masked."""
 
@@ -32,7 +32,7 @@ class Move:
     masking: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Origin:
     """Where an output field's data comes from: an input field name, and the strongest transformation on the way."""
 

@@ -9,11 +9,11 @@ adds BYTES -> int32/int64/float64 (`bytes.order`) and BYTES -> UTF-8 text (`byte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from .. import ir
 from ..connect_types import CONNECT_TYPES
 from ..paths import FieldPath
+from ..records import record
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -40,14 +40,14 @@ JAVA_FLOAT = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class FieldCast:
     index: int  # the spec item, for error locations
     path: FieldPath
     target: str
 
 
-@dataclass(frozen=True)
+@record
 class CastConfig:
     whole: str | None  # the target of a whole-value cast
     fields: tuple[FieldCast, ...]

@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from .connect_schemas import DataError, SchemaMerger, convert_to, map_key
 from .javatext import DAY, big_decimal_text, date_text, days_from_civil, f32_of, java_float_text
+
+if TYPE_CHECKING:  # fractions only where a number needs exact arithmetic (its import costs a cold start)
+    from fractions import Fraction
 
 __all__ = ["Unsupported", "big_decimal_text", "connect_text", "java_float_text", "literal_header_bytes", "parse_literal"]
 _TRIM = "".join(chr(c) for c in range(33))  # Java's String.trim() strips every char <= U+0020
@@ -117,6 +120,8 @@ def _number(token: str) -> tuple | None:
     exact = _exact(unscaled, scale)
     if exact is not None:
         return exact
+    from fractions import Fraction
+
     value = Fraction(unscaled) * Fraction(10) ** -scale
     single = f32_of(value)
     if math.isfinite(single) and scale != 0:

@@ -8,16 +8,16 @@ be null), so `validate` never fails and `force_optional` has nothing to change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from .. import ir
+from ..records import record
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 
 BEHAVIORS = ("nullify", "retain", "validate", "force_optional")
 
 
-@dataclass(frozen=True)
+@record
 class DropConfig:
     keeps_schema: bool  # every behaviour but nullify keeps the side's type
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
-from dataclasses import dataclass
-
 from .. import ir
 from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
+from ..records import record, replace
 from ..shape import Shape
 from ..type_parser import parse_type
 from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, same_name
@@ -63,7 +60,7 @@ ENVELOPE_FIELDS: tuple[tuple[str, str, SqlType], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Insertion:
     key: str  # the config key it came from, for error locations
     path: FieldPath
@@ -71,7 +68,7 @@ class Insertion:
     type: SqlType
 
 
-@dataclass(frozen=True)
+@record
 class InsertFieldConfig:
     insertions: tuple[Insertion, ...]
     on_missing_parent: str
@@ -224,7 +221,7 @@ INSERT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- ReplaceField
 
 
-@dataclass(frozen=True)
+@record
 class ReplaceFieldConfig:
     exclude: tuple[FieldPath, ...]
     include: tuple[FieldPath, ...]
@@ -308,7 +305,7 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
     renamed = {p.steps[0] for p, _ in cfg.renames if len(p.steps) == 1}
     result = shape.with_side(ctx.side, out)
     if ctx.side == "value":  # a renamed virtual column becomes an ordinary field
-        result = dataclasses.replace(result, virtual=result.virtual - renamed)
+        result = replace(result, virtual=result.virtual - renamed)
     return result
 
 

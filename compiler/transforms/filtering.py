@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from .. import ir
 from ..changelog import is_delete
+from ..records import record
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
@@ -35,7 +35,7 @@ FILTER = TransformSpec(
 # ---------------------------------------------------------------- predicates
 
 
-@dataclass(frozen=True)
+@record
 class TopicNameMatchesConfig:
     pattern: str
 
@@ -68,7 +68,7 @@ TOPIC_NAME_MATCHES = PredicateSpec(
 )
 
 
-@dataclass(frozen=True)
+@record
 class HasHeaderKeyConfig:
     name: str
 
@@ -78,9 +78,9 @@ HAS_HEADER_KEY = PredicateSpec(
     doc="True when at least one header has the key `name` (a header with a null value counts).",
     keys=(ConfigKey("name", "STRING", None, "The header key to look for.", required=True, nonempty=True),),
     parse=lambda reader: (lambda n: HasHeaderKeyConfig(n) if n is not None else None)(reader.nonempty("name")),
-    lower=lambda cfg: ir.Func(
-        "exists", (ir.Col("headers"), ir.Lambda("h", ir.BinOp("==", ir.Get(ir.Var("h"), "key"), ir.Lit(cfg.name))))
-    ),
+    # the array of header keys, not a lambda over the headers: Spark compiles it into the chain's Java code, where a
+    # lambda is interpreted and splits the chain's stage in two
+    lower=lambda cfg: ir.Func("array_contains", (ir.Get(ir.Col("headers"), "key"), ir.Lit(cfg.name))),
     example="traced: {type: HasHeaderKey, name: trace-id}",
 )
 

@@ -7,10 +7,10 @@ JSON-like text, dates in UTC; a null value gives a null header value).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from .. import ir
 from ..paths import FieldPath
+from ..records import record
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -141,7 +141,7 @@ def header_bytes(value: ir.Expr, t: SqlType) -> ir.Expr:
 # ---------------------------------------------------------------- InsertHeader
 
 
-@dataclass(frozen=True)
+@record
 class InsertHeaderConfig:
     header: str
     value: bytes | None  # the bytes Kafka writes for value.literal; None: a null header value
@@ -205,7 +205,7 @@ INSERT_HEADER = TransformSpec(
 # ---------------------------------------------------------------- DropHeaders
 
 
-@dataclass(frozen=True)
+@record
 class DropHeadersConfig:
     keys: tuple[str, ...]
 
@@ -240,7 +240,7 @@ DROP_HEADERS = TransformSpec(
 # ---------------------------------------------------------------- HeaderFrom
 
 
-@dataclass(frozen=True)
+@record
 class HeaderFromConfig:
     pairs: tuple[tuple[FieldPath, str], ...]  # (field, header), in configured order
     operation: str  # copy | move

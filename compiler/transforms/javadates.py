@@ -3,8 +3,9 @@ TimestampConverter (formatting and parsing) and TimestampRouter (formatting), or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import groupby
+
+from ..records import record
 
 
 class PatternError(ValueError):
@@ -15,7 +16,7 @@ class PatternError(ValueError):
         self.message, self.hint, self.invalid = message, hint, invalid
 
 
-@dataclass(frozen=True)
+@record
 class Letter:
     """How a run of one SimpleDateFormat letter translates.
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import math
 import struct
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # fractions (and decimal, which it imports) only where a value needs exact arithmetic
+    from fractions import Fraction
 
 DAY = 86_400_000
 
@@ -20,6 +23,8 @@ def round_f32(x: float) -> float:
 
 def f32_of(value: Fraction) -> float:
     """The float nearest to an exact decimal (BigDecimal.floatValue), ties to even."""
+    from fractions import Fraction
+
     if value == 0:
         return 0.0
     limit = Fraction(2**128 - 2**103)  # halfway between Float.MAX_VALUE and the next power of two
@@ -36,6 +41,8 @@ def f32_of(value: Fraction) -> float:
 def _shortest_digits(x: float, single: bool) -> tuple[str, int]:
     """(digits, exponent) of the shortest decimal that reads back as `x` (JDK 19+ Double/Float.toString):
     value = 0.d1d2... * 10**exponent; a one-digit result yields to the closest two-digit one."""
+    from fractions import Fraction
+
     back = (lambda text: f32_of(Fraction(text))) if single else float
     for n in range(1, 18):
         text = f"{x:.{n - 1}e}"

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from decimal import Decimal, localcontext
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .. import ir
 from ..paths import FieldPath
+from ..records import record
 from ..shape import Shape
 from ..types import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at
 from .structure import read_paths
+
+if TYPE_CHECKING:  # decimal only where a numeric replacement is given: its import costs a cold start
+    from decimal import Decimal
 
 MASK_NULL = "Only Struct objects supported for [mask fields], found: null"
 
@@ -67,6 +69,8 @@ def default_mask(t: SqlType) -> ir.Expr:
 
 
 def _number(text: str, t: Primitive) -> Decimal:
+    from decimal import Decimal
+
     if not JAVA_NUMBER.match(text):
         raise MaskProblem("replacement", f"replacement '{text}' is not a number, so it cannot mask a {t.sql()} field "
                           f"(Kafka: Unable to convert {text} (class java.lang.String) to a number)",
@@ -98,6 +102,8 @@ def _fractional(text: str, t: Primitive) -> ir.Expr:
 
 def _decimal(text: str, t: Primitive) -> ir.Expr:
     """The replacement at the field's scale; one that needs rounding or more digits is an error."""
+    from decimal import Decimal, localcontext
+
     value, precision, scale = _number(text, t), t.precision or 0, t.scale or 0
     if value and value.adjusted() >= precision - scale:
         raise _out_of_range(text, t)
@@ -130,7 +136,7 @@ def mask_value(t: SqlType, replacement: str | None) -> ir.Expr:
     return convert(replacement, t)
 
 
-@dataclass(frozen=True)
+@record
 class MaskFieldConfig:
     paths: tuple[FieldPath, ...]
     replacement: str | None

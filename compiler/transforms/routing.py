@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-
 from .. import ir
+from ..records import record, replace
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match
@@ -97,7 +95,7 @@ def replacement_problem(replacement: str, groups: int, names: frozenset[str]) ->
     return None
 
 
-@dataclass(frozen=True)
+@record
 class RegexRouterConfig:
     regex: str
     replacement: str
@@ -143,7 +141,7 @@ REGEX_ROUTER = TransformSpec(
         ConfigKey("replacement", "STRING", None, "The new topic, in Java's replacement syntax ($1, ${name}, \\$).", required=True),
     ),
     parse=parse_regex_router,
-    infer=lambda cfg, shape, ctx: dataclasses.replace(shape, routed=True),
+    infer=lambda cfg, shape, ctx: replace(shape, routed=True),
     lower=lower_regex_router,
     describe=lambda cfg, side: f"renames a topic matching {cfg.regex} to {cfg.replacement}",
     sides=False,
@@ -157,7 +155,7 @@ REGEX_ROUTER = TransformSpec(
 
 # ---------------------------------------------------------------- TimestampRouter
 
-@dataclass(frozen=True)
+@record
 class TimestampRouterConfig:
     topic_format: str
     spark_pattern: str  # "" when the timestamp format is empty
@@ -198,7 +196,7 @@ TIMESTAMP_ROUTER = TransformSpec(
         ConfigKey("timestamp.format", "STRING", "yyyyMMdd", "The java.text.SimpleDateFormat pattern of `${timestamp}`, formatted in UTC."),
     ),
     parse=parse_timestamp_router,
-    infer=lambda cfg, shape, ctx: dataclasses.replace(shape, routed=True),
+    infer=lambda cfg, shape, ctx: replace(shape, routed=True),
     lower=lower_timestamp_router,
     describe=lambda cfg, side: f"sets the topic to {cfg.topic_format}",
     sides=False,

@@ -6,11 +6,10 @@ Spark has no schema names, so the step changes no data; the name and version are
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
 
 from .. import ir
+from ..records import record, replace
 from ..shape import Shape
 from ..types import StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -19,7 +18,7 @@ from .fields import NULL_DEFAULT_KEY
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 
-@dataclass(frozen=True)
+@record
 class SetSchemaMetadataConfig:
     name: str | None
     version: int | None
@@ -57,7 +56,7 @@ def infer_set_schema_metadata(cfg: SetSchemaMetadataConfig, shape: Shape, ctx: C
     prev_name, prev_version = old.get(ctx.side, (None, None))
     entry = (ctx.side, cfg.name if cfg.name is not None else prev_name, cfg.version if cfg.version is not None else prev_version)
     names = tuple(e for e in shape.schema_names if e[0] != ctx.side) + (entry,)
-    return dataclasses.replace(shape, schema_names=names)
+    return replace(shape, schema_names=names)
 
 
 def lower_set_schema_metadata(cfg: SetSchemaMetadataConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from .. import ir
 from ..paths import FieldPath, format_path
+from ..records import record, replace
 from ..shape import Shape
 from ..types import MapType, SqlType, StructField, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -54,7 +53,7 @@ def _first_clash(names: list[tuple[str, str]]) -> str | None:
 # ---------------------------------------------------------------- ExtractField
 
 
-@dataclass(frozen=True)
+@record
 class ExtractFieldConfig:
     path: FieldPath
 
@@ -105,7 +104,7 @@ EXTRACT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- Flatten
 
 
-@dataclass(frozen=True)
+@record
 class FlattenConfig:
     delimiter: str
 
@@ -180,7 +179,7 @@ FLATTEN = TransformSpec(
 # ---------------------------------------------------------------- HoistField
 
 
-@dataclass(frozen=True)
+@record
 class HoistFieldConfig:
     field: str
     hoisted: FieldPath | None  # None: the whole key or value
@@ -282,7 +281,7 @@ HOIST_FIELD = TransformSpec(
 VALUE_TO_KEY_NULL = "Only Struct objects supported for [copying fields from value to key], found: null"
 
 
-@dataclass(frozen=True)
+@record
 class ValueToKeyConfig:
     paths: tuple[FieldPath, ...]
     version: str

@@ -7,11 +7,11 @@ multiplication), Date truncates to UTC midnight, Time keeps the UTC time of day 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from .. import ir
 from ..paths import FieldPath
+from ..records import record
 from ..shape import Shape
 from ..types import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -32,7 +32,7 @@ LONG_MAX, LONG_MIN = 2**63 - 1, -(2**63)
 FORMAT_EXAMPLE = "e.g. format: \"yyyy-MM-dd'T'HH:mm:ss.SSSXXX\""
 
 
-@dataclass(frozen=True)
+@record
 class TimestampConfig:
     path: FieldPath | None  # None: the whole key or value
     target: str

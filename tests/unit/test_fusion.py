@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import ir
+from compiler import fusion, ir
 from compiler.fusion import Run, Unfusable, split_path
 from compiler.shape import Shape
 from compiler.transforms.structs import spark_field_path
@@ -69,3 +69,38 @@ def test_a_cast_of_a_field_the_run_cast_ends_the_run():
     assert run.add(block(to_float), to_float)
     assert run.add(block(kept), kept)  # a field passed on as it is stays a cast
     assert not run.add(block(to_double), to_double)
+
+
+PARSED = ir.Col("__value")
+DECODED = fusion.Decoded(PARSED, (("id", ir.Get(PARSED, "id")), ("name", ir.Col("__header_name"))))
+RENAME = ir.Method(VALUE, "withField", (ir.Arg("name"), ir.Lit("x")))
+
+
+def built(blocks: list[ir.Block]) -> ir.Expr:
+    ((name, expr),) = blocks[-1].ops[0].columns
+    assert name == "value"
+    return expr
+
+
+def test_a_run_at_the_start_of_the_chain_reads_the_parsed_payload_not_the_decoded_struct():
+    blocks = fusion.fuse([block(RENAME)], [SHAPE], {"value": DECODED})
+    assert blocks[0].ops[0] == ir.NewFields("value", DECODED.fields)
+    assert built(blocks) == ir.NullSafe(PARSED, ir.Struct((("id", ir.Field("value", "id")), ("name", ir.Field("value", "name")))))
+
+
+def test_a_filter_before_the_run_keeps_the_parsed_payload_readable():
+    keep = ir.Block("filter", (ir.Where(ir.Func("array_contains", (ir.Get(ir.Col("headers"), "key"), ir.Lit("t")))),))
+    blocks = fusion.fuse([keep, block(RENAME)], [None, SHAPE], {"value": DECODED})
+    assert isinstance(built(blocks), ir.NullSafe) and built(blocks).base == PARSED
+
+
+def test_a_step_that_sets_what_the_decoded_fields_read_makes_the_run_read_the_value():
+    """After a step that sets a column the decode's layout reads, that layout is no longer the value's."""
+    for column in ("__header_name", "value"):
+        setter = ir.Block("set", (ir.SetColumns(((column, ir.Lit("y")),)),))
+        blocks = fusion.fuse([setter, block(RENAME), block(RENAME)], [None, SHAPE, SHAPE], {"value": DECODED})
+        assert built(blocks).base == VALUE
+
+
+def test_a_single_step_is_left_as_it_is_unless_it_reads_the_parsed_payload():
+    assert fusion.fuse([block(RENAME)], [SHAPE]) == [block(RENAME)]

@@ -3,7 +3,6 @@ parts are current, and the schema states every key exactly as its ConfigKey decl
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import json
 import re
@@ -18,6 +17,7 @@ from compiler.diagnostics import Collector
 from compiler.docs import DOC, render
 from compiler.loader import SourceMap
 from compiler.package_data import SCHEMA_PATH
+from compiler.records import replace
 from compiler.transforms import FAMILIES, REGISTRY
 from compiler.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, ConfigReader
 
@@ -99,7 +99,7 @@ def _key_from_schema(name: str, prop: dict, owner: dict) -> ConfigKey:
     key = ConfigKey(name, kind, prop.get("default"), "", choices, required, nonempty, ignore_case, requires,
                     removed.group(1) if removed else "")
     assert description.endswith(key.rules()), (description, key.rules())
-    return dataclasses.replace(key, doc=description[: len(description) - len(key.rules())].rstrip())
+    return replace(key, doc=description[: len(description) - len(key.rules())].rstrip())
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
