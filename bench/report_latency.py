@@ -18,7 +18,8 @@ LATENCY_MODES = {
 LATENCY_NOTES = """\
 Where the time goes (measured in the run above unless said). The two cores were saturated: in every window some
 task waited for a CPU 69-93% of the time; the benchmark itself takes about 1.5 cores (in micro-batch mode the
-Spark JVM 0.77-0.88, the broker 0.33-0.36, the producer and consumer 0.3) and other work on the machine took 0.2-0.6.
+Spark JVM 0.77-0.88, the broker 0.33-0.36, the producer and consumer 0.3) and other work on the machine took
+0.2-0.6.
 
 **Micro-batch mode** (goal p99 <= 1 s: not met here, 1.85 s with the default trigger). Nearly all of a record's
 latency is the job leg (p50 0.88 of 1.01 s): a record waits for the micro-batch in flight and rides the next, so
@@ -26,28 +27,28 @@ it takes one to two micro-batches, and a micro-batch took 734 ms (median: addBat
 commitOffsets 103, queryPlanning 72, latestOffset 18). The sink's rows and the dead letters in one write halve
 addBatch against the two-write path in the same run (342 against 712 ms; p99 1.85 against 2.17 s). Without dead
 letters addBatch is 250 ms, but the fixed part stays: the checkpoint's offset and commit logs (walCommit +
-commitOffsets, about 200 ms here) and planning. On less contended cores the same micro-batch is 2.6 times
-shorter: an earlier run of this benchmark at load 4 took 205 ms per stateless micro-batch, p99 0.45 s (1.20 s
-as shipped, then with two writes). `processing-time: 0 seconds` is Spark's default trigger
-(`Trigger.ProcessingTime(0)`); their rows differ by the load.
+commitOffsets, about 200 ms here) and planning. On less contended cores the same micro-batch is 2.6 times shorter:
+an earlier run of this benchmark at load 4 took 205 ms per stateless micro-batch, p99 0.45 s (1.20 s as shipped,
+then with two writes). `processing-time: 0 seconds` is Spark's default trigger (`Trigger.ProcessingTime(0)`);
+their rows differ by the load.
 
-**Real-time mode** (goal p99 <= 100 ms: not met here, 0.54 s; p50 0.043 s). The job itself is fast: its leg's
-p50 is 2-9 ms, and with no batch end in the run (`real-time: 5 minutes`) its p99 is 30 ms (96 ms in a second
-run). Two things make the tail, seen per second of the run (out/latency-timeline-<mode>.json, with the cores each
-process used that second, in a second run of the three real-time modes at 05:40 UTC, p99 0.53 / 0.61 / 0.67 s):
-(1) batch ends: every ~5.2 s the long-running tasks end, the batch commits and new tasks start; in those seconds
-the Spark JVM takes 0.56 cores against 0.28 and the job leg's maximum is 0.24-0.78 s, against at most 0.1 s in
-every other second; 100% of the tail's records reached the broker near a batch end, windows covering 28-30% of
-the run (in this run's 5-second mode without dead letters, 1%: its tail was (2)). (2) The broker: in real-time
-mode it used 0.71-0.94 cores at 2,000 records/s, against 0.33-0.36 in micro-batch mode (the Spark JVM 0.29-0.39 against 0.77-0.88), and in
-episodes of 2-9 s it appends the producer's records 0.2-0.9 s late: the to-broker leg alone makes the tail of
-the run without batch ends (its p99 0.83 s here, 0.61 s in the second run). Those seconds are the ones where
-other work took more of the cores (0.75 against 0.65) and the broker less (0.73 against 0.79; the leg's
-per-second median correlates 0.44 with the other work's cores). Neither JVM's GC explains it (the broker in this run:
-13-19 pauses a minute, none over 52 ms). With dead letters kept (no bad record in this load) the to-broker delay grew
-through each batch to 1-1.5 s in this run (p99 2.09 s), but not in the second (0.61 s, like the job without
-them). What would reach 100 ms: fewer batch ends (the default interval, 5 minutes) and cores for the broker and
-the job that other work does not take; on two shared cores the p99 follows the machine's load.\
+**Real-time mode** (goal p99 <= 100 ms: not met here, 0.54 s; p50 0.043 s). The job itself is fast: its leg's p50
+is 2-9 ms, and with no batch end in the run (`real-time: 5 minutes`) its p99 is 30 ms (96 ms in a second run). Two
+things make the tail, seen per second of the run (out/latency-timeline-<mode>.json, with the cores each process
+used that second, in a second run of the three real-time modes at 05:40 UTC, p99 0.53 / 0.61 / 0.67 s): (1) batch
+ends: every ~5.2 s the long-running tasks end, the batch commits and new tasks start; in those seconds the Spark
+JVM takes 0.56 cores against 0.28 and the job leg's maximum is 0.24-0.78 s, against at most 0.1 s in every other
+second; 100% of the tail's records reached the broker near a batch end, windows covering 28-30% of the run (in
+this run's 5-second mode without dead letters, 1%: its tail was (2)). (2) The broker: in real-time mode it used
+0.71-0.94 cores at 2,000 records/s, against 0.33-0.36 in micro-batch mode (the Spark JVM 0.29-0.39 against
+0.77-0.88), and in episodes of 2-9 s it appends the producer's records 0.2-0.9 s late: the to-broker leg alone
+makes the tail of the run without batch ends (its p99 0.83 s here, 0.61 s in the second run). Those seconds are
+the ones where other work took more of the cores (0.75 against 0.65) and the broker less (0.73 against 0.79; the
+leg's per-second median correlates 0.44 with the other work's cores). Neither JVM's GC explains it (the broker in
+this run: 13-19 pauses a minute, none over 52 ms). With dead letters kept (no bad record in this load) the
+to-broker delay grew through each batch to 1-1.5 s in this run (p99 2.09 s), but not in the second (0.61 s, like
+the job without them). What would reach 100 ms: fewer batch ends (the default interval, 5 minutes) and cores for
+the broker and the job that other work does not take; on two shared cores the p99 follows the machine's load.\
 """
 
 
