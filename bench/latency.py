@@ -8,16 +8,30 @@ process's clock) to the moment the consumer sees its output. Where the time goes
 progress (`durationMs`: planning the batch — latestOffset, getBatch, queryPlanning, walCommit — against running
 it, addBatch, and commitOffsets), collected by a StreamingQueryListener.
 
+Where a record's latency goes (bench/latency_legs.py): the broker's append times split it into legs, to the
+broker, through the job and to the consumer; in the measured window, the GC pauses the Spark JVM and the broker
+log (-Xlog:gc), the cores used by the Spark JVM, the broker, this process and everything else on the machine
+(/proc), and the share of the window during which some task waited for a CPU (/proc/pressure/cpu). Each mode's
+legs per second of sending go to out/latency-timeline-<mode>.json. Before the modes are measured, the first one
+runs unmeasured for a minute (the JVM's warm-up).
+
 Modes (name: pipeline variant, trigger):
   micro_batch            payments, no trigger: Spark's default (a micro-batch as soon as the last one ends)
+  micro_batch_two_writes payments with `deadletterqueue.properties: {acks: all}` (Kafka's default since 3.0, so the
+                         same producer), which sends dead letters through other producer options than the sink's:
+                         the job persists each micro-batch and writes it twice through foreachBatch, as every
+                         dead-letter job did before the sink's rows and the dead letters went out in one write
   zero_interval          payments, "processing-time: 0 seconds" (the same Trigger.ProcessingTime(0) in Spark)
   micro_batch_stateless  payments without dead letters (errors: removed), Spark's default trigger
   real_time              payments without dead letters, `real-time: 5 seconds` (Spark 4.1+ real-time mode, which
-                         runs no foreachBatch: the dead-letter split is refused, E513); a batch (checkpoint) every
-                         5 s rather than the default 5 minutes, so the run crosses batch boundaries, where new
-                         long-running tasks start, and reports progress
+                         runs no foreachBatch); a batch (checkpoint) every 5 s rather than the default 5 minutes,
+                         so the run crosses batch boundaries, where new long-running tasks start, and reports
+                         progress
+  real_time_dead_letters payments as shipped, `real-time: 5 seconds`: its dead letters go out in the sink's write
+  real_time_steady       payments without dead letters, `real-time: 5 minutes` (the default interval): no batch
+                         ends inside the run, so its tail is the steady state's (GC, load, the producer)
 
-    scripts/bench latency [--rate 2000] [--seconds 60] [--modes micro_batch,...] [--write]
+    scripts/bench latency [--rate 2000] [--seconds 60] [--jvm-warmup 60] [--modes micro_batch,...] [--write]
         (--write merges the figures into bench/results.json as `latency` and rewrites docs/benchmarks.md)
 
 Starts two JVMs (the broker and Spark): run it under `jvm -2` where JVM slots are shared. Needs confluent-kafka
@@ -27,6 +41,7 @@ Starts two JVMs (the broker and Spark): run it under `jvm -2` where JVM slots ar
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import statistics
@@ -40,16 +55,22 @@ from pathlib import Path
 
 import yaml
 
+from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
+
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
 OUT = ROOT / "out" / "latency.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
-MODES = {  # name -> (dead letters kept, --trigger; None: the job's default)
-    "micro_batch": (True, None),
-    "zero_interval": (True, "processing-time: 0 seconds"),
-    "micro_batch_stateless": (False, None),
-    "real_time": (False, "real-time: 5 seconds"),
+MODES = {  # name -> (variant, --trigger; None: the job's default)
+    "micro_batch": ("dead_letters", None),
+    "micro_batch_two_writes": ("two_writes", None),
+    "zero_interval": ("dead_letters", "processing-time: 0 seconds"),
+    "micro_batch_stateless": ("stateless", None),
+    "real_time": ("stateless", "real-time: 5 seconds"),
+    "real_time_dead_letters": ("dead_letters", "real-time: 5 seconds"),
+    "real_time_steady": ("stateless", "real-time: 5 minutes"),
 }
 WARMUP_S = 20.0  # records sent before the measured ones, once the query runs (JIT, connections, first batches)
+JVM_WARMUP_S = 60.0  # a first mode's run before any is measured (--jvm-warmup)
 DRAIN_S = 30.0  # how long to wait for the measured records' output after the last one is sent
 PLANNING = ("latestOffset", "getBatch", "queryPlanning", "walCommit")  # durationMs parts before the batch runs
 SPARK_ARGS = ["--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.ui.enabled=false"]
@@ -59,17 +80,20 @@ def log(text: str) -> None:
     print(f"[latency {time.strftime('%H:%M:%S')}] {text}", flush=True)
 
 
-def compile_variant(folder: Path, dead_letters: bool):
-    """The payments pipeline without its trigger (available-now) and tests, and without `errors:` unless kept."""
+def compile_variant(folder: Path, variant: str):
+    """The payments pipeline without its trigger (available-now) and tests; `stateless`: without `errors:`;
+    `two_writes`: its dead letters through other producer options than the sink's (persist and two writes)."""
     from compiler.project import build_all, generate_all
     from compiler.testing.runner import load_job
 
     data = yaml.safe_load(PIPELINE.read_text(encoding="utf-8"))
     data.pop("tests", None)
     data["sink"].pop("trigger", None)
-    if not dead_letters:
+    if variant == "stateless":
         data.pop("errors", None)
-    path = folder / f"payments_{'dlq' if dead_letters else 'stateless'}.yaml"
+    elif variant == "two_writes":
+        data["errors"]["deadletterqueue.properties"] = {"acks": "all"}
+    path = folder / f"payments_{variant}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     result = build_all([str(path)])
     result.diags.check()
@@ -80,7 +104,9 @@ def compile_variant(folder: Path, dead_letters: bool):
 
 
 class Progress:
-    """A StreamingQueryListener's record of each micro-batch's progress: (time received, batch, rows, durationMs)."""
+    """A StreamingQueryListener's record of each micro-batch's progress: (when the batch ended, batch, rows,
+    durationMs, the query run's id). The end is the progress's own start time plus its triggerExecution, not
+    when the event arrives: a loaded listener bus delivers events late, into the next mode's window."""
 
     def __init__(self):
         from pyspark.sql.streaming import StreamingQueryListener
@@ -93,7 +119,10 @@ class Progress:
 
             def onQueryProgress(self, event):
                 p = event.progress
-                events.append((time.time(), p.batchId, p.numInputRows, dict(p.durationMs)))
+                durations = dict(p.durationMs)
+                started = datetime.datetime.fromisoformat(p.timestamp.replace("Z", "+00:00")).timestamp()
+                ended = started + durations.get("triggerExecution", 0) / 1000
+                events.append((ended, p.batchId, p.numInputRows, durations, str(p.runId)))
 
             def onQueryIdle(self, event):
                 pass
@@ -103,12 +132,24 @@ class Progress:
 
         self.listener = Listener()
 
-    def between(self, start: float, end: float) -> list[tuple]:
-        return [e for e in self.events if start <= e[0] <= end]
+    def settle(self, run: str, quiet_s: float = 2.0, most_s: float = 30.0) -> None:
+        """Wait until the run's events stop arriving (a loaded listener bus is behind)."""
+        deadline, count, since = time.time() + most_s, -1, time.time()
+        while time.time() < deadline:
+            now = sum(1 for e in self.events if e[4] == run)
+            if now != count:
+                count, since = now, time.time()
+            elif time.time() - since >= quiet_s:
+                return
+            time.sleep(0.2)
+
+    def between(self, start: float, end: float, run: str) -> list[tuple]:
+        """The batches of query run `run` that ended between two times."""
+        return [e for e in self.events if start <= e[0] <= end and e[4] == run]
 
 
 class Consumer(threading.Thread):
-    """Reads a topic from the start; payment_id -> when its output was first seen."""
+    """Reads a topic from the start; payment_id -> when its output was first seen, and the output's append time."""
 
     def __init__(self, bootstrap: str, topic: str):
         super().__init__(daemon=True)
@@ -118,6 +159,7 @@ class Consumer(threading.Thread):
                                        "enable.auto.commit": False, "fetch.wait.max.ms": 5})
         self.consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
         self.seen: dict[str, float] = {}
+        self.appended: dict[str, float] = {}
         self.stopping = threading.Event()
 
     def run(self) -> None:
@@ -125,7 +167,10 @@ class Consumer(threading.Thread):
             for message in self.consumer.consume(num_messages=1000, timeout=0.05):
                 if message.error() is None:
                     at = time.time()
-                    self.seen.setdefault(json.loads(message.value())["payment_id"], at)
+                    payment = json.loads(message.value())["payment_id"]
+                    if payment not in self.seen:
+                        self.seen[payment] = at
+                        self.appended[payment] = message.timestamp()[1] / 1000
         self.consumer.close()
 
 
@@ -146,10 +191,6 @@ def produce(producer, topic: str, prefix: str, rate: int, seconds: float, sent: 
     producer.flush(10)
 
 
-def percentile(sorted_values: list[float], q: float) -> float:
-    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
-
-
 def where_the_time_goes(events: list[tuple]) -> dict:
     """Medians over the micro-batches (with rows) of their durationMs parts, planning against running."""
     batches = [e for e in events if e[2] > 0]
@@ -167,14 +208,15 @@ def where_the_time_goes(events: list[tuple]) -> dict:
     }
 
 
-def run_mode(name: str, job, spark, progress: Progress, bootstrap: str, admin, args) -> dict:
+def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstrap: str, admin, args) -> dict:
     from confluent_kafka import Producer
     from confluent_kafka.admin import NewTopic
 
-    dead_letters, trigger = MODES[name]
+    variant, trigger = MODES[name]
     tag = uuid.uuid4().hex[:8]
     topics = {k: f"latency-{k}-{tag}" for k in ("in", "out", "dlq")}
-    for future in admin.create_topics([NewTopic(t, 2, 1) for t in topics.values()]).values():
+    append_time = {"message.timestamp.type": "LogAppendTime"}  # each record's time on the broker, for the legs
+    for future in admin.create_topics([NewTopic(t, 2, 1, config=append_time) for t in topics.values()]).values():
         future.result(30)
     os.environ.update(PAYMENTS_TOPIC=topics["in"], PAYMENTS_OUT_TOPIC=topics["out"], PAYMENTS_DLQ_TOPIC=topics["dlq"])
     checkpoint = Path(tempfile.mkdtemp(prefix=f"latency-{name}-"))
@@ -190,6 +232,7 @@ def run_mode(name: str, job, spark, progress: Progress, bootstrap: str, admin, a
         time.sleep(0.1)
     if not spark.streams.active:
         raise SystemExit(f"{name}: the job's query did not start (exit {outcome.get('exit')})")
+    run = str(spark.streams.active[0].runId)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 1, "acks": "1"})
     warmup: dict[str, float] = {}
     produce(producer, topics["in"], "w", args.rate, WARMUP_S, warmup)
@@ -197,8 +240,10 @@ def run_mode(name: str, job, spark, progress: Progress, bootstrap: str, admin, a
     started = time.time()
     log(f"{name}: measuring {args.rate:,} records/s for {args.seconds:g} s (trigger {trigger or 'default'})")
     load_start = os.getloadavg()
+    probes.begin()
     produce(producer, topics["in"], "m", args.rate, args.seconds, sent)
     sent_end = time.time()
+    probed = probes.figures(started, sent_end)
     drain = sent_end + DRAIN_S
     while time.time() < drain and not all(p in consumer.seen for p in list(sent)[-200:]):
         time.sleep(0.1)
@@ -209,12 +254,16 @@ def run_mode(name: str, job, spark, progress: Progress, bootstrap: str, admin, a
     runner.join(60)
     consumer.stopping.set()
     consumer.join(10)
+    progress.settle(run)
     latencies = sorted(consumer.seen[p] - at for p, at in sent.items() if p in consumer.seen)
     if not latencies:
         raise SystemExit(f"{name}: no output seen")
+    into = appended(bootstrap, topics["in"], set(sent))
+    real_time = (trigger or "").startswith("real-time")
+    batch_ends = [e[0] for e in progress.between(started - 10, ended, run)] if real_time else []
     figures = {
         "trigger": trigger or "default (Trigger.ProcessingTime(0): back to back)",
-        "dead_letters": dead_letters,
+        "variant": variant,
         "records": len(sent),
         "received": len(latencies),
         "send_rate_per_s": round(len(sent) / (sent_end - started), 1),
@@ -224,12 +273,26 @@ def run_mode(name: str, job, spark, progress: Progress, bootstrap: str, admin, a
         "max_s": round(latencies[-1], 4),
         "mean_s": round(statistics.fmean(latencies), 4),
         "load_average": [round(x, 2) for x in load_start],
-        **where_the_time_goes(progress.between(started, ended)),
+        "load_average_end": [round(x, 2) for x in os.getloadavg()],
+        **where_the_time_goes(progress.between(started, ended, run)),
+        "legs": legs(sent, into, consumer.appended, consumer.seen, batch_ends),
+        **probed,
     }
+    OUT.parent.mkdir(exist_ok=True)
+    each_second = timeline(sent, into, consumer.appended, consumer.seen, probes.cpu.each_second)
+    (OUT.parent / f"latency-timeline-{name}.json").write_text(json.dumps(each_second) + "\n", encoding="utf-8")
     log(f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
         f"max {figures['max_s']:.3f} s; {figures['received']:,} of {figures['records']:,} seen; "
         f"{figures.get('batches', 0)} micro-batches, planning {figures.get('planning_ms_median', '-')} ms, "
         f"addBatch {figures.get('add_batch_ms_median', '-')} ms (medians)")
+    split = figures["legs"]
+    text = ", ".join(f"{leg} {split[leg]['p50_s']:.3f}/{split[leg]['p99_s']:.3f}/{split[leg]['tail_median_s']:.3f}"
+                     for leg in LEGS if leg in split)
+    if "tail_near_batch_end" in split:
+        text += (f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
+                 f"{split['near_batch_end_share_of_run']:.0%} of the run)")
+    log(f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
+        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time")
     return figures
 
 
@@ -237,28 +300,38 @@ def measure(args) -> dict:
     from confluent_kafka.admin import AdminClient
 
     state = Path(tempfile.mkdtemp(prefix="latency-kafka-"))
-    env = {**os.environ, "PIPEC_KAFKA_DIR": str(state)}
+    folder = Path(tempfile.mkdtemp(prefix="latency-jobs-"))
+    probes = Probes(folder, state)
+    heap = os.environ.get("PIPEC_KAFKA_HEAP", "-Xms64m -Xmx512m")  # scripts/kafka's default
+    env = {**os.environ, "PIPEC_KAFKA_DIR": str(state), "PIPEC_KAFKA_HEAP": f"{heap} {probes.broker_gc.option}"}
     started = subprocess.run([str(ROOT / "scripts" / "kafka"), "start"], env=env, capture_output=True, text=True)
     if started.returncode != 0:
         raise SystemExit(f"scripts/kafka start failed:\n{started.stderr}")
     bootstrap = started.stdout.strip().splitlines()[-1]
     try:
         admin = AdminClient({"bootstrap.servers": bootstrap})
-        folder = Path(tempfile.mkdtemp(prefix="latency-jobs-"))
-        jobs = {kept: compile_variant(folder, kept) for kept in {MODES[m][0] for m in args.modes}}
+        jobs = {variant: compile_variant(folder, variant) for variant in {MODES[m][0] for m in args.modes}}
         first = jobs[MODES[args.modes[0]][0]]
-        spark = first.session(first.parse_args(["--bootstrap-servers", bootstrap, *SPARK_ARGS]))
+        jvm = ["--conf", f"spark.driver.extraJavaOptions={probes.spark_gc.option}"]
+        spark = first.session(first.parse_args(["--bootstrap-servers", bootstrap, *SPARK_ARGS, *jvm]))
         progress = Progress()
         spark.streams.addListener(progress.listener)
         log(f"Spark {spark.version}, broker {bootstrap}")
+        # The JVM's own warm-up (its JIT compiles Spark's planner and the record path over minutes, not seconds):
+        # a first run of the first mode, not measured, so the first mode measured is not the slowest by order alone
+        if args.jvm_warmup > 0:
+            log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
+            warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
+            run_mode(args.modes[0], jobs[MODES[args.modes[0]][0]], spark, progress, probes, bootstrap, admin, warm)
         modes = {}
         for name in args.modes:
             try:
-                modes[name] = run_mode(name, jobs[MODES[name][0]], spark, progress, bootstrap, admin, args)
+                modes[name] = run_mode(name, jobs[MODES[name][0]], spark, progress, probes, bootstrap, admin, args)
             except Exception as exc:  # a mode that cannot run here is reported, the others still run
                 modes[name] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
                 log(f"{name}: failed: {modes[name]['error']}")
-        return {"spark": spark.version, "rate_per_s": args.rate, "seconds": args.seconds, "warmup_s": WARMUP_S, **modes}
+        return {"spark": spark.version, "rate_per_s": args.rate, "seconds": args.seconds, "warmup_s": WARMUP_S,
+                "jvm_warmup_s": args.jvm_warmup, **modes}
     finally:
         subprocess.run([str(ROOT / "scripts" / "kafka"), "stop"], env=env, capture_output=True)
 
@@ -267,6 +340,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench latency", description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=int, default=2000, help="records per second (default 2000)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send at that rate (default 60)")
+    parser.add_argument("--jvm-warmup", type=float, default=JVM_WARMUP_S,
+                        help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
     parser.add_argument("--write", action="store_true",
                         help="merge into bench/results.json as latency; rewrite docs/benchmarks.md")

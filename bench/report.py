@@ -361,6 +361,8 @@ def markdown(r: dict) -> str:
     if "avro_confluent" in r:
         out += avro_confluent_section(r["avro_confluent"])
     if "latency" in r:
+        from .report_latency import latency_section
+
         out += latency_section(r["latency"])
     if "connect_peer" in r:
         from .report_peer import connect_peer_section
@@ -486,60 +488,6 @@ def avro_confluent_section(a: dict) -> list[str]:
         "",
     ]
     return out
-LATENCY_MODES = {
-    "micro_batch": "micro-batch, default trigger (payments job, dead letters)",
-    "zero_interval": "micro-batch, `processing-time: 0 seconds` (payments job, dead letters)",
-    "micro_batch_stateless": "micro-batch, default trigger (payments without dead letters)",
-    "real_time": "real-time mode, `real-time: 5 seconds` (payments without dead letters)",
-}
-
-
-LATENCY_NOTES = """\
-Where the time goes. In micro-batch mode a record waits for the micro-batch in flight to end and then rides the
-next one, so its latency is one to two micro-batches. A micro-batch of the payments job as shipped spends most of
-its time running (addBatch): its dead letters are split through `foreachBatch`, which persists the micro-batch
-and writes it twice (the sink, the dead-letter topic) and counts it; without dead letters the job writes straight
-through Spark's Kafka sink and addBatch shrinks to about a third of the micro-batch. What stays is fixed per
-micro-batch: planning (the offsets, the query plan, the write-ahead log walCommit) and commitOffsets, both
-mostly the checkpoint's small file writes, together about 60% of a stateless micro-batch here. Spark's default
-trigger and `processing-time: 0 seconds` are the same trigger (`Trigger.ProcessingTime(0)`): their rows differ
-by the machine's load and by the JVM's warm-up. Real-time mode has no per-batch path for a record: long-running
-tasks read, transform and write each record as it arrives, and a batch (5 s here; 5 minutes by default) only
-bounds the checkpoint; its addBatch is the whole batch. Its tail is not measured apart: on this machine the two
-long-running tasks hold both cores, beside the broker, the producer, the consumer and other work (the load).\
-"""
-
-
-def latency_section(c: dict) -> list[str]:
-    """docs/benchmarks.md's section for bench/latency.py."""
-    out = [
-        "## End-to-end latency (Kafka -> payments job -> Kafka)",
-        "",
-        f"`scripts/bench latency --write` ({c['date']}, Spark {c['spark']}, local[2], {c['cores']} cores, "
-        f"{_f(c['wall_s'] / 60, 1)} minutes): {c['rate_per_s']:,} records/s for {c['seconds']:g} s per mode after "
-        f"{c['warmup_s']:g} s of warm-up, on the embedded broker; latency from the producer's send to the consumer "
-        "seeing the output record (one process, one clock). Planning: the median micro-batch's `durationMs` of "
-        "latestOffset + getBatch + queryPlanning + walCommit; running: its addBatch (the batch's Spark job, the "
-        "sink's writes); a micro-batch's whole trigger in the last column.",
-        "",
-        "| mode | records seen | p50 s | p95 s | **p99 s** | max s | micro-batches | rows per batch (median) "
-        "| planning ms | addBatch ms | trigger ms | load (1 min) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, label in LATENCY_MODES.items():
-        m = c.get(name)
-        if m is None:
-            continue
-        if "error" in m:
-            out.append(f"| {label} | did not run: {m['error']} | | | | | | | | | | |")
-            continue
-        batches = " | ".join(_rate(m[k]) for k in ("rows_per_batch_median", "planning_ms_median",
-                                                     "add_batch_ms_median", "trigger_ms_median"))
-        out.append(
-            f"| {label} | {m['received']:,} of {m['records']:,} | {_f(m['p50_s'], 3)} | {_f(m['p95_s'], 3)} | "
-            f"**{_f(m['p99_s'], 3)}** | {_f(m['max_s'], 3)} | {m['batches']} | {batches} | {_f(m['load_average'][0])} |"
-        )
-    return out + ["", LATENCY_NOTES, ""]
 
 
 def compile_summary(c: dict) -> tuple[list[str], bool]:
@@ -579,6 +527,8 @@ def summary_lines(r: dict) -> list[str]:
     lines.append(f"{a['steps']}-step chain: analyse + optimise median {a['analyse_optimise_s']['median']:.2f} s (physical {a['physical_s']['median']:.2f} s)")
     if "changelog_state" in r:
         lines.append(f"changelog state: ratio {r['changelog_state']['ratio']:.2f} (1M ÷ 1k keys, mean wall)")
+    from .report_latency import LATENCY_MODES
+
     for name in LATENCY_MODES:
         if "p99_s" in r.get("latency", {}).get(name, {}):
             lines.append(f"latency {name}: p99 {r['latency'][name]['p99_s']:.3f} s")

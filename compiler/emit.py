@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import __version__, layout, render, spark_versions
+from . import __version__, errors_policy, layout, render, spark_versions
 from .build import Compiled
 from .lower import Lowered, lower
 from .connectors import SINKS, SOURCES, registry
@@ -61,22 +61,20 @@ def per_batch(p: Pipeline) -> bool:
     return p.streaming and (per_key_state(p) or reads_lines(p))
 
 
+def dead_letters_in_one_write(p: Pipeline) -> bool:
+    """Whether the sink's rows and the dead letters go out in one write (errors_policy)."""
+    return errors_policy.dead_letters_in_one_write(p.source, p.sink, p.errors)
+
+
 def _dead_letter_context(p: Pipeline) -> dict:
     """Where dead letters go (errors.tolerance: all): a Kafka topic through the source's cluster, or JSON files."""
     policy = p.errors
-    props = dict(p.source.properties)
-    own = dict(policy.dlq_properties)
-    servers = props.pop("bootstrap.servers", None)
-    if "bootstrap.servers" in own:  # another cluster: --bootstrap-servers is the source's
-        options = [("kafka.bootstrap.servers", render.text_expr(own.pop("bootstrap.servers")))]
-    else:
-        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {render.text_expr(servers)}")]
-    options += [(f"kafka.{k}", render.text_expr(v)) for k, v in {**props, **own}.items()]
     target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
     return {
         "topic": render.text_expr(policy.dlq_topic) if policy.dlq_topic else None,
         "path": render.path_expr(policy.dlq_path),
-        "options": render.dict_expr(options),
+        "options": errors_policy.dead_letter_options(p.source, policy),
+        "one_write": dead_letters_in_one_write(p),
         "context_headers": policy.context_headers,
         "file_lines": reads_lines(p),
         "log": policy.log,

@@ -1,10 +1,12 @@
-"""Checks of the `errors:` block (SPEC section 8): a dead-letter target exactly when tolerance is all."""
+"""Checks of the `errors:` block (SPEC section 8): a dead-letter target exactly when tolerance is all; and how
+the job writes its dead letters (with the sink's rows in one write, or apart)."""
 
 from __future__ import annotations
 
-
+from . import render
+from .connectors import SINKS
 from .connectors.base import SourceConnector
-from .model import ErrorPolicy, Source
+from .model import ErrorPolicy, Sink, Source
 from .records import record
 
 TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
@@ -48,3 +50,26 @@ def dead_letter_problems(policy: ErrorPolicy, source: Source | None, raw: dict |
     if source is not None and source_connector is not None:
         problems += [Problem("E109", message, path, hint, block="source") for message, path, hint in source_connector.dead_letter_refusals(source)]
     return problems
+
+
+def dead_letter_options(source: Source, policy: ErrorPolicy) -> str:
+    """The producer options of the dead-letter topic (a dict expression): the source's cluster and properties, then
+    `deadletterqueue.properties`; its own bootstrap.servers is another cluster, which --bootstrap-servers leaves."""
+    props = dict(source.properties)
+    own = dict(policy.dlq_properties)
+    servers = props.pop("bootstrap.servers", None)
+    if "bootstrap.servers" in own:
+        options = [("kafka.bootstrap.servers", render.text_expr(own.pop("bootstrap.servers")))]
+    else:
+        options = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {render.text_expr(servers)}")]
+    options += [(f"kafka.{k}", render.text_expr(v)) for k, v in {**props, **own}.items()]
+    return render.dict_expr(options)
+
+
+def dead_letters_in_one_write(source: Source, sink: Sink, policy: ErrorPolicy) -> bool:
+    """Whether the sink's rows and the dead letters go out in one write (docs/errors.md): a kafka sink, whose rows
+    each name their topic, and a dead-letter topic written through the same producer options."""
+    connector = SINKS[sink.connector]
+    if policy.tolerance != "all" or policy.dlq_topic is None or not connector.writes_kafka or connector.per_key_state:
+        return False
+    return dead_letter_options(source, policy) == connector.writer(sink, source)["options"]

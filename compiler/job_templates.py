@@ -2,7 +2,7 @@
 `python -m compiler.template_code --write` (compiler/template_code.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "ddb8984e8cdf8faa74daa2af0526e862d9179d55fc271b0c2663686025ec368d"
+TEMPLATES_SHA256 = "11d936453ea971402716638af08a2626dcdea8c97494d3b28fcc181149e2536c"
 
 
 def _attribute(value, name):
@@ -227,20 +227,25 @@ def _changelog_table_py(context, out, finalize):
 
 
 def _dead_letters_py(context, out, finalize):
-    out.append(
-        "DEAD_LETTER_LOG_SAMPLE = 20  # log.enable prints at most this many errors per batch\n"
-        'HEADERS = "ARRAY<STRUCT<key: STRING, value: BINARY>>"\n'
-        "\n"
-        "\n"
-        "def split(rows: DataFrame) -> tuple[DataFrame, DataFrame]:\n"
-        '    """(the sink\'s rows, the dead letters): a row with a record error goes to the dead-letter queue instead."""\n'
-        '    failed = F.col("__error").isNotNull()\n'
-        '    return rows.where(~failed).drop("__error", "__raw"), rows.where(failed)\n'
-        "\n"
-        "\n"
-        "def dead_letter_headers() -> Column:\n"
-        '    """The record\'s own headers'
-    )
+    out.append('HEADERS = "ARRAY<STRUCT<key: STRING, value: BINARY>>"\n')
+    if not _attribute(context["dlq"], "one_write"):
+        out.append(
+            "\n"
+            "\n"
+            "def split(rows: DataFrame) -> tuple[DataFrame, DataFrame]:\n"
+            '    """(the sink\'s rows, the dead letters): a row with a record error goes to the dead-letter queue instead."""\n'
+            '    failed = F.col("__error").isNotNull()\n'
+            '    return rows.where(~failed).drop("__error", "__raw"), rows.where(failed)\n'
+        )
+    if not _attribute(context["dlq"], "topic"):
+        out.append(
+            "\n"
+            "\n"
+            "def b64(column: Column) -> Column:\n"
+            '    """Base64 on one line (Spark\'s base64 breaks lines every 76 characters)."""\n'
+            '    return F.regexp_replace(F.base64(column), "\\r\\n", "")\n'
+        )
+    out.append("\n" "\n" "def dead_letter_headers() -> Column:\n" '    """The record\'s own headers')
     if _attribute(context["dlq"], "context_headers"):
         out.append(", then Kafka Connect's __connect.errors.* context headers")
         if _attribute(context["dlq"], "file_lines"):
@@ -271,98 +276,107 @@ def _dead_letters_py(context, out, finalize):
         )
     else:
         out.append('    return raw.getField("headers")\n')
-    out.append("\n" "\n" "def write_dead_letters(dead: DataFrame, args: argparse.Namespace) -> None:\n" '    """')
-    out.append(str(finalize(_attribute(context["dlq"], "summary"))))
-    out.append('"""\n')
-    if _attribute(context["dlq"], "log") and _attribute(context["dlq"], "log_messages"):
+    if _attribute(context["dlq"], "one_write"):
         out.append(
-            "    sample = dead.select(\n"
-            '        F.col("__error").getField("message").alias("m"),\n'
-            '        F.regexp_replace(F.base64(F.col("__raw").getField("key")), "\\r\\n", "").alias("k"),\n'
-            '        F.regexp_replace(F.base64(F.col("__raw").getField("value")), "\\r\\n", "").alias("v"),\n'
-            "    )\n"
-            "    for row in sample.limit(DEAD_LETTER_LOG_SAMPLE).collect():\n"
-            '        print(f"[{PIPELINE}] dead letter: {row.m} key(base64)={row.k} value(base64)={row.v}", file=sys.stderr, flush=True)\n'
+            "\n"
+            "\n"
+            "def with_dead_letters(rows: DataFrame) -> DataFrame:\n"
+            '    """The sink\'s rows, and in place of each row with a record error its dead letter (the record as read, to the\n'
+            '    dead-letter topic): Spark\'s Kafka sink writes each row to its own `topic`."""\n'
+            '    failed = F.col("__error").isNotNull()\n'
+            '    raw = F.col("__raw")\n'
+            "    topic = "
         )
-    elif _attribute(context["dlq"], "log"):
-        out.append(
-            "    for row in (\n"
-            '        dead.select(F.col("__error").getField("message").alias("m"))\n'
-            "        .limit(DEAD_LETTER_LOG_SAMPLE)\n"
-            "        .collect()\n"
-            "    ):\n"
-            '        print(f"[{PIPELINE}] dead letter: {row.m}", file=sys.stderr, flush=True)\n'
-        )
-    out.append('    raw = F.col("__raw")\n')
-    if _attribute(context["dlq"], "topic"):
-        out.append(
-            "    letters = dead.select(\n"
-            '        raw.getField("key").alias("key"),\n'
-            '        raw.getField("value").alias("value"),\n'
-            '        dead_letter_headers().alias("headers"),\n'
-            "    )\n"
-            '    letters.write.format("kafka").options(**'
-        )
-        out.append(str(finalize(_attribute(context["dlq"], "options"))))
-        out.append(').option("topic", ')
         out.append(str(finalize(_attribute(context["dlq"], "topic"))))
-        out.append(').mode("append").save()\n')
-    else:
         out.append(
             "\n"
-            "    def b64(column: Column) -> Column:\n"
-            '        """Base64 on one line (Spark\'s base64 breaks lines every 76 characters)."""\n'
-            '        return F.regexp_replace(F.base64(column), "\\r\\n", "")\n'
-            "\n"
-            "    letters = dead.select(\n"
-            '        b64(raw.getField("key")).alias("key"),\n'
-            '        b64(raw.getField("value")).alias("value"),\n'
-            '        raw.getField("topic").alias("topic"),\n'
-            '        raw.getField("partition").alias("partition"),\n'
-            '        raw.getField("offset").alias("offset"),\n'
-        )
-        if _attribute(context["dlq"], "file_lines"):
-            out.append('        raw.getField("file").alias("file"),\n')
-        out.append(
-            '        raw.getField("timestamp").alias("timestamp"),\n'
-            "        F.transform(\n"
-            "            F.coalesce(dead_letter_headers(), F.array().cast(HEADERS)),\n"
-            "            lambda h: F.struct(\n"
-            '                h.getField("key").alias("key"), b64(h.getField("value")).alias("value")\n'
-            "            ),\n"
-            '        ).alias("headers"),\n'
-            '        F.col("__error").alias("error"),\n'
+            "    letter = {\n"
+            '        "key": raw.getField("key"),\n'
+            '        "value": raw.getField("value"),\n'
+            '        "topic": F.lit(topic),\n'
+            '        "headers": dead_letter_headers(),\n'
+            "    }\n"
+            '    kept = [name for name in rows.columns if name not in ("__error", "__raw")]\n'
+            "    return rows.select(\n"
+            "        *(\n"
+            "            F.when(failed, letter.get(name, F.lit(None))).otherwise(F.col(name)).alias(name)\n"
+            "            for name in kept\n"
+            "        )\n"
             "    )\n"
-            '    letters.write.mode("append").option("ignoreNullFields", "false").json('
+            "\n"
+            "\n"
+            "def write_sink(rows: DataFrame, args: argparse.Namespace):\n"
+            '    """The sink\'s rows and the dead letters in one write, each to its topic: one pass over each batch."""\n'
+            "    return write_kafka(with_dead_letters(rows), args)\n"
         )
-        out.append(str(finalize(_attribute(context["dlq"], "path"))))
-        out.append(")\n")
-    out.append(
-        "\n"
-        "\n"
-        "def write_batch(rows: DataFrame, args: argparse.Namespace) -> None:\n"
-        '    """One batch (or micro-batch), read once: good rows to the sink, dead letters to the dead-letter queue."""\n'
-        "    rows = rows.persist()\n"
-        "    try:\n"
-        "        good, dead = split(rows)\n"
-        "        write_good(good, args)\n"
-        "        write_dead_letters(dead, args)\n"
-        "    finally:\n"
-        "        rows.unpersist()\n"
-        "\n"
-        "\n"
-        "def write_sink(rows: DataFrame, args: argparse.Namespace):\n"
-        '    """The sink (write_good) and the dead-letter queue, from one read of each batch."""\n'
-    )
-    if context["streaming_job"]:
-        out.append(
-            "    writer = rows.writeStream.foreachBatch(lambda batch, _batch_id: write_batch(batch, args))\n"
-            '    writer = writer.option("checkpointLocation", args.checkpoint or '
-        )
-        out.append(str(finalize(_attribute(context["sink"], "checkpoint"))))
-        out.append(")\n" "    return start_trigger(writer, args.trigger).start()\n")
     else:
-        out.append("    write_batch(rows, args)\n" "    return None\n")
+        out.append("\n" "\n" "def write_dead_letters(dead: DataFrame, args: argparse.Namespace) -> None:\n" '    """')
+        out.append(str(finalize(_attribute(context["dlq"], "summary"))))
+        out.append('"""\n' '    raw = F.col("__raw")\n')
+        if _attribute(context["dlq"], "topic"):
+            out.append(
+                "    letters = dead.select(\n"
+                '        raw.getField("key").alias("key"),\n'
+                '        raw.getField("value").alias("value"),\n'
+                '        dead_letter_headers().alias("headers"),\n'
+                "    )\n"
+                '    letters.write.format("kafka").options(**'
+            )
+            out.append(str(finalize(_attribute(context["dlq"], "options"))))
+            out.append(').option("topic", ')
+            out.append(str(finalize(_attribute(context["dlq"], "topic"))))
+            out.append(').mode("append").save()\n')
+        else:
+            out.append(
+                "    letters = dead.select(\n"
+                '        b64(raw.getField("key")).alias("key"),\n'
+                '        b64(raw.getField("value")).alias("value"),\n'
+                '        raw.getField("topic").alias("topic"),\n'
+                '        raw.getField("partition").alias("partition"),\n'
+                '        raw.getField("offset").alias("offset"),\n'
+            )
+            if _attribute(context["dlq"], "file_lines"):
+                out.append('        raw.getField("file").alias("file"),\n')
+            out.append(
+                '        raw.getField("timestamp").alias("timestamp"),\n'
+                "        F.transform(\n"
+                "            F.coalesce(dead_letter_headers(), F.array().cast(HEADERS)),\n"
+                "            lambda h: F.struct(\n"
+                '                h.getField("key").alias("key"), b64(h.getField("value")).alias("value")\n'
+                "            ),\n"
+                '        ).alias("headers"),\n'
+                '        F.col("__error").alias("error"),\n'
+                "    )\n"
+                '    letters.write.mode("append").option("ignoreNullFields", "false").json('
+            )
+            out.append(str(finalize(_attribute(context["dlq"], "path"))))
+            out.append(")\n")
+        out.append(
+            "\n"
+            "\n"
+            "def write_batch(rows: DataFrame, args: argparse.Namespace) -> None:\n"
+            '    """One batch (or micro-batch), read once: good rows to the sink, dead letters to the dead-letter queue."""\n'
+            "    rows = rows.persist()\n"
+            "    try:\n"
+            "        good, dead = split(rows)\n"
+            "        write_good(good, args)\n"
+            "        write_dead_letters(dead, args)\n"
+            "    finally:\n"
+            "        rows.unpersist()\n"
+            "\n"
+            "\n"
+            "def write_sink(rows: DataFrame, args: argparse.Namespace):\n"
+            '    """The sink (write_good) and the dead-letter queue, from one read of each batch."""\n'
+        )
+        if context["streaming_job"]:
+            out.append(
+                "    writer = rows.writeStream.foreachBatch(lambda batch, _batch_id: write_batch(batch, args))\n"
+                '    writer = writer.option("checkpointLocation", args.checkpoint or '
+            )
+            out.append(str(finalize(_attribute(context["sink"], "checkpoint"))))
+            out.append(")\n" "    return start_trigger(writer, args.trigger).start()\n")
+        else:
+            out.append("    write_batch(rows, args)\n" "    return None\n")
 
 
 def _job_py(context, out, finalize):
@@ -427,7 +441,13 @@ def _job_py(context, out, finalize):
     out.append(str(finalize(context["trigger"])))
     out.append("  # --trigger's default\n" "DEAD_LETTERS = ")
     out.append(str(finalize(("True" if context["dead_letters"] else "False"))))
-    out.append("  # errors.tolerance: all: bad records go to the dead-letter queue\n" "SPARK_CONNECTORS = ")
+    out.append("  # errors.tolerance: all: bad records go to the dead-letter queue\n" "LOG_DEAD_LETTERS = ")
+    out.append(str(finalize(("True" if (context["dead_letters"] and _attribute(context["dlq"], "log")) else "False"))))
+    out.append("  # errors.log.enable: each batch's first dead letter and how many more\n" "LOG_RECORDS = ")
+    out.append(
+        str(finalize(("True" if (context["dead_letters"] and _attribute(context["dlq"], "log_messages")) else "False")))
+    )
+    out.append("  # errors.log.include.messages: with its key and value\n" "SPARK_CONNECTORS = ")
     out.append(str(finalize(context["connectors_literal"])))
     out.append("  # spark_packages() picks their Scala suffix and release\n" "SPARK_NEEDED = ")
     out.append(str(finalize(context["spark_needed"])))
@@ -488,9 +508,9 @@ def _job_py(context, out, finalize):
         out.append(str(finalize(l_5_line)))
         out.append("\n")
     out.append("    return records\n" "\n" "\n")
-    if context["dead_letters"]:
-        l_6_is_streaming = False
-        l_7_sink_function = "write_good"
+    if context["dead_letters"] and _attribute(context["dlq"], "one_write"):
+        l_6_is_streaming = context["is_streaming"] and (not context["per_batch"])
+        l_7_sink_function = "write_kafka"
         _include(
             context["sink_template"],
             {**context, "is_streaming": l_6_is_streaming, "sink_function": l_7_sink_function},
@@ -498,20 +518,31 @@ def _job_py(context, out, finalize):
             finalize,
         )
         out.append("\n" "\n")
-        l_8_streaming_job = context["is_streaming"] and (not context["per_batch"])
-        _include("dead_letters.py.j2", {**context, "streaming_job": l_8_streaming_job}, out, finalize)
-    elif context["per_batch"]:
-        l_9_is_streaming = False
-        l_10_sink_function = "write_sink"
+        _include("dead_letters.py.j2", context, out, finalize)
+    elif context["dead_letters"]:
+        l_8_is_streaming = False
+        l_9_sink_function = "write_good"
         _include(
             context["sink_template"],
-            {**context, "is_streaming": l_9_is_streaming, "sink_function": l_10_sink_function},
+            {**context, "is_streaming": l_8_is_streaming, "sink_function": l_9_sink_function},
+            out,
+            finalize,
+        )
+        out.append("\n" "\n")
+        l_10_streaming_job = context["is_streaming"] and (not context["per_batch"])
+        _include("dead_letters.py.j2", {**context, "streaming_job": l_10_streaming_job}, out, finalize)
+    elif context["per_batch"]:
+        l_11_is_streaming = False
+        l_12_sink_function = "write_sink"
+        _include(
+            context["sink_template"],
+            {**context, "is_streaming": l_11_is_streaming, "sink_function": l_12_sink_function},
             out,
             finalize,
         )
     else:
-        l_11_sink_function = "write_sink"
-        _include(context["sink_template"], {**context, "sink_function": l_11_sink_function}, out, finalize)
+        l_13_sink_function = "write_sink"
+        _include(context["sink_template"], {**context, "sink_function": l_13_sink_function}, out, finalize)
     if context["per_batch"]:
         out.append("\n" "\n")
         _include("per_batch.py.j2", context, out, finalize)
@@ -646,7 +677,21 @@ def _runtime_py(context, out, finalize):
         '        metrics = [F.count(F.lit(1)).alias("rows")]\n'
         '        if point == "out" and DEAD_LETTERS:\n'
         '            metrics.append(F.count(F.col("__error")).alias("dead"))\n'
+        "            if LOG_DEAD_LETTERS:\n"
+        '                metrics.append(Counts.first_dead_letter().alias("first"))\n'
         "        return metrics\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def first_dead_letter() -> Column:\n"
+        '        """log.enable: the message of the batch\'s dead letter of the lowest offset, gathered with\n'
+        '        the counts (one aggregate: each more costs some 15 ms a micro-batch, docs/errors.md)."""\n'
+        '        raw, error = F.col("__raw"), F.col("__error")\n'
+        '        text = error.getField("message")\n'
+        "        if LOG_RECORDS:\n"
+        "            # the record's key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)\n"
+        '            key, value = (F.regexp_replace(F.base64(raw[c]), "\\r\\n", "") for c in ("key", "value"))\n'
+        '            text = F.format_string("%s key(base64)=%s value(base64)=%s", text, key, value)\n'
+        '        return F.min_by(text, F.when(error.isNotNull(), raw.getField("offset")))\n'
         "\n"
         "    def mark(self, records: DataFrame, point: str) -> DataFrame:\n"
         "        if self.streaming:\n"
@@ -675,41 +720,51 @@ def _runtime_py(context, out, finalize):
         '            return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}\n'
         "        return values\n"
         "\n"
-        "    def batch_line(self, label: str) -> tuple[str, bool]:\n"
-        '        """(the counts line, True), or (why there are none, False)."""\n'
+        "    def batch_lines(self, label: str) -> list[tuple[str, bool]]:\n"
+        '        """[(the counts line, True)] and log.enable\'s dead letter (False), or [(why there are no counts, False)]."""\n'
         "        try:\n"
         "            metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}\n"
-        "            return self.line(label, metrics), True\n"
+        "            return [(self.line(label, metrics), True), *self.dead_letter_lines(metrics)]\n"
         "        except Exception as exc:\n"
-        "            return unavailable(label, exc), False\n"
+        "            return [(unavailable(label, exc), False)]\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def dead_letter_lines(metrics: dict[str, dict]) -> list[tuple[str, bool]]:\n"
+        '        """log.enable: the batch\'s first dead letter and how many more (the queue has them all), for stderr."""\n'
+        '        first, more = metrics["out"].get("first"), metrics["out"].get("dead", 0) - 1\n'
+        "        if first is None:\n"
+        "            return []\n"
+        '        also = f" (and {more} more in this batch)" if more > 0 else ""\n'
+        '        return [(f"[{PIPELINE}] dead letter: {first}{also}", False)]\n'
         "\n"
         '    def report_batch(self, label: str = "batch") -> None:\n'
         '        """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""\n'
-        "        say(*self.batch_line(label))\n"
+        "        say(self.batch_lines(label))\n"
         "\n"
         "    def report_micro_batch(self, batch: DataFrame, batch_id: int) -> None:\n"
         '        """A micro-batch function\'s counts, after its write: printed, or under Spark Connect handed to the client,\n'
         '        which prints them when the batch\'s progress arrives (print_handed)."""\n'
-        '        line, counted = self.batch_line(f"micro-batch {batch_id}")\n'
+        '        lines = self.batch_lines(f"micro-batch {batch_id}")\n'
         "        if _CLIENT[1]:\n"
-        "            hand_over(batch.sparkSession, batch_id, line, counted)\n"
+        "            hand_over(batch.sparkSession, batch_id, lines)\n"
         "        else:\n"
-        "            say(line, counted)\n"
+        "            say(lines)\n"
         "\n"
         "\n"
         "def unavailable(label: str, exc: BaseException) -> str:\n"
         '    return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})"\n'
         "\n"
         "\n"
-        "def say(line: str, counted: bool) -> None:\n"
-        '    """A counts line on stdout; why there are no counts on stderr."""\n'
-        "    print(line, file=sys.stdout if counted else sys.stderr, flush=True)\n"
+        "def say(lines: list[tuple[str, bool]]) -> None:\n"
+        '    """Counts lines on stdout (True); why there are no counts, and logged dead letters, on stderr (False)."""\n'
+        "    for line, counted in lines:\n"
+        "        print(line, file=sys.stdout if counted else sys.stderr, flush=True)\n"
         "\n"
         "\n"
         "# Spark Connect runs a micro-batch function in a Python worker of its server, whose output goes to the server's log,\n"
-        "# on the client's session or (from Spark 4.3) a clone of it. The function leaves its line in a global temporary view,\n"
+        "# on the client's session or (from Spark 4.3) a clone of it. The function leaves its lines in a global temporary view,\n"
         "# which every session of the server sees, named after the run (_RUN, taken once on the client: the function carries\n"
-        "# it) and the batch; the client prints the line when that batch's progress arrives, then drops the view.\n"
+        "# it) and the batch; the client prints the lines when that batch's progress arrives, then drops the view.\n"
         "_RUN = os.urandom(8).hex()\n"
         'GLOBAL_TEMP = "spark.sql.globalTempDatabase"\n'
         "\n"
@@ -718,18 +773,19 @@ def _runtime_py(context, out, finalize):
         '    return f"pipec_counts_{_RUN}_{batch_id}"\n'
         "\n"
         "\n"
-        "def hand_over(session: SparkSession, batch_id: int, line: str, counted: bool) -> None:\n"
-        '    """Leave the line for the client; failing to is said in the server\'s log, and never fails the batch."""\n'
+        "def hand_over(session: SparkSession, batch_id: int, lines: list[tuple[str, bool]]) -> None:\n"
+        '    """Leave the lines for the client; failing to is said in the server\'s log, and never fails the batch."""\n'
         "    try:\n"
-        '        row = ("out" if counted else "err", line)\n'
-        '        handed = session.createDataFrame([row], "stream STRING, line STRING")\n'
+        "        # a local relation: the client reads the rows back in this order\n"
+        '        rows = [("out" if counted else "err", line) for line, counted in lines]\n'
+        '        handed = session.createDataFrame(rows, "stream STRING, line STRING")\n'
         "        handed.createOrReplaceGlobalTempView(handed_view(batch_id))\n"
         "    except Exception as exc:\n"
-        '        say(unavailable(f"micro-batch {batch_id}", exc), False)\n'
+        '        say([(unavailable(f"micro-batch {batch_id}", exc), False)])\n'
         "\n"
         "\n"
         "def print_handed(session: SparkSession, batch_id: int) -> bool:\n"
-        '    """Print the line micro-batch `batch_id`\'s function handed over, and drop it; False when there is none. A\n'
+        '    """Print the lines micro-batch `batch_id`\'s function handed over, and drop them; False when there are none. A\n'
         '    view the client cannot read is said on stderr: counts never fail a committed write."""\n'
         "    view = handed_view(batch_id)\n"
         "    try:\n"
@@ -739,15 +795,15 @@ def _runtime_py(context, out, finalize):
         "        rows = session.table(qualified).collect()\n"
         "        session.catalog.dropGlobalTempView(view)\n"
         "    except Exception as exc:\n"
-        '        say(unavailable(f"micro-batch {batch_id}", exc), False)\n'
+        '        say([(unavailable(f"micro-batch {batch_id}", exc), False)])\n'
         "        return True\n"
-        "    for row in rows:\n"
-        '        say(row.line, row.stream == "out")\n'
+        '    say([(row.line, row.stream == "out") for row in rows])\n'
         "    return True\n"
         "\n"
         "\n"
-        "def progress_line(batch: int, metrics: dict) -> tuple[str, bool]:\n"
-        '    """A micro-batch\'s counts line from its progress\'s observed metrics, or why there is none."""\n'
+        "def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:\n"
+        "    \"\"\"A micro-batch's counts line (and log.enable's dead letter) from its progress's observed metrics, or why\n"
+        '    there are no counts."""\n'
         '    label = f"micro-batch {batch}"\n'
         "    try:\n"
         "        rows = {\n"
@@ -755,9 +811,9 @@ def _runtime_py(context, out, finalize):
         "            for p in Counts.POINTS + Counts.OPTIONAL\n"
         '            if f"pipec_{p}" in metrics\n'
         "        }\n"
-        "        return Counts.line(label, rows), True\n"
+        "        return [(Counts.line(label, rows), True), *Counts.dead_letter_lines(rows)]\n"
         "    except Exception as exc:\n"
-        "        return unavailable(label, exc), False\n"
+        "        return [(unavailable(label, exc), False)]\n"
         "\n"
         "\n"
         "def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:\n"
@@ -771,7 +827,7 @@ def _runtime_py(context, out, finalize):
         "    if batch <= after:\n"
         "        return after\n"
         '    if all(f"pipec_{p}" in metrics for p in Counts.POINTS):\n'
-        "        say(*progress_line(batch, metrics))\n"
+        "        say(progress_lines(batch, metrics))\n"
         "        return batch\n"
         "    handed = session is not None and _CLIENT[1] and print_handed(session, batch)\n"
         "    return batch if handed else after\n"

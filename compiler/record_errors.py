@@ -73,6 +73,13 @@ def in_file(text: str) -> ir.Expr:
     return ir.Func("format_string", (ir.Arg(message), ir.Get(ir.Col(RAW), "file"), ir.Get(ir.Col(RAW), "offset")))
 
 
+def in_source_file(text: str) -> ir.Expr:
+    """`text` with the file of a row Spark's file reader read appended (`_metadata.file_path`; a files source read by
+    its format's reader has no line numbers: docs/errors.md)."""
+    message = f"{text.replace('%', '%%')} (file %s)"
+    return ir.Func("format_string", (ir.Arg(message), ir.Get(ir.Col("_metadata"), "file_path")))
+
+
 # ---------------------------------------------------------------------------------------------------- analysis
 
 
@@ -237,7 +244,12 @@ def decode_failed(d: Decoder, json_null: ir.Expr | None = None) -> ir.Expr:
 
 
 def decode_message(d: Decoder, fmt: str) -> str:
-    return f"source {d.reads}: not valid {fmt} for the declared columns"
+    return not_valid(d.reads, fmt)
+
+
+def not_valid(side: str, fmt: str) -> str:
+    """Why a key or value (`side`) did not decode."""
+    return f"source {side}: not valid {fmt} for the declared columns"
 
 
 # ---------------------------------------------------------------------------------------------------- rewrites

@@ -30,6 +30,8 @@ PIPELINE = "payments_cleared"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
 DEAD_LETTERS = True  # errors.tolerance: all: bad records go to the dead-letter queue
+LOG_DEAD_LETTERS = True  # errors.log.enable: each batch's first dead letter and how many more
+LOG_RECORDS = False  # errors.log.include.messages: with its key and value
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
@@ -215,24 +217,24 @@ def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
     return records
 
 
-def write_good(rows: DataFrame, args: argparse.Namespace):
+def write_kafka(rows: DataFrame, args: argparse.Namespace):
     """Kafka sink: json values to topic ${env:PAYMENTS_OUT_TOPIC:-payments-cleared} (at least once)."""
     options = {
         "kafka.bootstrap.servers": args.bootstrap_servers
         or env("${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}")
     }
-    rows.write.format("kafka").options(**options).mode("append").save()
-    return None
+    writer = (
+        rows.writeStream.format("kafka")
+        .options(**options)
+        .option(
+            "checkpointLocation",
+            args.checkpoint or location(env("${env:CHECKPOINT_DIR:-checkpoints}/payments_cleared")),
+        )
+    )
+    return start_trigger(writer, args.trigger).start()
 
 
-DEAD_LETTER_LOG_SAMPLE = 20  # log.enable prints at most this many errors per batch
 HEADERS = "ARRAY<STRUCT<key: STRING, value: BINARY>>"
-
-
-def split(rows: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """(the sink's rows, the dead letters): a row with a record error goes to the dead-letter queue instead."""
-    failed = F.col("__error").isNotNull()
-    return rows.where(~failed).drop("__error", "__raw"), rows.where(failed)
 
 
 def dead_letter_headers() -> Column:
@@ -253,47 +255,30 @@ def dead_letter_headers() -> Column:
     return F.concat(F.coalesce(raw.getField("headers"), F.array().cast(HEADERS)), F.array(*added))
 
 
-def write_dead_letters(dead: DataFrame, args: argparse.Namespace) -> None:
-    """Dead letters, untouched, to the Kafka topic ${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}."""
-    for row in (
-        dead.select(F.col("__error").getField("message").alias("m"))
-        .limit(DEAD_LETTER_LOG_SAMPLE)
-        .collect()
-    ):
-        print(f"[{PIPELINE}] dead letter: {row.m}", file=sys.stderr, flush=True)
+def with_dead_letters(rows: DataFrame) -> DataFrame:
+    """The sink's rows, and in place of each row with a record error its dead letter (the record as read, to the
+    dead-letter topic): Spark's Kafka sink writes each row to its own `topic`."""
+    failed = F.col("__error").isNotNull()
     raw = F.col("__raw")
-    letters = dead.select(
-        raw.getField("key").alias("key"),
-        raw.getField("value").alias("value"),
-        dead_letter_headers().alias("headers"),
+    topic = env("${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}")
+    letter = {
+        "key": raw.getField("key"),
+        "value": raw.getField("value"),
+        "topic": F.lit(topic),
+        "headers": dead_letter_headers(),
+    }
+    kept = [name for name in rows.columns if name not in ("__error", "__raw")]
+    return rows.select(
+        *(
+            F.when(failed, letter.get(name, F.lit(None))).otherwise(F.col(name)).alias(name)
+            for name in kept
+        )
     )
-    letters.write.format("kafka").options(
-        **{
-            "kafka.bootstrap.servers": args.bootstrap_servers
-            or env("${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}")
-        }
-    ).option("topic", env("${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}")).mode("append").save()
-
-
-def write_batch(rows: DataFrame, args: argparse.Namespace) -> None:
-    """One batch (or micro-batch), read once: good rows to the sink, dead letters to the dead-letter queue."""
-    rows = rows.persist()
-    try:
-        good, dead = split(rows)
-        write_good(good, args)
-        write_dead_letters(dead, args)
-    finally:
-        rows.unpersist()
 
 
 def write_sink(rows: DataFrame, args: argparse.Namespace):
-    """The sink (write_good) and the dead-letter queue, from one read of each batch."""
-    writer = rows.writeStream.foreachBatch(lambda batch, _batch_id: write_batch(batch, args))
-    writer = writer.option(
-        "checkpointLocation",
-        args.checkpoint or location(env("${env:CHECKPOINT_DIR:-checkpoints}/payments_cleared")),
-    )
-    return start_trigger(writer, args.trigger).start()
+    """The sink's rows and the dead letters in one write, each to its topic: one pass over each batch."""
+    return write_kafka(with_dead_letters(rows), args)
 
 
 def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
@@ -356,7 +341,21 @@ class Counts:
         metrics = [F.count(F.lit(1)).alias("rows")]
         if point == "out" and DEAD_LETTERS:
             metrics.append(F.count(F.col("__error")).alias("dead"))
+            if LOG_DEAD_LETTERS:
+                metrics.append(Counts.first_dead_letter().alias("first"))
         return metrics
+
+    @staticmethod
+    def first_dead_letter() -> Column:
+        """log.enable: the message of the batch's dead letter of the lowest offset, gathered with
+        the counts (one aggregate: each more costs some 15 ms a micro-batch, docs/errors.md)."""
+        raw, error = F.col("__raw"), F.col("__error")
+        text = error.getField("message")
+        if LOG_RECORDS:
+            # the record's key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)
+            key, value = (F.regexp_replace(F.base64(raw[c]), "\r\n", "") for c in ("key", "value"))
+            text = F.format_string("%s key(base64)=%s value(base64)=%s", text, key, value)
+        return F.min_by(text, F.when(error.isNotNull(), raw.getField("offset")))
 
     def mark(self, records: DataFrame, point: str) -> DataFrame:
         if self.streaming:
@@ -385,41 +384,51 @@ class Counts:
             return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
         return values
 
-    def batch_line(self, label: str) -> tuple[str, bool]:
-        """(the counts line, True), or (why there are none, False)."""
+    def batch_lines(self, label: str) -> list[tuple[str, bool]]:
+        """[(the counts line, True)] and log.enable's dead letter (False), or [(why there are no counts, False)]."""
         try:
             metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}
-            return self.line(label, metrics), True
+            return [(self.line(label, metrics), True), *self.dead_letter_lines(metrics)]
         except Exception as exc:
-            return unavailable(label, exc), False
+            return [(unavailable(label, exc), False)]
+
+    @staticmethod
+    def dead_letter_lines(metrics: dict[str, dict]) -> list[tuple[str, bool]]:
+        """log.enable: the batch's first dead letter and how many more (the queue has them all), for stderr."""
+        first, more = metrics["out"].get("first"), metrics["out"].get("dead", 0) - 1
+        if first is None:
+            return []
+        also = f" (and {more} more in this batch)" if more > 0 else ""
+        return [(f"[{PIPELINE}] dead letter: {first}{also}", False)]
 
     def report_batch(self, label: str = "batch") -> None:
         """Print the counts; counts Spark did not deliver are said on stderr and never fail a committed write."""
-        say(*self.batch_line(label))
+        say(self.batch_lines(label))
 
     def report_micro_batch(self, batch: DataFrame, batch_id: int) -> None:
         """A micro-batch function's counts, after its write: printed, or under Spark Connect handed to the client,
         which prints them when the batch's progress arrives (print_handed)."""
-        line, counted = self.batch_line(f"micro-batch {batch_id}")
+        lines = self.batch_lines(f"micro-batch {batch_id}")
         if _CLIENT[1]:
-            hand_over(batch.sparkSession, batch_id, line, counted)
+            hand_over(batch.sparkSession, batch_id, lines)
         else:
-            say(line, counted)
+            say(lines)
 
 
 def unavailable(label: str, exc: BaseException) -> str:
     return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})"
 
 
-def say(line: str, counted: bool) -> None:
-    """A counts line on stdout; why there are no counts on stderr."""
-    print(line, file=sys.stdout if counted else sys.stderr, flush=True)
+def say(lines: list[tuple[str, bool]]) -> None:
+    """Counts lines on stdout (True); why there are no counts, and logged dead letters, on stderr (False)."""
+    for line, counted in lines:
+        print(line, file=sys.stdout if counted else sys.stderr, flush=True)
 
 
 # Spark Connect runs a micro-batch function in a Python worker of its server, whose output goes to the server's log,
-# on the client's session or (from Spark 4.3) a clone of it. The function leaves its line in a global temporary view,
+# on the client's session or (from Spark 4.3) a clone of it. The function leaves its lines in a global temporary view,
 # which every session of the server sees, named after the run (_RUN, taken once on the client: the function carries
-# it) and the batch; the client prints the line when that batch's progress arrives, then drops the view.
+# it) and the batch; the client prints the lines when that batch's progress arrives, then drops the view.
 _RUN = os.urandom(8).hex()
 GLOBAL_TEMP = "spark.sql.globalTempDatabase"
 
@@ -428,18 +437,19 @@ def handed_view(batch_id: int) -> str:
     return f"pipec_counts_{_RUN}_{batch_id}"
 
 
-def hand_over(session: SparkSession, batch_id: int, line: str, counted: bool) -> None:
-    """Leave the line for the client; failing to is said in the server's log, and never fails the batch."""
+def hand_over(session: SparkSession, batch_id: int, lines: list[tuple[str, bool]]) -> None:
+    """Leave the lines for the client; failing to is said in the server's log, and never fails the batch."""
     try:
-        row = ("out" if counted else "err", line)
-        handed = session.createDataFrame([row], "stream STRING, line STRING")
+        # a local relation: the client reads the rows back in this order
+        rows = [("out" if counted else "err", line) for line, counted in lines]
+        handed = session.createDataFrame(rows, "stream STRING, line STRING")
         handed.createOrReplaceGlobalTempView(handed_view(batch_id))
     except Exception as exc:
-        say(unavailable(f"micro-batch {batch_id}", exc), False)
+        say([(unavailable(f"micro-batch {batch_id}", exc), False)])
 
 
 def print_handed(session: SparkSession, batch_id: int) -> bool:
-    """Print the line micro-batch `batch_id`'s function handed over, and drop it; False when there is none. A
+    """Print the lines micro-batch `batch_id`'s function handed over, and drop them; False when there are none. A
     view the client cannot read is said on stderr: counts never fail a committed write."""
     view = handed_view(batch_id)
     try:
@@ -449,15 +459,15 @@ def print_handed(session: SparkSession, batch_id: int) -> bool:
         rows = session.table(qualified).collect()
         session.catalog.dropGlobalTempView(view)
     except Exception as exc:
-        say(unavailable(f"micro-batch {batch_id}", exc), False)
+        say([(unavailable(f"micro-batch {batch_id}", exc), False)])
         return True
-    for row in rows:
-        say(row.line, row.stream == "out")
+    say([(row.line, row.stream == "out") for row in rows])
     return True
 
 
-def progress_line(batch: int, metrics: dict) -> tuple[str, bool]:
-    """A micro-batch's counts line from its progress's observed metrics, or why there is none."""
+def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
+    """A micro-batch's counts line (and log.enable's dead letter) from its progress's observed metrics, or why
+    there are no counts."""
     label = f"micro-batch {batch}"
     try:
         rows = {
@@ -465,9 +475,9 @@ def progress_line(batch: int, metrics: dict) -> tuple[str, bool]:
             for p in Counts.POINTS + Counts.OPTIONAL
             if f"pipec_{p}" in metrics
         }
-        return Counts.line(label, rows), True
+        return [(Counts.line(label, rows), True), *Counts.dead_letter_lines(rows)]
     except Exception as exc:
-        return unavailable(label, exc), False
+        return [(unavailable(label, exc), False)]
 
 
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
@@ -481,7 +491,7 @@ def report_progress(progress, after: int = -1, session: SparkSession | None = No
     if batch <= after:
         return after
     if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-        say(*progress_line(batch, metrics))
+        say(progress_lines(batch, metrics))
         return batch
     handed = session is not None and _CLIENT[1] and print_handed(session, batch)
     return batch if handed else after

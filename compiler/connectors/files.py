@@ -8,7 +8,7 @@ from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector
 from ..model import Column, Sink, Source
-from ..record_errors import CONVERTER_STAGES
+from ..record_errors import CONVERTER_STAGES, CORRUPT, in_source_file, not_valid
 from ..render import doc_text, path_expr, py_literal
 from ..shape import Shape
 from ..transforms.base import Lowering
@@ -69,36 +69,68 @@ def reader_schema(source: Source) -> StructType:
     return json_timestamps.as_text(physical) if source.format == "json" else physical
 
 
+PARSED_FORMATS = ("json", "csv")  # formats whose reader parses each line, and has a malformed-record mode
+
+
+def checks_lines(source: Source) -> bool:
+    """Whether the job fails on a malformed line (errors.tolerance: none): a json or csv source with physical
+    columns, whose `options` ask for no other handling (`mode: PERMISSIVE` or `DROPMALFORMED`, or a corrupt-record
+    column of their own, keep Spark's meaning). Spark's reader then reads PERMISSIVE into a hidden corrupt-record
+    column, which decode checks: FAILFAST's own error names neither the file nor the line."""
+    options = dict(source.options)
+    return (source.format in PARSED_FORMATS and any(c.physical for c in source.columns)
+            and str(options.get("mode", "FAILFAST")).upper() == "FAILFAST" and "columnNameOfCorruptRecord" not in options)
+
+
 def files_reader(source: Source) -> dict:
     """Spark's file reader: schema, format, options and path."""
+    schema, options = reader_schema(source), dict(source.options)
+    if checks_lines(source):
+        schema = StructType((*schema.fields, StructField(CORRUPT, STRING)))
+        options = {**options, "mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
     return {
-        "schema": py_literal(table_ddl(reader_schema(source))),
+        "schema": py_literal(table_ddl(schema)),
         "format": py_literal(source.format),
-        "options": py_literal(dict(source.options)),
+        "options": py_literal(options),
         "path": path_expr(source.path),
-        "summary": doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value."),
+        "summary": doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value"
+                            + ("; a malformed line fails the job (decode checks the corrupt-record column)." if checks_lines(source) else ".")),
     }
+
+
+class FileLowering(Lowering):
+    """Record errors of a row Spark's file reader read: they name its file (it has no topic, partition or offset yet)."""
+
+    def record_error(self, reason: str) -> ir.Expr:
+        return ir.Func("raise_error", (in_source_file(f"{self.owner}: {reason}"),))
 
 
 def _timestamps_converted(source: Source) -> tuple[ir.Op, ...]:
     """json: each column holding timestamps converted from its text. A value that is neither epoch milliseconds
-    nor ISO-8601 is null, as Spark's reader leaves a field it cannot parse (a record error with `mode: FAILFAST`)."""
+    nor ISO-8601 is a record error where the job checks lines, else null, as Spark's reader leaves a field it cannot
+    parse under `mode: PERMISSIVE`."""
     if source.format != "json":
         return ()
-    failfast = dict(source.options).get("mode", "").upper() == "FAILFAST"
-    errors = Lowering(f"{CONVERTER_STAGES['value']}: source value", None) if failfast else None
+    errors = FileLowering(f"{CONVERTER_STAGES['value']}: source value", None) if checks_lines(source) else None
     columns = tuple((c.name, json_timestamps.converted(ir.Col(c.name), c.type, errors, c.name))
                     for c in source.columns if c.physical and json_timestamps.has_timestamp(c.type))
     return (ir.SetColumns(columns),) if columns else ()
 
 
 def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
-    """File rows (plus Spark's hidden `_metadata`) -> the record model; each row is a record value."""
-    return (*_timestamps_converted(source), record(source, pipeline, lambda c: ir.Col(c.name)))
+    """File rows (plus Spark's hidden `_metadata`) -> the record model; each row is a record value, and a row
+    the reader found malformed (its corrupt-record column set) fails the job, naming the file."""
+    check = None
+    if checks_lines(source):
+        malformed = ir.Not(ir.IsNull(ir.Col(CORRUPT)))
+        check = (malformed, ir.Func("raise_error", (in_source_file(f"{CONVERTER_STAGES['value']}: {not_valid('value', source.format)}"),)))
+    return (*_timestamps_converted(source), record(source, pipeline, lambda c: ir.Col(c.name), check))
 
 
-def record(source: Source, pipeline: str, physical: Callable[[Column], ir.Expr]) -> ir.Select:
-    """The record model of a row with Spark's `_metadata`, its physical columns read by `physical`."""
+def record(source: Source, pipeline: str, physical: Callable[[Column], ir.Expr],
+           check: tuple[ir.Expr, ir.Expr] | None = None) -> ir.Select:
+    """The record model of a row with Spark's `_metadata`, its physical columns read by `physical`; `check`:
+    (a condition, the record error the value is where it holds)."""
     envelope = {
         "topic": _topic(source, pipeline),
         "partition": ir.Cast(ir.Lit(0), "INT"),
@@ -115,10 +147,13 @@ def record(source: Source, pipeline: str, physical: Callable[[Column], ir.Expr])
             expr = header_columns(c, empty_headers())
         fields.append((c.name, expr))
     key = ir.Struct(tuple((k, ir.Col(k)) for k in source.key_fields)) if source.key_fields else ir.Null("BINARY")
+    value: ir.Expr = ir.Struct(tuple(fields))
+    if check:
+        value = ir.If(check[0], check[1], value)
     return ir.Select(
         (
             ("key", key),
-            ("value", ir.Struct(tuple(fields))),
+            ("value", value),
             ("topic", envelope["topic"]),
             ("partition", envelope["partition"]),
             ("offset", _offset(source)),

@@ -25,6 +25,7 @@ from ..changelog import OP
 from ..connectors import SINKS, SOURCES
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
+from ..record_errors import CORRUPT
 from ..records import record
 from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types import StructType
@@ -89,7 +90,7 @@ def write_given_files(spark, job: ModuleType, compiled: Compiled, values: list[A
             fh.write(json.dumps(value, default=_json_default, ensure_ascii=False) + "\n")
     if source.format != "json":  # Spark converts the JSON lines into the source's format
         converted = staging / "out"
-        df = spark.read.schema(job.SOURCE_SCHEMA).json(str(json_file))
+        df = spark.read.schema(job.SOURCE_SCHEMA).json(str(json_file)).drop(CORRUPT)  # the reader's own column
         df.coalesce(1).write.format(source.format).options(**dict(source.options)).save(str(converted))
         for i, part in enumerate(sorted(converted.glob("part-*"))):
             shutil.move(str(part), folder / f"batch-{batch}-{i}{part.suffix}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..build import Compiled
 from ..connectors import SINKS, SOURCES
-from ..emit import per_batch
+from ..emit import dead_letters_in_one_write, per_batch
 from ..model import Pipeline
 from ..records import field, record
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
@@ -54,8 +54,10 @@ class Verdict:
 
 def spark_sink(p: Pipeline) -> str:
     """The Spark sink the job's stream writes through (the rules of 'Changes in the type of output sink')."""
-    if per_batch(p) or p.errors.tolerance == "all":
-        return "foreachBatch"  # the upsert reduction, the changelog state and dead letters run per micro-batch
+    if per_batch(p) or p.errors.tolerance == "all" and not dead_letters_in_one_write(p):
+        # the upsert reduction, the changelog state, and dead letters written apart from the sink's rows, run per
+        # micro-batch
+        return "foreachBatch"
     return SINKS[p.sink.connector].spark_sink
 
 

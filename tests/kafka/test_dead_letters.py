@@ -123,7 +123,8 @@ def test_streaming_dead_letters_go_to_a_topic_untouched_with_context_headers(kaf
     errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}, deadletterqueue.context.headers.enable: true, log.enable: true}}"
     job, source = compile_job(tmp_path, name="dlq_stream", mode="streaming", src=src, dst=dst, errors=errors,
                               checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
-    assert "foreachBatch" in source
+    # one write of Spark's Kafka sink for both topics: no foreachBatch, no persisted batch, no second pass
+    assert "foreachBatch" not in source and "persist" not in source
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     check_sink(kafka_client, dst)
 
@@ -138,9 +139,9 @@ def test_streaming_dead_letters_go_to_a_topic_untouched_with_context_headers(kaf
     out = capsys.readouterr()
     # in = written + filtered + superseded + dead_lettered, on the one micro-batch
     assert "[dlq_stream] micro-batch 0: in=6 written=2 filtered=1 superseded=0 dead_lettered=3" in out.out
-    # log.enable: one line per dead letter, with pipec's message
+    # log.enable: the micro-batch's first dead letter, with pipec's message, and how many more
     logged = [line for line in out.err.splitlines() if line.startswith("[dlq_stream] dead letter: ")]
-    assert sorted(logged) == sorted(f"[dlq_stream] dead letter: {m}" for _, _, m in want.values())
+    assert logged == [f"[dlq_stream] dead letter: {want[1][2]} (and 2 more in this batch)"]
 
 
 def test_batch_dead_letters_go_to_files_as_json_lines(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
@@ -148,11 +149,17 @@ def test_batch_dead_letters_go_to_files_as_json_lines(kafka_bootstrap, kafka_cli
     kafka_client.produce(src, RECORDS)
     produced = kafka_client.consume(src)
     folder = tmp_path / "dead"
-    errors = f"errors: {{tolerance: all, deadletterqueue.path: {folder}}}"
+    errors = f"errors: {{tolerance: all, deadletterqueue.path: {folder}, log.enable: true, log.include.messages: true}}"
     job, source = compile_job(tmp_path, name="dlq_files", mode="batch", src=src, dst=dst, errors=errors, checkpoint="")
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     check_sink(kafka_client, dst)
-    assert "[dlq_files] batch: in=6 written=2 filtered=1 superseded=0 dead_lettered=3" in capsys.readouterr().out
+    out = capsys.readouterr()
+    assert "[dlq_files] batch: in=6 written=2 filtered=1 superseded=0 dead_lettered=3" in out.out
+    # log.include.messages: the first dead letter's message, then its key and value as read, base64
+    logged = [line for line in out.err.splitlines() if line.startswith("[dlq_files] dead letter: ")]
+    first = produced[1]
+    assert logged == [f"[dlq_files] dead letter: {expected_errors(src)[1][2]} key(base64)={base64.b64encode(first.key).decode()} "
+                      f"value(base64)={base64.b64encode(first.value).decode()} (and 2 more in this batch)"]
 
     lines = [json.loads(line) for f in sorted(folder.glob("part-*.json")) for line in f.read_text().splitlines()]
     want = expected_errors(src)
@@ -174,10 +181,12 @@ def test_dead_letter_plan_is_native(kafka_bootstrap, kafka_client, spark, tmp_pa
     errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}}}"
     job, _ = compile_job(tmp_path, name="dlq_plan", mode="batch", src=src, dst=dst, errors=errors, checkpoint="")
     args = job.parse_args(["--bootstrap-servers", kafka_bootstrap])
-    rows = job.transform(job.read_source(spark, args))
-    good, dead = job.split(rows)
-    assert python_operators(good) == [] and python_operators(dead) == []
-    assert dead.count() == 3 and good.count() == 2
+    rows = job.with_dead_letters(job.transform(job.read_source(spark, args)))
+    assert python_operators(rows) == []
+    plan = rows._jdf.queryExecution().executedPlan().toString()
+    assert plan.count("KafkaRelation") + plan.count("KafkaScan") == 1, plan  # one read of the topic
+    assert rows.columns == ["key", "value", "topic", "headers"]
+    assert sorted(r.topic for r in rows.collect()) == sorted([dst] * 2 + [dlq] * 3)
 
 
 def test_tolerance_none_fails_with_one_line_naming_step_reason_and_position(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
@@ -205,7 +214,8 @@ def test_tolerance_none_names_the_position_of_an_undecodable_value(kafka_bootstr
 
 def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
     """600 records over 2 partitions, read 150 per micro-batch: every 10th is not JSON, every 7th (not 10th) has
-    an amount that is no int32, every 5th (neither) is a test payment; each micro-batch's line adds up."""
+    an amount that is no int32, every 5th (neither) is a test payment; each micro-batch's line adds up, and
+    log.enable logs each micro-batch's first dead letter (its lowest offset) and how many more."""
     tag = uuid.uuid4().hex[:8]
     src, dst, dlq = f"in-{tag}", f"out-{tag}", f"dlq-{tag}"
     kafka_client.create_topic(src, partitions=2)
@@ -226,13 +236,14 @@ def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(kafka_boo
             records.append({"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": str(i), "card": "4111"}), "partition": i % 2})
             want["written"] += 1
     kafka_client.produce(src, records)
-    errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}}}"
+    errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}, log.enable: true}}"
     job, _ = compile_job(tmp_path, name="dlq_counts", mode="streaming", src=src, dst=dst, errors=errors,
                          checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
 
+    out = capsys.readouterr()
     lines = re.findall(r"^\[dlq_counts\] micro-batch (\d+): in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) dead_lettered=(\d+)$",
-                       capsys.readouterr().out, re.MULTILINE)
+                       out.out, re.MULTILINE)
     assert len(lines) == 4  # maxOffsetsPerTrigger 150: four micro-batches
     totals = Counter()
     for _, rows_in, written, filtered, superseded, dead in lines:
@@ -241,5 +252,14 @@ def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(kafka_boo
         totals.update({"in": rows_in, "written": written, "filtered": filtered, "dead_lettered": dead})
     assert totals == Counter({"in": 600, **want})
     assert len(kafka_client.consume(dst)) == want["written"]
-    assert len(kafka_client.consume(dlq)) == want["dead_lettered"]
+    letters = kafka_client.consume(dlq)
+    assert len(letters) == want["dead_lettered"]
+    logged = [line.removeprefix("[dlq_counts] dead letter: ") for line in out.err.splitlines()
+              if line.startswith("[dlq_counts] dead letter: ")]
+    more = sorted(int(dead) - 1 for *_, dead in lines if int(dead) > 0)
+    assert sorted(int(re.search(r" \(and (\d+) more in this batch\)$", m)[1]) for m in logged) == more, logged
+    offsets = {(i % 2, i // 2) for i in range(600) if i % 10 == 0 or i % 7 == 0}  # (partition, offset) of each one
+    for message in logged:
+        where = re.search(rf"\(topic {src}, partition (\d), offset (\d+)\) \(and \d+ more in this batch\)$", message)
+        assert where and (int(where[1]), int(where[2])) in offsets, message
     print(f"figures: {len(lines)} micro-batches {lines}, totals {dict(totals)}", file=sys.stderr)

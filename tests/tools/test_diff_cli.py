@@ -119,11 +119,19 @@ def test_kafka_sink_to_files_sink_is_not_allowed(repo):
     assert code == 1 and "sink-kafka-to-file" in [r["rule"] for r in only(report)["reasons"]]
 
 
-def test_dead_letters_make_the_stream_foreach_batch_which_kafka_allows(repo):
+def test_dead_letters_to_a_folder_make_the_stream_foreach_batch_which_kafka_allows(repo):
+    repo.write("pipelines/orders.yaml", (repo.path / "pipelines/orders.yaml").read_text()
+               + "errors: {tolerance: all, deadletterqueue.path: /tmp/orders-dlq}\n")
+    code, report = repo.diff_json()
+    assert code == 0 and "sink-kafka-foreach" in [r["rule"] for r in only(report)["reasons"]]
+
+
+def test_dead_letters_to_a_topic_keep_the_kafka_sink(repo):
+    """The sink's rows and the dead letters go out in one write of Spark's Kafka sink (docs/errors.md)."""
     repo.write("pipelines/orders.yaml", (repo.path / "pipelines/orders.yaml").read_text()
                + "errors: {tolerance: all, deadletterqueue.topic.name: orders-dlq}\n")
     code, report = repo.diff_json()
-    assert code == 0 and "sink-kafka-foreach" in [r["rule"] for r in only(report)["reasons"]]
+    assert code == 0 and not [r for r in only(report)["reasons"] if r["rule"].startswith("sink-")], report
 
 
 def test_new_and_removed_pipelines(repo):

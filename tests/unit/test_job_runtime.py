@@ -173,6 +173,24 @@ def test_under_spark_connect_the_micro_batch_line_is_handed_to_the_client_and_pr
     assert capsys.readouterr().out == ""
 
 
+def test_log_enables_dead_letter_line_is_handed_over_with_the_counts_and_reaches_the_clients_stderr(
+    job, monkeypatch, capsys
+):
+    """log.enable: the batch's first dead letter (gathered with the counts) goes to stderr after the counts line,
+    under Spark Connect through the same view, so the client says it rather than the server's log."""
+    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    server = Server()
+    counts = job.Counts(False)
+    counts.observations = {"in": Observed(rows=5), "out": Observed(rows=4, dead=2, first="Error converting value")}
+    counts.report_micro_batch(MicroBatch(Session(server)), 7)
+    assert capsys.readouterr().err == ""  # nothing in the server's log
+    assert job.report_progress({"batchId": 7, "observedMetrics": {}}, 6, Session(server)) == 7
+    out = capsys.readouterr()
+    assert out.out == "[orders_enriched] micro-batch 7: in=5 written=2 filtered=1 superseded=0 dead_lettered=2\n"
+    assert out.err == "[orders_enriched] dead letter: Error converting value (and 1 more in this batch)\n"
+    assert server.views == {}
+
+
 def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, monkeypatch, capsys):
     monkeypatch.setattr(job, "_CLIENT", ("/client", True))
     server = Server()

@@ -117,10 +117,20 @@ def test_a_sink_it_cannot_write_is_an_error_at_its_connector(compile_text, sink,
     assert error[:2] == ("E513", 14) and message in error[2], error
 
 
-def test_dead_letters_are_an_error_at_the_tolerance(compile_text):
-    text = pipeline(extra="errors:\n  tolerance: all\n  deadletterqueue.topic.name: dlq\n")
+def test_dead_letters_written_apart_are_an_error_at_the_tolerance(compile_text):
+    """Dead letters through other producer options than the sink's are split through foreachBatch."""
+    text = pipeline(extra="errors:\n  tolerance: all\n  deadletterqueue.topic.name: dlq\n"
+                          "  deadletterqueue.properties: {acks: all}\n")
     (error,) = errors_of(compile_text, text)
-    assert error[:2] == ("E513", 21) and "cannot split dead letters" in error[2]
+    assert error[:2] == ("E513", 21) and "cannot split these dead letters" in error[2]
+
+
+def test_dead_letters_in_the_sink_s_write_run_in_real_time(compile_text):
+    """A dead-letter topic through the sink's cluster: one write of Spark's Kafka sink, no foreachBatch."""
+    _, files = compile_text(pipeline(extra="errors:\n  tolerance: all\n  deadletterqueue.topic.name: dlq\n"))
+    job = files["t.py"]
+    assert "foreachBatch" not in job.split("\n# pipec runtime")[0] and "def with_dead_letters(" in job
+    assert 'TRIGGER = "real-time"' in job
 
 
 def test_every_refusal_is_reported_in_one_run(compile_text):
