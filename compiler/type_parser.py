@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from .type_tokens import _describe, _tokenize, _Tok
+from .field_names import duplicate_message
 from .types import (
     _PRIMITIVES,
     ArrayType,
@@ -18,7 +19,6 @@ from .types import (
     SqlType,
     StructField,
     StructType,
-    _duplicate_message,
     _param_error,
     quote_name,
 )
@@ -317,7 +317,7 @@ class _Parser:
             name, offset = self.field_name(head)
             dup = offsets.get(name.casefold())
             if dup is not None:
-                raise self.error(_duplicate_message(dup[0], name), offset)
+                raise self.error(duplicate_message(dup[0], name), offset)
             offsets[name.casefold()] = (name, offset)
             if self.is_punct(":"):
                 self.next()

@@ -12,7 +12,8 @@ from ..envrefs import Text
 from ..model import Column, Source
 from ..shape import Shape
 from ..type_parser import TypeSyntaxError, parse_type
-from ..types import BYTES, HEADERS, SqlType, StructField, StructType, same_name
+from ..types import BYTES, HEADERS, SqlType, StructField, StructType
+from ..field_names import same_name
 from .part import Part, options, text
 
 

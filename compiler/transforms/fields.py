@@ -7,7 +7,8 @@ from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
 from ..records import record, replace
 from ..shape import Shape
 from ..type_parser import parse_type
-from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType, same_name
+from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType
+from ..field_names import same_name
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
