@@ -10,6 +10,7 @@ from types import ModuleType
 
 from compiler.build import Compiled
 from compiler.model import TestCase
+from compiler.testing.frames import rows_frame
 from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from compiler.connectors import SOURCES
 from compiler.testing.runner import write_given_files
@@ -36,7 +37,7 @@ def batch_frame(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp:
     """The job's `transform` over a test case's given records, as one batch DataFrame (for plan checks)."""
     if not SOURCES[compiled.pipeline.source.connector].reads_files:
         rows = kafka_rows(compiled.pipeline.source, list(case.given))
-        raw = spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)
+        raw = rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA)
         if hasattr(job, "micro_batch"):
             return job.micro_batch(raw, 0, str(tmp / "checkpoint"))
         return job.transform(raw)

@@ -16,6 +16,7 @@ from ..connectors.kafka_sink import record_name, written_key, written_value_type
 from ..connectors.payload import PRIMITIVE_FIELD, record_type
 from ..types import FLOAT, ArrayType, MapType, SqlType, StructType
 from .compare import Float32
+from .frames import rows_frame
 
 
 def typed(value: Any, t: SqlType | None) -> Any:
@@ -87,7 +88,7 @@ def avro_decoder(spark, fmt: str, t: SqlType, name: str):
     record = record_type(t)
 
     def decode(payloads: list) -> list:
-        df = spark.createDataFrame([(p,) for p in payloads], "p BINARY")
+        df = rows_frame(spark, [(p,) for p in payloads], "p BINARY")
         body = F.expr("substring(p, 6)") if fmt == "avro-confluent" else F.col("p")
         out = df.select(from_avro(body, avro.record_schema(record, name)).alias("v")).collect()
         values = [None if r.v is None else _plain(r.v) for r in out]

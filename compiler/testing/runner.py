@@ -32,6 +32,7 @@ from ..types import StructType
 from .compare import compare, show
 from .dead_letters import check_dead_letters, split_rows
 from .kafka_decode import float32s, kafka_sink_records
+from .frames import rows_frame
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from .session import local_session, stop_local_session
 
@@ -173,12 +174,12 @@ def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
     """Given records as Spark Kafka rows; micro-batches are parquet files read as a stream."""
     rows = kafka_rows(compiled.pipeline.source, list(case.given))
     if not compiled.pipeline.streaming:
-        raw = spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)
+        raw = rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA)
         return job.transform(raw).collect()
     collected: list = []
     folder = tmp / "kafka"
     for batch in sorted({b for b, _ in rows}):
-        part = spark.createDataFrame([r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
+        part = rows_frame(spark, [r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
         part.coalesce(1).write.mode("append").parquet(str(folder))
         raw = spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder))
         if hasattr(job, "micro_batch"):  # per-key work: the job's own foreachBatch step, state under the checkpoint

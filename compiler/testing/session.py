@@ -41,6 +41,7 @@ def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...]
     from pyspark.sql import SparkSession
 
     from ..emit import JVM_OPTIONS
+    from .frames import FOLDING_RULE
 
     builder = SparkSession.builder
     if packages:
@@ -58,6 +59,7 @@ def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...]
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.ansi.enabled", "true")
+            .config("spark.sql.optimizer.excludedRules", FOLDING_RULE)
             .getOrCreate()
         )
     session.sparkContext.setLogLevel("FATAL")  # failed tasks of expect_error cases would print JVM stack traces

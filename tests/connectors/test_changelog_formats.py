@@ -12,6 +12,7 @@ import pytest
 
 from compiler.diagnostics import CompileError
 from compiler.project import build_all, generate_all
+from compiler.testing.frames import rows_frame
 from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from compiler.testing.runner import load_job
 from native_plan import python_operators
@@ -35,7 +36,7 @@ def raw_frame(spark, compiled, given: list[dict]):
 
     records = [TestRecord(g, Location("t", 1, 1), {}) for g in given]
     rows = kafka_rows(compiled.pipeline.source, records)
-    return spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)
+    return rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA)
 
 
 ERROR_CASES = [

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from compiler.build import Compiled
 from compiler.project import build_all, generate_all
+from compiler.testing.frames import rows_frame
 from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA
 from compiler.testing.runner import load_job
 from compiler.tools.connect_columns import Sample, connect_schema_type
@@ -186,7 +187,7 @@ def pipec_outcomes(spark, config: ConnectorConfig, doc: DocConfig, text: str, re
         def run(batch: list[dict]) -> dict[int, str]:
             rows = [(None, value_bytes(config, doc, r), r["topic"] + raw_topic, r["partition"], r["offset"],
                      dt.datetime.fromtimestamp(r["timestamp"] / 1000, UTC), 0, None) for r in batch]
-            records = job.chain(job.decode(spark.createDataFrame(rows, KAFKA_ROW_SCHEMA)))
+            records = job.chain(job.decode(rows_frame(spark, rows, KAFKA_ROW_SCHEMA)))
             out = {r["offset"]: "dropped" for r in batch}
             for row in records.select("offset", "topic", "key", "value").collect():
                 out[row["offset"]] = canonical({"topic": row["topic"], "key": _plain(row["key"]),

@@ -18,6 +18,7 @@ from compiler.build import Compiled
 from compiler.diagnostics import Location
 from compiler.model import TestRecord
 from compiler.project import build_all, generate_all
+from compiler.testing.frames import rows_frame
 from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from compiler.testing.runner import load_job, sink_records
 from compiler.types import StructType
@@ -132,7 +133,7 @@ class PipecJob:
     def frame(self, spark, records: list[dict]):
         given = [TestRecord(given_fields(self.case, r), Location("<differential>", 0, 0), {}) for r in records]
         rows = kafka_rows(self.compiled.pipeline.source, given)
-        return self.job.transform(spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA))
+        return self.job.transform(rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA))
 
     def run(self, spark, records: list[dict]) -> dict[int, Outcome] | Exception:
         """offset -> outcome for records that all go through, or the exception of the failed job."""
@@ -165,7 +166,7 @@ class PipecJob:
         of nulls alike: this asks the job's own `chain` to tell them apart)."""
         given = [TestRecord(given_fields(self.case, r), Location("<differential>", 0, 0), {}) for r in records]
         rows = kafka_rows(self.compiled.pipeline.source, given)
-        model = self.job.chain(self.job.decode(spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA)))
+        model = self.job.chain(self.job.decode(rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA)))
         return {row["offset"]: row["null"] for row in model.selectExpr("offset", "value IS NULL AS null").collect()}
 
 

@@ -46,6 +46,7 @@ from shape_cases import FULL_JSON, INPUTS, NULLS_JSON, recipes_for  # noqa: E402
 from compiler.connectors import SINKS  # noqa: E402
 from compiler.emit import job_text  # noqa: E402
 from compiler.project import build_all  # noqa: E402
+from compiler.testing.frames import rows_frame  # noqa: E402
 from compiler.testing.kafka_rows import EPOCH, KAFKA_ROW_SCHEMA  # noqa: E402
 from compiler.testing.runner import load_job  # noqa: E402
 from compiler.transforms import REGISTRY  # noqa: E402
@@ -145,7 +146,7 @@ def test_accepted_combinations_write_what_kafka_connect_documents(everything, sp
     jobs = _jobs(ran, tmp_path / "jobs")
     for key, value in next(iter(jobs.values())).SESSION_CONF.items():
         spark.conf.set(key, value)
-    raw = spark.createDataFrame(_raw_rows(), KAFKA_ROW_SCHEMA)
+    raw = rows_frame(spark, _raw_rows(), KAFKA_ROW_SCHEMA)
 
     def transform(name: str):
         combo = ran[name][0]

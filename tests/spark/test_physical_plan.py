@@ -15,6 +15,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from compiler.project import SUFFIXES, build_all, generate_all
+from compiler.testing.frames import rows_frame
 from compiler.testing.runner import load_job, write_given_files
 from native_plan import python_operators_in
 
@@ -32,7 +33,7 @@ def _kafka_input(spark, compiled, values_folder: Path) -> tuple[str, Path]:
     from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 
     rows = kafka_rows(compiled.pipeline.source, list(compiled.pipeline.tests[0].given))
-    spark.createDataFrame([r for _, r in rows], KAFKA_ROW_SCHEMA).coalesce(1).write.parquet(str(values_folder))
+    rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA).coalesce(1).write.parquet(str(values_folder))
     return KAFKA_ROW_SCHEMA, values_folder
 
 
