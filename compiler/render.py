@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from . import ir
+from . import ir, sharing
 from .envrefs import Text
 from .printer import syntax as S
 from .types import quote_name
@@ -191,19 +191,22 @@ def statement(op: ir.Op) -> S.Statement:
     return OPERATIONS[type(op)](op)
 
 
-def operation(op: ir.Op) -> str:
-    """One Python statement for a DataFrame operation."""
-    return S.source(statement(op))
+def op_statements(op: ir.Op) -> list[S.Statement]:
+    """The statements of an operation: the locals of the subexpressions it repeats (compiler/sharing.py), then
+    the operation itself."""
+    shared, op = sharing.hoist(op)
+    return [S.assign(S.Name(name), tree(value)) for name, value in shared] + [statement(op)]
 
 
 def block_statements(b: ir.Block) -> tuple[str, list[S.Statement]]:
     """The comment line and the statements of a block."""
-    return f"# {comment_text(b.comment)}", [statement(op) for op in b.ops]
+    return f"# {comment_text(b.comment)}", [s for op in b.ops for s in op_statements(op)]
 
 
 def block(b: ir.Block) -> list[str]:
     """Comment line plus statements."""
-    return [f"# {comment_text(b.comment)}", *(operation(op) for op in b.ops)]
+    comment, statements = block_statements(b)
+    return [comment, *(S.source(s) for s in statements)]
 
 
 def text_expr(text: Text | None) -> str:
