@@ -44,6 +44,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -219,7 +220,7 @@ def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstra
     for future in admin.create_topics([NewTopic(t, 2, 1, config=append_time) for t in topics.values()]).values():
         future.result(30)
     os.environ.update(PAYMENTS_TOPIC=topics["in"], PAYMENTS_OUT_TOPIC=topics["out"], PAYMENTS_DLQ_TOPIC=topics["dlq"])
-    checkpoint = Path(tempfile.mkdtemp(prefix=f"latency-{name}-"))
+    checkpoint = Path(tempfile.mkdtemp(prefix=f"checkpoint-{name}-", dir=Path(job.__file__).parent))
     argv = ["--bootstrap-servers", bootstrap, "--checkpoint", str(checkpoint), *SPARK_ARGS]
     argv += ["--trigger", trigger] if trigger else []
     consumer = Consumer(bootstrap, topics["out"])
@@ -334,6 +335,8 @@ def measure(args) -> dict:
                 "jvm_warmup_s": args.jvm_warmup, **modes}
     finally:
         subprocess.run([str(ROOT / "scripts" / "kafka"), "stop"], env=env, capture_output=True)
+        for made in (folder, state):  # the jobs, their checkpoints and logs; the broker's data
+            shutil.rmtree(made, ignore_errors=True)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
