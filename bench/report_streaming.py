@@ -4,7 +4,7 @@ against json (bench/avro_confluent.py)."""
 
 from __future__ import annotations
 
-from .report import _f
+from .report import _f, _mmm
 
 CHANGELOG_DESIGNS = {
     "deltas": "versioned deltas + compaction (shipped)",
@@ -55,7 +55,7 @@ def changelog_section(c: dict) -> list[str]:
     for name, d in c["designs"].items():
         if "ratio" in d:
             q, (small, big) = d["ratio"], d["ratio_of_states"]
-            paired = " / ".join(_f(q["wall_s_paired"][k]) for k in ("min", "median", "max"))
+            paired = " / ".join(_mmm(q["wall_s_paired"]))
             out.append(
                 f"| {CHANGELOG_DESIGNS.get(name, name)} | {big:,} ÷ {small:,} | {_f(q['wall_s_median'])} | "
                 f"**{_f(q['wall_s_mean'])}** | {_f(q['cpu_s_median'])} | {_f(q['cpu_s_mean'])} | {paired} |"
@@ -80,8 +80,8 @@ def files_dead_letters_section(c: dict) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for name, run in c["runs"].items():
-        out.append(f"| {name} | {' / '.join(_f(run['wall_s'][k]) for k in ('min', 'median', 'max'))} | "
-                   f"{' / '.join(_f(run['cpu_s'][k]) for k in ('min', 'median', 'max'))} | "
+        out.append(f"| {name} | {' / '.join(_mmm(run['wall_s']))} | "
+                   f"{' / '.join(_mmm(run['cpu_s']))} | "
                    f"{int(run['input_records']['median']):,} | {_f(run['input_bytes']['median'] / 1e6, 0)} |")
     return out + [
         "",
@@ -112,7 +112,7 @@ def avro_confluent_section(a: dict) -> list[str]:
         "|---|---|---|",
     ]
     for fmt, us in a["us_per_record"].items():
-        out.append(f"| {fmt} | {' / '.join(_f(us[k]) for k in ('min', 'median', 'max'))} | "
+        out.append(f"| {fmt} | {' / '.join(_mmm(us))} | "
                    f"{_f(a['cpu_us_per_record'][fmt]['median'])} |")
     out += [
         "",
