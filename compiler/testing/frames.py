@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spark_versions import line_key, line_of
+
 # what local_session excludes, so that a projection over given rows is executed, not folded at planning time
 FOLDING_RULE = "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation"
 
 
 def _arrow_table(rows: list[tuple], schema: Any) -> Any | None:
-    """The rows as a pyarrow Table of the Spark schema's Arrow types; None without pyarrow or Spark 4."""
+    """The rows as a pyarrow Table of the Spark schema's Arrow types; None before Spark 4.0 (createDataFrame
+    takes no Table) or without pyarrow."""
+    import pyspark
+
+    if line_key(line_of(pyspark.__version__)) < (4, 0):
+        return None
     try:
         import pyarrow as pa
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -33,9 +40,8 @@ def _arrow_table(rows: list[tuple], schema: Any) -> Any | None:
 
 def rows_frame(spark: Any, rows: list[tuple], ddl: str) -> Any:
     """A DataFrame of `rows` (tuples in the order of `ddl`'s columns)."""
-    import pyspark
     from pyspark.sql.types import _parse_datatype_string
 
     schema = _parse_datatype_string(ddl)
-    table = _arrow_table(rows, schema) if int(pyspark.__version__.split(".")[0]) >= 4 else None
+    table = _arrow_table(rows, schema)
     return spark.createDataFrame(rows if table is None else table, schema)
