@@ -41,7 +41,7 @@ def test_a_little_endian_float64_reads_its_bits_through_locals_and_means_the_sam
 def _vars(node: object) -> set[str]:
     if isinstance(node, ir.Var):
         return {node.name}
-    return set().union(set(), *(_vars(c) for c in sharing._children(node)))
+    return set().union(*(_vars(c) for c in sharing._children(node)))
 
 
 def test_small_statements_and_small_repeats_stay_as_written():
