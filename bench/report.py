@@ -139,7 +139,7 @@ variants of the generated job edited by hand to measure one change at a time (1M
    compiling the job templates, defining ~100 dataclasses (each frozen one compiles six methods from source
    text) and importing `dataclasses` (with `inspect`), tempfile, fractions and difflib. Now the templates run
    as Python translated at build time (`compiler/job_templates.py`, written by `python -m
-   compiler.template_code --write` from the jinja2 templates, which stay the source; jinja2 renders only while
+   pipec.template_code --write` from the jinja2 templates, which stay the source; jinja2 renders only while
    that module is stale, and tests hold the two to the same output for every pipeline of the repository), the
    classes are `compiler/records.py` records (shared methods, `__init__` compiled only after a class's first
    64 instances), jobs are written through `compiler/atomic.py`, and the rest is imported where it is used.

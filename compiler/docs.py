@@ -1,4 +1,4 @@
-"""docs/transforms.md, produced from the registry (`python -m compiler.docs` rewrites it)."""
+"""docs/transforms.md, produced from the registry (`python -m pipec.docs` rewrites it)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def render() -> str:
     out = [
         "# Transforms and predicates",
         "",
-        "Generated from the registry (`compiler/transforms/`) by `python -m compiler.docs`; a test keeps it current.",
+        "Generated from the registry (`compiler/transforms/`) by `python -m pipec.docs`; a test keeps it current.",
         "Config keys are Kafka Connect's own. LIST keys take a YAML list or a comma-separated string. Every step",
         "also takes `name` (its alias), `type`, `predicate` and `negate`.",
         "",
@@ -65,7 +65,7 @@ def render() -> str:
 def main() -> int:
     root = source_checkout()
     if root is None:
-        print(f"python -m compiler.docs rewrites {DOC} of pipec's repository; this pipec is installed from a wheel",
+        print(f"python -m pipec.docs rewrites {DOC} of pipec's repository; this pipec is installed from a wheel",
               file=sys.stderr)
         return 2
     path = root / DOC

@@ -1,5 +1,5 @@
 """The job templates (templates/*.j2) as Python, one function per template: written by
-`python -m compiler.template_code --write` (compiler/template_code.py) from the templates whose digest is
+`python -m pipec.template_code --write` (compiler/template_code.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit.py renders with jinja2 instead while this module is stale."""
 
 TEMPLATES_SHA256 = "11d936453ea971402716638af08a2626dcdea8c97494d3b28fcc181149e2536c"

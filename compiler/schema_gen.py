@@ -7,7 +7,7 @@ transform or predicate) and one closed `$defs` entry per transform and predicate
 value block that takes a `schema-id` gets the registry options (`url`, `subject`, client options) after it. The rest
 of the file, including the value kinds' definitions (`ConfigString`, `ConfigList`, ...), is written by hand.
 
-`python -m compiler.schema_gen --write` rewrites the generated parts in place; without `--write` it exits 1 when
+`python -m pipec.schema_gen --write` rewrites the generated parts in place; without `--write` it exits 1 when
 the checked-in file is stale (tests/unit/test_registry.py fails then too).
 """
 
@@ -24,7 +24,7 @@ from .package_data import SCHEMA_PATH
 from .transforms import REGISTRY
 from .transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, PredicateSpec, TransformSpec
 
-MARK = "Generated from the registry (compiler/transforms) by `python -m compiler.schema_gen --write`."
+MARK = "Generated from the registry (compiler/transforms) by `python -m pipec.schema_gen --write`."
 
 # The hand-written definition of each kind of value, and of a LIST that must not be empty.
 KIND_DEFS = {"STRING": "ConfigString", "LIST": "ConfigList", "BOOLEAN": "ConfigBoolean", "INT": "ConfigInt"}
@@ -225,7 +225,7 @@ def render(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compiler.schema_gen", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipec.schema_gen", description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rewrite the generated parts (default: only check them)")
     args = parser.parse_args(argv)
     current = SCHEMA_PATH.read_text(encoding="utf-8")
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SCHEMA_PATH.name} is current")
         return 0
     if not args.write:
-        print(f"{SCHEMA_PATH} is stale: run python -m compiler.schema_gen --write", file=sys.stderr)
+        print(f"{SCHEMA_PATH} is stale: run python -m pipec.schema_gen --write", file=sys.stderr)
         return 1
     SCHEMA_PATH.write_text(fresh, encoding="utf-8")
     print(f"wrote {SCHEMA_PATH}")

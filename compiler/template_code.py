@@ -1,4 +1,4 @@
-"""The job templates as Python: `python -m compiler.template_code --write` translates templates/*.j2 into the
+"""The job templates as Python: `python -m pipec.template_code --write` translates templates/*.j2 into the
 functions of compiler/job_templates.py, so a cold `pipec compile` neither imports jinja2 nor compiles the
 templates (about 60 ms of a one-pipeline compile); `--check` fails when that module is stale (a test runs it).
 
@@ -24,7 +24,7 @@ _COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "lteq": "<=", "gt": ">", "gte
 
 _PRELUDE = '''\
 """The job templates (templates/*.j2) as Python, one function per template: written by
-`python -m compiler.template_code --write` (compiler/template_code.py) from the templates whose digest is
+`python -m pipec.template_code --write` (compiler/template_code.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit.py renders with jinja2 instead while this module is stale."""
 
 TEMPLATES_SHA256 = {digest!r}
@@ -214,7 +214,7 @@ def module_source() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compiler.template_code", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m pipec.template_code", description=__doc__.split("\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--write", action="store_true", help=f"rewrite {TARGET.name}")
     action.add_argument("--check", action="store_true", help=f"exit 1 when {TARGET.name} is stale")
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {TARGET}")
         return 0
     if current != wanted:
-        print(f"{TARGET} is stale: run python -m compiler.template_code --write", file=sys.stderr)
+        print(f"{TARGET} is stale: run python -m pipec.template_code --write", file=sys.stderr)
         return 1
     return 0
 

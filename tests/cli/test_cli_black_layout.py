@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic import pipeline_yaml
-from compiler import ir, render
-from compiler.format import is_formatted
-from compiler.printer import black_statement, lay_out, syntax
-from compiler.project import build_all, generate_all
+from pipec import ir, render
+from pipec.format import is_formatted
+from pipec.printer import black_statement, lay_out, syntax
+from pipec.project import build_all, generate_all
 
 ROOT = Path(__file__).resolve().parents[2]
 

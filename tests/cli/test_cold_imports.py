@@ -21,7 +21,7 @@ def test_a_cold_compile_imports_none_of_them(tmp_path):
     pipeline.write_text(pipeline_yaml("p0", 20), encoding="utf-8")
     out = tmp_path / "out"
     code = (
-        "import sys\nfrom compiler.cli import main\n"
+        "import sys\nfrom pipec.cli import main\n"
         f"assert main(['compile', {str(pipeline)!r}, '--out', {str(out)!r}]) == 0\n"
         f"print(' '.join(m for m in {NOT_IMPORTED!r} if m in sys.modules))\n"
     )

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import yaml
 
-from compiler import render
-from compiler.build import Builder
-from compiler.diagnostics import Collector
-from compiler.format import format_python
-from compiler.loader import load_text
-from compiler.lower import lower
-from compiler.validate import validate_document
+from pipec import render
+from pipec.build import Builder
+from pipec.diagnostics import Collector
+from pipec.format import format_python
+from pipec.loader import load_text
+from pipec.lower import lower
+from pipec.validate import validate_document
 
 HERE = Path(__file__).resolve().parent
 UPDATE = os.environ.get("PIPEC_UPDATE_GOLDEN") == "1"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.avro_resolution import compatibility_problems, read_problems
+from pipec.avro_resolution import compatibility_problems, read_problems
 
 
 def record(name: str, *fields: dict, **extra) -> dict:

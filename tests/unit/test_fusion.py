@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import fusion, ir
-from compiler.fusion import Run, Unfusable, split_path
-from compiler.shape import Shape
-from compiler.transforms.structs import spark_field_path
-from compiler.types import BIGINT, STRING, StructField, StructType
+from pipec import fusion, ir
+from pipec.fusion import Run, Unfusable, split_path
+from pipec.shape import Shape
+from pipec.transforms.structs import spark_field_path
+from pipec.types import BIGINT, STRING, StructField, StructType
 
 
 @pytest.mark.parametrize("steps", [("a",), ("a", "b"), ("a.b", "c"), ("x`y", "z z"), ("``", "."), ("ü", "1a")])

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from compiler import emit, job_templates, layout, template_code
-from compiler.diagnostics import Collector
-from compiler.project import build_file
+from pipec import emit, job_templates, layout, template_code
+from pipec.diagnostics import Collector
+from pipec.project import build_file
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINES = sorted([*ROOT.glob("pipelines/*.yaml"), *ROOT.glob("tests/**/*.yaml"), *ROOT.glob("examples/**/*.yaml")])
 
 
 def test_the_translated_module_is_current():
-    assert template_code.main(["--check"]) == 0, "run: python -m compiler.template_code --write"
+    assert template_code.main(["--check"]) == 0, "run: python -m pipec.template_code --write"
 
 
 def _compiled(path: Path):

@@ -17,9 +17,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.envrefs import mentions_env
-from compiler.render import comment_text
-from compiler.transforms.base import java_trim
+from pipec.envrefs import mentions_env
+from pipec.render import comment_text
+from pipec.transforms.base import java_trim
 from job_text import compile_pipeline, literals
 
 # Words YAML 1.1 reads as something other than text, and text that stresses quoting and escapes.

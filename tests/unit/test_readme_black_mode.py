@@ -10,7 +10,7 @@ from pathlib import Path
 
 import black
 
-from compiler.format import MODE
+from pipec.format import MODE
 
 ROOT = Path(__file__).resolve().parents[2]
 

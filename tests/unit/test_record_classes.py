@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from compiler import records
-from compiler.records import FrozenInstanceError, field, field_names, record, replace
+from pipec import records
+from pipec.records import FrozenInstanceError, field, field_names, record, replace
 
 
 @dataclass(frozen=True)

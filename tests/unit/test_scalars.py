@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.diagnostics import Collector
-from compiler.loader import load_text
-from compiler.project import build_all
-from compiler.validate import validate_document
+from pipec.diagnostics import Collector
+from pipec.loader import load_text
+from pipec.project import build_all
+from pipec.validate import validate_document
 from job_text import compile_text, literals
 
 TEXTS = """\
@@ -159,8 +159,8 @@ KIND_TYPES = {  # kind -> (JSON types the slot must name, types it must not)
 
 
 def test_the_schema_gives_each_config_key_the_slot_its_kind_needs():
-    from compiler.transforms import REGISTRY
-    from compiler.validate import _slots
+    from pipec.transforms import REGISTRY
+    from pipec.validate import _slots
 
     slots = _slots()
     defs = slots.root["$defs"]

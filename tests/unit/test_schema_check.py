@@ -14,10 +14,10 @@ import pytest
 from jsonschema._utils import equal as jsonschema_equal
 from jsonschema._utils import uniq as jsonschema_unique
 
-from compiler.diagnostics import Collector
-from compiler.loader import load_text
-from compiler.schema_check import SchemaCheck, equal, unique
-from compiler.validate import _validator, schema
+from pipec.diagnostics import Collector
+from pipec.loader import load_text
+from pipec.schema_check import SchemaCheck, equal, unique
+from pipec.validate import _validator, schema
 
 ROOT = Path(__file__).resolve().parents[2]
 YAML_FILES = sorted(p for folder in ("pipelines", "tests") for p in (ROOT / folder).rglob("*.y*ml"))

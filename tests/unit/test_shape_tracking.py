@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from compiler.build import Builder
-from compiler.diagnostics import Collector
-from compiler.loader import load_text
-from compiler.validate import validate_document
+from pipec.build import Builder
+from pipec.diagnostics import Collector
+from pipec.loader import load_text
+from pipec.validate import validate_document
 
 PIPELINE = """\
 version: 1

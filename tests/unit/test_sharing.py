@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler import ir, render, sharing
-from compiler.project import build_all, generate_all
-from compiler.records import field_names, replace
-from compiler.transforms.javanumbers import decode_bytes
+from pipec import ir, render, sharing
+from pipec.project import build_all, generate_all
+from pipec.records import field_names, replace
+from pipec.transforms.javanumbers import decode_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 
