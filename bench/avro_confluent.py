@@ -97,7 +97,7 @@ def register(url: str, subject: str, schema: dict) -> int:
 
 
 def load_jobs(folder: Path) -> dict:
-    from pipec.project import build_all, generate_all
+    from pipec.project.driver import build_all, generate_all
     from pipec.testing.runner import load_job
 
     jobs = {}
@@ -219,7 +219,7 @@ def measure(args) -> dict:
             os.environ[URL_ENV] = url
             schema_id = register(url, f"{TOPIC}-value", WRITER)
             jobs = load_jobs(Path(work))
-            from pipec.emit import JVM_OPTIONS
+            from pipec.emit.job import JVM_OPTIONS
 
             spark = session("2g", JVM_OPTIONS)
             for key, value in jobs["json"].SESSION_CONF.items():

@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmups", type=int, default=1)
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "avro_writer_schemas.json")
     args = parser.parse_args(argv)
-    from pipec.emit import JVM_OPTIONS
+    from pipec.emit.job import JVM_OPTIONS
     from pipec.spark_versions import AVRO
 
     use_connectors(AVRO)

@@ -123,7 +123,7 @@ def what_if(records: int, reps: int) -> dict:
     from .peer_whatif import _fingerprint
     from .run import session
 
-    from pipec.emit import JVM_OPTIONS
+    from pipec.emit.job import JVM_OPTIONS
 
     spark = session("2g", JVM_OPTIONS)
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 
 from .compiler_speed import summary

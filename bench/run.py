@@ -189,7 +189,7 @@ def spark_part(args, result: dict) -> None:
 
     t0 = time.perf_counter()
     if args.java_options is None:
-        from pipec.emit import JVM_OPTIONS
+        from pipec.emit.job import JVM_OPTIONS
 
         args.java_options = JVM_OPTIONS
     spark = session(args.driver_memory, args.java_options)

@@ -32,7 +32,7 @@ SCHEMA_PATH = _folder("pipec.schemas", "schemas") / "pipeline.schema.json"
 
 def templates_digest() -> str:
     """sha256 of the job templates: each one's path under the templates folder and its bytes, in path order
-    (compiler/job_templates.py holds the digest of the templates it was translated from)."""
+    (compiler/emit/job_templates.py holds the digest of the templates it was translated from)."""
     import hashlib
 
     h = hashlib.sha256()

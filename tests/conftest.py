@@ -42,7 +42,7 @@ def spark():
 @pytest.fixture
 def compile_text(tmp_path):
     """Compile one pipeline given as YAML text; returns (Result, {filename: source}) or raises CompileError."""
-    from pipec.project import build_all, generate_all
+    from pipec.project.driver import build_all, generate_all
 
     def run(text: str, name: str = "pipeline.yaml"):
         path = tmp_path / name
@@ -60,7 +60,7 @@ def check_pipeline_records(spark, tmp_path):
     physical plan is native; fails with the runner's report."""
     import io
 
-    from pipec.project import build_all, generate_all
+    from pipec.project.driver import build_all, generate_all
     from pipec.testing.runner import load_job, run_tests
     from native_plan import batch_frame, python_operators
 

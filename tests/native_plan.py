@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from pipec.build import Compiled
+from pipec.resolve.builder import Compiled
 from pipec.model import TestCase
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows

@@ -2,7 +2,7 @@
 
 Each case runs `pipec validate` and `pipec compile` in a fresh process under an address-space limit
 (RLIMIT_AS), and measures the CPU seconds and the peak resident memory the process used. CPU time, not wall
-time, is bounded: the host is shared with Spark suites. Limits (compiler/yaml_limits.py, compiler/types.py):
+time, is bounded: the host is shared with Spark suites. Limits (compiler/load/limits.py, compiler/types/sql.py):
 64 levels of nesting in the YAML, 50,000 values with aliases expanded, 64 levels in a type string.
 """
 

@@ -1,6 +1,6 @@
 """A cold `pipec compile` of one pipeline imports none of the modules it was made not to need (issue 14: one
-pipeline compiled from a cold process within 0.3 s): jinja2 (the job templates run as compiler/job_templates.py),
-dataclasses and so inspect (compiler/records.py), tempfile (compiler/atomic.py), and fractions, decimal and
+pipeline compiled from a cold process within 0.3 s): jinja2 (the job templates run as compiler/emit/job_templates.py),
+dataclasses and so inspect (compiler/dataclass_lite.py), tempfile (compiler/project/atomic_write.py), and fractions, decimal and
 difflib (imported where a value or an error needs them)."""
 
 from __future__ import annotations

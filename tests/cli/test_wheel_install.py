@@ -126,7 +126,7 @@ def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(i
 
 def test_the_docs_generator_of_a_wheel_says_it_needs_the_repository(installed, tmp_path):
     _, bin_dir = installed
-    proc = run(bin_dir / "python", "-m", "pipec.docs", cwd=tmp_path)
+    proc = run(bin_dir / "python", "-m", "pipec.transforms.docs", cwd=tmp_path)
     assert proc.returncode == 2 and "pipec's repository" in proc.stderr, proc.stdout + proc.stderr
     assert not list(bin_dir.parent.rglob("transforms.md"))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipec.diagnostics import CompileError
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from pipec.testing.runner import load_job

@@ -13,8 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipec.build import Compiled
-from pipec.project import build_all, generate_all
+from pipec.resolve.builder import Compiled
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA
 from pipec.testing.runner import load_job

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from pipec.transforms.base import PACKAGE
-from pipec.type_parser import parse_type
-from pipec.types import ArrayType, MapType, Primitive, SqlType, StructField, StructType
+from pipec.types.parser import parse_type
+from pipec.types.sql import ArrayType, MapType, Primitive, SqlType, StructField, StructType
 from diff_connect import EXACT, UTC, envelope, epoch_millis, pipec_json
 from kafka_chain import harness_chain
 

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipec.build import Compiled
+from pipec.resolve.builder import Compiled
 from pipec.diagnostics import Location
 from pipec.model import TestRecord
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from pipec.testing.runner import load_job, sink_records
-from pipec.types import StructType
+from pipec.types.sql import StructType
 from diff_connect import (
     UTC, from_envelope, from_spark, header_text, show, skeleton_of_schema, skeleton_of_type,
 )

@@ -18,7 +18,7 @@ from collections import Counter
 
 import pytest
 
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 from native_plan import python_operators
 

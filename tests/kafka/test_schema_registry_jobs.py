@@ -22,7 +22,7 @@ from confluent_kafka.schema_registry import SchemaRegistryClient, record_subject
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 from native_plan import python_operators
 

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]

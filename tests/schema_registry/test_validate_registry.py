@@ -16,9 +16,9 @@ import pytest
 from confluent_kafka.schema_registry import Schema
 
 from pipec.cli import main as pipec
-from pipec.lower import lower
-from pipec.project import build_all
-from pipec.registry_check import registry_calls
+from pipec.lower.record_path import lower
+from pipec.project.driver import build_all
+from pipec.tools.registry_check import registry_calls
 
 pytestmark = pytest.mark.registry
 

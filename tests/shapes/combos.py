@@ -24,8 +24,8 @@ from typing import Any
 import yaml
 
 from pipec.connectors import SINKS
-from pipec.type_parser import parse_type
-from pipec.types import BYTES, ArrayType, MapType, SqlType, StructField, StructType
+from pipec.types.parser import parse_type
+from pipec.types.sql import BYTES, ArrayType, MapType, SqlType, StructField, StructType
 from connect_formats import PAYLOADS, SCHEMA_ID, json_bytes
 from shape_cases import COLUMNS, FULL, FULL_AT, PREDICATES, TYPES, Recipe, recipes_for
 

@@ -32,8 +32,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pipec.diagnostics import CompileError
-from pipec.project import build_all, generate_all
-from pipec.render import comment_text
+from pipec.project.driver import build_all, generate_all
+from pipec.emit.render import comment_text
 from pipec.testing.runner import load_job, write_given_files
 
 pytestmark = pytest.mark.spark

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipec.batch import compile_all, stale
-from pipec.project import SUFFIXES, build_all, generate_all
+from pipec.project.batch import compile_all, stale
+from pipec.project.driver import SUFFIXES, build_all, generate_all
 from pipec.testing.runner import load_job, run_tests
 
 pytestmark = pytest.mark.spark

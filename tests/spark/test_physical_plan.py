@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import functions as F
 
-from pipec.project import SUFFIXES, build_all, generate_all
+from pipec.project.driver import SUFFIXES, build_all, generate_all
 from pipec.testing.frames import rows_frame
 from pipec.testing.runner import load_job, write_given_files
 from native_plan import python_operators_in

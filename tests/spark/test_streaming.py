@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql.streaming import StreamingQueryManager
 
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job, run_tests
 
 pytestmark = pytest.mark.spark

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pipec.diagnostics import CompileError
 from pipec.model import Pipeline
-from pipec.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 
 
 def compile_text(text: str) -> tuple[str | None, list[str]]:

@@ -14,8 +14,8 @@ import pytest
 
 from bench.synthetic import pipeline_yaml
 from pipec import __version__
-from pipec.format import is_formatted
-from pipec.project import build_all, generate_all
+from pipec.emit.format.black_mode import is_formatted
+from pipec.project.driver import build_all, generate_all
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "# pipec runtime"

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipec import schema_gen
-from pipec.build import STEP_KEYS as BUILD_STEP_KEYS
+from pipec.validate import schema_gen
+from pipec.resolve.builder import STEP_KEYS as BUILD_STEP_KEYS
 from pipec.diagnostics import Collector
-from pipec.docs import DOC, render
-from pipec.loader import SourceMap
+from pipec.transforms.docs import DOC, render
+from pipec.load.document import SourceMap
 from pipec.package_data import SCHEMA_PATH
-from pipec.records import replace
+from pipec.dataclass_lite import replace
 from pipec.transforms import FAMILIES, REGISTRY
 from pipec.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, ConfigReader
 
@@ -32,11 +32,11 @@ KINDS = {"ConfigString": "STRING", "ConfigList": "LIST", "ConfigNonEmptyList": "
 
 
 def test_docs_are_current():
-    assert (ROOT / DOC).read_text(encoding="utf-8") == render(), "run: python -m pipec.docs"
+    assert (ROOT / DOC).read_text(encoding="utf-8") == render(), "run: python -m pipec.transforms.docs"
 
 
 def test_schema_is_current():
-    assert schema_gen.render(SCHEMA_TEXT) == SCHEMA_TEXT, "run: python -m pipec.schema_gen --write"
+    assert schema_gen.render(SCHEMA_TEXT) == SCHEMA_TEXT, "run: python -m pipec.validate.schema_gen --write"
 
 
 def test_schema_gen_check_exits_0_when_current_and_1_when_stale(tmp_path, monkeypatch, capsys):
@@ -45,7 +45,7 @@ def test_schema_gen_check_exits_0_when_current_and_1_when_stale(tmp_path, monkey
     stale.write_text(SCHEMA_TEXT.replace("Needs `static.value`.", "Needs nothing."), encoding="utf-8")
     monkeypatch.setattr(schema_gen, "SCHEMA_PATH", stale)
     assert schema_gen.main([]) == 1
-    assert "pipec.schema_gen --write" in capsys.readouterr().err
+    assert "pipec.validate.schema_gen --write" in capsys.readouterr().err
     assert schema_gen.main(["--write"]) == 0
     assert stale.read_text(encoding="utf-8") == SCHEMA_TEXT
 

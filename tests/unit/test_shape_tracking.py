@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pipec.build import Builder
+from pipec.resolve.builder import Builder
 from pipec.diagnostics import Collector
-from pipec.loader import load_text
-from pipec.validate import validate_document
+from pipec.load.document import load_text
+from pipec.validate.schema import validate_document
 
 PIPELINE = """\
 version: 1

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pipec import render, spark_versions
+from pipec.emit import render
+from pipec import spark_versions
 from pipec.diagnostics import CompileError
 from pipec.spark_versions import AVRO, KAFKA, LINES, SINCE, coordinates
 from pipec.testing.runner import load_job
