@@ -164,16 +164,17 @@ def render_template(name: str, ctx: dict) -> str:
     return template_environment().get_template(name).render(**ctx)
 
 
-def job_context(compiled: Compiled) -> dict:
-    """Everything job.py.j2 and the templates it includes substitute."""
-    ctx = context(compiled, lower(compiled))
+def job_context(compiled: Compiled, lowered: Lowered | None = None) -> dict:
+    """Everything job.py.j2 and the templates it includes substitute (`lowered`: the pipeline's lowering, when
+    the caller has it)."""
+    ctx = context(compiled, lowered or lower(compiled))
     body = "\n".join(ctx["decode"] + [line for b in ctx["chain"] for line in b] + ctx["encode"])
     ctx["uses_avro"] = any(f"A.{name}(" in body for name in render.AVRO_FUNCTIONS)
     return ctx
 
 
-def _rendered(compiled: Compiled) -> str:
-    return render_template("job.py.j2", job_context(compiled))
+def _rendered(compiled: Compiled, lowered: Lowered | None = None) -> str:
+    return render_template("job.py.j2", job_context(compiled, lowered))
 
 
 def job_text(compiled: Compiled) -> str:
@@ -182,7 +183,7 @@ def job_text(compiled: Compiled) -> str:
     return _rendered(compiled).replace(layout.MARK, "")
 
 
-def generate(compiled: Compiled) -> Job:
+def generate(compiled: Compiled, lowered: Lowered | None = None) -> Job:
     """Render, and lay out what was substituted as black would."""
     name = compiled.pipeline.name
-    return Job(name, f"{name}.py", layout.finish(_rendered(compiled)))
+    return Job(name, f"{name}.py", layout.finish(_rendered(compiled, lowered)))

@@ -147,6 +147,15 @@ def display_name(path: Path, root: Path | None = None) -> str:
         return path.as_posix()
 
 
+def repo_root(start: Path | None = None) -> Path | None:
+    """The enclosing git checkout, used to show paths relative to the repository root."""
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
 _FAILED = object()  # libyaml could not compose the document
 COMPOSE_FIRST_AT_MOST = 50_000  # characters: a file this small is composed before its limits are scanned
 

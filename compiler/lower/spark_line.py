@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import ir
 from ..resolve.builder import Compiled
 from ..diagnostics import Collector
-from .record_path import Lowered, lower
+from .record_path import Lowered
 from ..spark_versions import FEATURES_SINCE, SINCE, line_key, needed_line
 
 REAL_TIME = "trigger real-time"
@@ -43,14 +43,14 @@ def job_needs(lowered: Lowered, real_time: bool = False) -> tuple[str, list[str]
     return needed_line(names | {REAL_TIME} if real_time else names)
 
 
-def check_target(compiled: Compiled, diags: Collector) -> None:
-    """A pipeline that declares `spark.version`: every source, step and sink whose code needs a newer line, and a
-    real-time trigger before its line, is an error at its own YAML line."""
+def check_target(compiled: Compiled, lowered: Lowered, diags: Collector) -> None:
+    """A pipeline that declares `spark.version`: every source, step and sink whose code (`lowered`) needs a newer
+    line, and a real-time trigger before its line, is an error at its own YAML line."""
     p = compiled.pipeline
     target = p.spark_version
     if target is None:
         return
-    for block in blocks(lower(compiled)):
+    for block in blocks(lowered):
         newer = sorted(n for n in names_called(block.ops) if n in SINCE and line_key(SINCE[n]) > line_key(target))
         if newer:
             need = max((SINCE[n] for n in newer), key=line_key)

@@ -13,10 +13,12 @@ import gc
 import os
 from pathlib import Path
 
-from .job_cache import JobCache, default_dir, digest, entry, warnings_of
-from ..diagnostics import Collector, CompileError, Diagnostic, Location
-from .driver import build_file, claim_name, discover_or_say, repo_root
 from ..dataclass_lite import field, record
+from ..diagnostics import Collector, CompileError, Diagnostic, Location
+from ..load.document import display_name, repo_root
+from ..pipeline import CHECKS, Unit, emit, run
+from .driver import claim_name, discover_or_say
+from .job_cache import JobCache, default_dir, digest, entry, warnings_of
 
 POOL_FROM = 8  # fewer files than this are compiled in this process: forking would cost more than it saves
 
@@ -48,30 +50,27 @@ def _cache() -> JobCache | None:
 
 
 def _job_file(path: Path) -> str:
-    """The name the job's comments give the file: relative to its repository (see loader.load_file)."""
-    from ..load.document import display_name
-
+    """The name the job's comments give the file: relative to its repository (see load.document.load_file)."""
     root = repo_root(path.parent)
     return display_name(path, root) if root else display_name(path)
 
 
 def compile_file(path: Path) -> Outcome:
-    """Load, validate, build and generate one file; its cache entry is written when it compiled cleanly."""
-    from ..emit.job import generate
-
+    """Every stage over one file (pipeline.STAGES); its cache entry is written when it compiled cleanly."""
     diags = Collector()
-    built = build_file(path, diags)
-    if built is None:
+    unit = run(Unit(path, diags), CHECKS)
+    compiled = unit.compiled
+    if compiled is None:
         return Outcome(diags.items)
-    compiled, name_loc = built
-    outcome = Outcome(diags.items, compiled.pipeline.name, name_loc)
+    outcome = Outcome(diags.items, compiled.pipeline.name, unit.name_loc)
     if diags.errors:
         return outcome
     try:
-        job = generate(compiled)
+        emit(unit)
     except CompileError as exc:
         diags.extend(exc.diagnostics)
         return outcome
+    job = unit.job
     outcome.filename, outcome.source, outcome.digest = job.filename, job.source, digest(job.source.encode("utf-8"))
     cache = _cache()
     if cache is not None:
@@ -83,8 +82,6 @@ def compile_file(path: Path) -> Outcome:
 
 
 def _from_cache(path: Path, cache: JobCache) -> Outcome | None:
-    from ..load.document import display_name
-
     try:
         raw = path.read_bytes()
     except OSError:

@@ -4,24 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .atomic_write import write_text
-from ..resolve.builder import Builder, Compiled
-from ..diagnostics import Collector, CompileError, Location
-from ..load.document import load_file
 from ..dataclass_lite import field, record
-from ..lower.spark_line import check_target
-from ..validate.schema import validate_document
+from ..diagnostics import Collector, CompileError, Location
+from ..pipeline import CHECKS, Unit, run
+from ..resolve.builder import Compiled
+from .atomic_write import write_text
 
 SUFFIXES = (".yaml", ".yml")
 
-
-def repo_root(start: Path | None = None) -> Path | None:
-    """The enclosing git checkout, used to show paths relative to the repository root."""
-    here = (start or Path.cwd()).resolve()
-    for d in (here, *here.parents):
-        if (d / ".git").exists():
-            return d
-    return None
 
 
 def discover(paths: list[str], diags: Collector) -> list[Path]:
@@ -56,14 +46,9 @@ def discover_or_say(paths: list[str], diags: Collector) -> list[Path]:
 
 
 def build_file(path: Path, diags: Collector) -> tuple[Compiled, Location] | None:
-    """Load, validate and build one pipeline file: the pipeline and where its name stands, or None."""
-    doc = load_file(path, diags, repo_root(path.parent))
-    doc = doc and validate_document(doc, diags)
-    compiled = doc and Builder(doc, diags).build()
-    if compiled is None:
-        return None
-    check_target(compiled, diags)
-    return compiled, doc.smap.at(("name",))
+    """Every check of one pipeline file (pipeline.CHECKS): the pipeline and where its name stands, or None."""
+    unit = run(Unit(path, diags), CHECKS)
+    return None if unit.compiled is None else (unit.compiled, unit.name_loc)
 
 
 def claim_name(names: dict[str, Location | None], name: str, loc: Location | None, diags: Collector) -> bool:
