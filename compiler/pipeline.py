@@ -9,7 +9,7 @@ all of them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .dataclass_lite import record
 from .diagnostics import Collector, Location
@@ -19,6 +19,9 @@ from .lower.record_path import Lowered
 from .lower.spark_line import check_target
 from .resolve.builder import Builder, Compiled
 from .validate.schema import validate_document
+
+if TYPE_CHECKING:
+    from .emit.job import Job
 
 
 @record(frozen=False)
@@ -30,7 +33,7 @@ class Unit:
     document: Document | None = None
     compiled: Compiled | None = None
     lowered: Lowered | None = None
-    job: object | None = None  # emit.job.Job
+    job: Job | None = None
 
     @property
     def name_loc(self) -> Location | None:
