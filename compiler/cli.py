@@ -63,20 +63,24 @@ def _generate(result: Result, fmt: str) -> dict[str, str] | None:
         return None
 
 
-def _jobs_for(args, use_cache: bool) -> tuple[Path | None, Batch | None, int]:
-    """(out folder, every file compiled, exit code) for compile and check."""
-    batch = compile_all(args.paths, use_cache)
+def _jobs_for(args, write: bool) -> tuple[Path | None, Batch | None, int]:
+    """(out folder, every file compiled, exit code) for compile (`write`) and check: both read the job cache."""
+    batch = compile_all(args.paths, use_cache=True, out=Path(args.out) if write else None)
     code = _report(batch, args.format)
     out = _out_folder(args) if code == OK else None
     return out, batch, code if code != OK else (OK if out else INVALID)
 
 
 def cmd_compile(args) -> int:
-    out, batch, code = _jobs_for(args, use_cache=False)
+    out, batch, code = _jobs_for(args, write=True)
     if code != OK:
         return code
-    for path in write_atomically(out, {name: job.source for name, job in batch.jobs.items()}):
+    # a job from the cache whose copy under --out is current has no source to write
+    current = [name for name, job in batch.jobs.items() if job.source is None]
+    for path in write_atomically(out, {name: job.source for name, job in batch.jobs.items() if job.source is not None}):
         _say(args, f"wrote {path}")
+    for name in current:
+        _say(args, f"current {out / name}")
     if args.lineage:
         from .tools.openlineage import write_events
 
@@ -86,7 +90,7 @@ def cmd_compile(args) -> int:
 
 
 def cmd_check(args) -> int:
-    out, batch, code = _jobs_for(args, use_cache=True)
+    out, batch, code = _jobs_for(args, write=False)
     if code != OK:
         return code
     problems = stale(out, batch.jobs)

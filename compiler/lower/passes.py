@@ -134,6 +134,9 @@ def report_record_errors(draft: Draft) -> Draft:
     if source.state_check:
         ops = record_errors.tolerate_decode(source.state_check(p.source, p.name), formats, raw, source.position)
         check = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector}), as read", ops, p.source.loc)
+        # the table is made of the records that decode; the others follow it, as read, for the dead letters
+        table, tolerant = ir.Apply("upsert_table"), ir.Apply("decodable_upsert_table")
+        decode = replace(decode, ops=tuple(tolerant if op == table else op for op in decode.ops))
 
     def tolerated(piece: Piece) -> Piece:
         if piece.kind != STEP:

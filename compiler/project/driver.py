@@ -75,10 +75,10 @@ def build_all(paths: list[str]) -> Result:
 
 def generate_all(result: Result) -> dict[str, str]:
     """file name -> job source, for every compiled pipeline (only when there were no errors)."""
-    from ..emit.job import generate
+    from ..emit.job import generate_many
 
     result.diags.check()
-    return {job.filename: job.source for job in (generate(c) for c in result.compiled)}
+    return {job.filename: job.source for job in generate_many(result.compiled)}
 
 
 def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:

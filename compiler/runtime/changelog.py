@@ -1,4 +1,12 @@
-{% include "changelog/keys.py.j2" %}
+"""An upsert-kafka source in streaming mode: each micro-batch's upserts as a changelog (+I, -U, +U, -D), against
+each key's last image kept under the checkpoint."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from .upsert_source import keyed
 
 
 class ChangelogState:
@@ -130,7 +138,7 @@ class ChangelogState:
         changes = changes.select("image.*", F.lit(batch_id).cast("long").alias("__version"))
         self.write(entries, changes, markers, batch_id)
 
-        def event(op: str, row) -> "F.Column":
+        def event(op: str, row: Column) -> Column:
             return F.struct(F.lit(op).alias("op"), row.alias("image"))
 
         had = F.col("__before").getField("value").isNotNull()
@@ -145,3 +153,14 @@ class ChangelogState:
             *(F.col("event").getField("image").getField(c).alias(c) for c in columns),
             F.col("event").getField("op").alias("op"),
         )
+
+
+CHANGELOG_STATES: dict[str, ChangelogState] = {}  # per state folder, for the life of the query
+
+
+def changelog(raw: DataFrame, batch_id: int, checkpoint: str) -> DataFrame:
+    """Micro-batch `batch_id`'s changelog, against the state under the checkpoint."""
+    folder = checkpoint.rstrip("/") + "/changelog-state"
+    if folder not in CHANGELOG_STATES:
+        CHANGELOG_STATES[folder] = ChangelogState(raw.sparkSession, folder)
+    return CHANGELOG_STATES[folder].apply(raw, batch_id)
