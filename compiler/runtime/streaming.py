@@ -12,11 +12,9 @@ from pyspark.sql.streaming import StreamingQueryListener
 
 from .counts import Counts, say, unavailable
 from .job_names import read_source
+from .no_handover import print_handed  # or .handover's (by the job)
 from .paths import _CLIENT
-from .straight_through import (
-    print_handed,
-    start,
-)  # or .micro_batches' and .handover's: chosen by the job
+from .straight_through import start  # or .micro_batches' (by the job)
 
 
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
