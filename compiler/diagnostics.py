@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Iterable, Sequence
 
-from .dataclass_lite import field, record
+from dataclasses import dataclass, field
 
 
-@record(order=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Location:
     """A position in a YAML file, 1-based."""
 
@@ -20,7 +20,7 @@ class Location:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding about a pipeline file."""
 
@@ -52,7 +52,7 @@ class CompileError(Exception):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Collector:
     """Collects diagnostics of one compilation; `check()` raises when any error was seen."""
 

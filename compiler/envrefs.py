@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
-from .dataclass_lite import record
+from dataclasses import dataclass
 
 _REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Text:
     """A configured string: either plain, or a template with env references."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import ir
 from ..model import Source
 from ..record_errors import CONVERTER_STAGES, PARSED_VALUE, in_file
-from ..dataclass_lite import replace
+from dataclasses import replace
 from ..emit.render import doc_text, path_expr, py_literal
 from ..transforms.base import Lowering
 from ..types.sql import StructField, StructType

@@ -19,7 +19,7 @@ from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
-from ..dataclass_lite import replace
+from dataclasses import replace
 from ..shape import Shape, kind_words
 from ..types.sql import StructType
 from .base import SinkConnector, SourceConnector

@@ -9,7 +9,6 @@ tests check every job they build with `black --check` under the oldest and newes
 from __future__ import annotations
 
 import subprocess
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,6 +48,7 @@ def format_sources(texts: dict[str, str]) -> dict[str, str]:
     """file name -> text, every one formatted, in one ruff call (one file: through its standard input)."""
     if len(texts) <= 1:
         return {name: format_source(text, name) for name, text in texts.items()}
+    import tempfile  # only here: a one-pipeline compile never needs it
     with tempfile.TemporaryDirectory(prefix="pipec-format-") as tmp:
         folder = Path(tmp)
         for name, text in texts.items():

@@ -9,13 +9,13 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Collector, Location
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from .limits import scan, within
 
 YamlPath = tuple  # of str keys and int indexes
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SourceMap:
     """Where each value (and each mapping key) of a document stands in its file: `values` and `keys` map a path
     to its (line, column), 1-based; `at` and `key` give Locations."""
@@ -45,7 +45,7 @@ class SourceMap:
         return Location(self.file, *found) if found else self.at(path)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Document:
     """One loaded pipeline file."""
 
@@ -79,7 +79,7 @@ def _loc(file: str, node: yaml.Node) -> Location:
     return Location(file, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class _Tree:
     """What `_build` collects besides the data: where each value and key stands, which scalars were quoted,
     the source text of the plain ones."""

@@ -15,7 +15,7 @@ from typing import Callable
 
 from .. import ir, record_errors
 from ..connectors.base import SourceConnector
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..model import Pipeline, Step
 from ..shape import Shape
 from ..transforms import REGISTRY
@@ -27,7 +27,7 @@ from . import fusion
 SKIP, KEEP_TOPIC, STEP, FUSED = "skip", "keep topic", "step", "fused"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Piece:
     """One block of the chain and what it lowers: a step (with its shapes and predicate), or a block of the source
     or sink that runs among the steps."""
@@ -40,7 +40,7 @@ class Piece:
     cond: ir.Expr | None = None  # when the step applies (its predicate); None: always
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Draft:
     """The record path of one pipeline as the passes rewrite it."""
 

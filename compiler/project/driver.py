@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from ..diagnostics import Collector, CompileError, Location
 from ..pipeline import CHECKS, Unit, run
 from ..resolve.builder import Compiled
@@ -29,7 +29,7 @@ def discover(paths: list[str], diags: Collector) -> list[Path]:
     return unique
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Result:
     """Every pipeline compiled from one invocation, and everything said about them."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from ..model import Pipeline
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from .chain import STEP_KEYS, ChainBuilder
 from .part import Part, options
@@ -21,7 +21,7 @@ from .tests import TestsBuilder
 __all__ = ["STEP_KEYS", "Builder", "Compiled", "initial_shape"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Compiled:
     """A pipeline with the shapes after its source and after each step."""
 

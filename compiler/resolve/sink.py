@@ -6,7 +6,7 @@ from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from .errors_policy import dead_letter_problems
 from ..model import ErrorPolicy, Sink, Source
-from ..dataclass_lite import replace
+from dataclasses import replace
 from ..shape import Shape
 from .part import Part, integer, options, text
 
