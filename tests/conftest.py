@@ -71,7 +71,8 @@ def check_pipeline_records(spark, tmp_path):
         out = io.StringIO()
         ok = run_tests(result.compiled, files, spark=spark, out=out)
         assert ok, out.getvalue()
-        assert "0 failed" in out.getvalue()
+        cases = sum(len(c.pipeline.tests) for c in result.compiled)
+        assert cases and out.getvalue().splitlines()[-1] == f"{cases} passed, 0 failed", out.getvalue()
 
         (compiled,) = result.compiled
         job_file = tmp_path / f"{compiled.pipeline.name}.py"
