@@ -1,7 +1,9 @@
 """Every job the tests build, written to one folder for `scripts/black-contract`: the checked-in jobs (generated/),
 each golden file's cases as the module of functions they are formatted in (tests/golden/), and the jobs of
 tests/unit/test_job_runtime_section.py (every pipeline of the repository, a matrix of connectors, modes and dead-letter
-queues, synthetic chains of every transform family).
+queues), the record tests' pipelines (tests/*/pipelines) and synthetic chains of every transform family at many lengths
+and literals (bench/synthetic.py). The suite itself checks only generated/ with black (tests/cli/test_cli_generated_jobs.py):
+the rest is this corpus's, under two black releases.
 
 Usage: python tests/black_corpus.py FOLDER
 """
@@ -24,6 +26,10 @@ from unit.test_job_runtime_section import SYNTHETIC_STEPS, matrix  # noqa: E402
 from bench.synthetic import pipeline_yaml  # noqa: E402
 
 
+SYNTHETIC_LENGTHS = (1, 2, 5, 13, 20, 37, 50)
+SYNTHETIC_VARIANTS = (0, 7, 123456789)
+
+
 def golden_modules() -> dict[str, str]:
     """file name -> each golden file's cases as functions of one module, as the golden tests format them."""
     modules = {}
@@ -43,6 +49,10 @@ def built_jobs(scratch: Path) -> dict[str, str]:
         (scratch / f"{name}.yaml").write_text(text, encoding="utf-8")
     for steps in SYNTHETIC_STEPS:
         (scratch / f"s{steps}.yaml").write_text(pipeline_yaml(f"s{steps}", steps, 7), encoding="utf-8")
+    for steps in SYNTHETIC_LENGTHS:  # every transform family at many lengths and literals
+        for variant in SYNTHETIC_VARIANTS:
+            name = f"s{steps}_{variant}"
+            (scratch / f"{name}.yaml").write_text(pipeline_yaml(name, steps, variant), encoding="utf-8")
     jobs = {}
     for index, folder in enumerate([*sorted(ROOT.glob("tests/**/pipelines")), scratch]):
         result = build_all([str(folder)])

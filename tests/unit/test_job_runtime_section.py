@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic import pipeline_yaml
-from black_style import is_formatted
 from pipec import __version__
 from pipec.emit import runtime_text
 from pipec.runtime import PARTS
@@ -138,11 +137,6 @@ def test_no_name_is_defined_twice(jobs):
     for name, source in jobs.items():
         defined = [n.name for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
         assert sorted(defined) == sorted(set(defined)), name
-
-
-def test_every_job_is_blacks_output(jobs):
-    """The matrix holds templates' branches the checked-in jobs do not (dead letters to files, a console sink)."""
-    assert [name for name, source in jobs.items() if not is_formatted(source)] == []
 
 
 def unbound_names(source: str) -> set[str]:
