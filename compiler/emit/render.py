@@ -8,6 +8,7 @@ from typing import Callable
 from .. import ir
 from . import subexpressions
 from ..envrefs import Text
+from ..record_errors import CORRUPT, JSON_NULL
 from ..types.sql import quote_name
 
 # The functions and Column methods generated code may call. Every one is a native Spark expression.
@@ -138,8 +139,62 @@ EXPRESSIONS: dict[type, Callable[..., str]] = {
 }
 
 
+# Expressions decoding and record errors repeat, written as calls of the short helpers that build the same Columns
+# (compiler/runtime/records.py): (node type, matcher) -> the call's text, or None where the node is not the idiom.
+POSITIONED = " (topic %s, partition %s, offset %s)"
+WHERE = (ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))
+PERMISSIVE = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
+
+
+def _record_error(n: ir.Func) -> str | None:
+    if len(n.args) != 1 or not isinstance(n.args[0], ir.Func) or n.args[0].name != "format_string":
+        return None
+    message, *where = n.args[0].args
+    if tuple(where) != WHERE or not isinstance(message, ir.Arg) or not str(message.value).endswith(POSITIONED):
+        return None
+    return f"record_error({literal(message.value[: -len(POSITIONED)])})"
+
+
+def _parsed_json(n: ir.Func) -> str | None:
+    if len(n.args) != 3 or n.args[2] != ir.Arg(PERMISSIVE) or not isinstance(n.args[1], ir.Arg):
+        return None
+    text = n.args[0]
+    if not (isinstance(text, ir.Cast) and text.ddl == "STRING"):
+        return None
+    return f"parsed_json({tree(text.expr)}, {literal(n.args[1].value)})"
+
+
+def _corrupt_of(cond: ir.Expr) -> ir.Expr | None:
+    """X where `cond` is X's CORRUPT field being set."""
+    if isinstance(cond, ir.Not) and isinstance(cond.expr, ir.IsNull):
+        get = cond.expr.expr
+        if isinstance(get, ir.Get) and get.name == CORRUPT:
+            return get.base
+    return None
+
+
+def _unless_corrupt(n: ir.If) -> str | None:
+    parsed = _corrupt_of(n.cond)
+    if parsed is None or n.otherwise != parsed:
+        return None
+    then = n.then
+    null = ir.Method(ir.Get(parsed, CORRUPT), "rlike", (ir.Arg(JSON_NULL),))
+    if isinstance(then, ir.If) and then.cond == null and then.then == ir.Func("lit", (ir.Arg(None),)):
+        return f"null_unless_corrupt({tree(parsed)}, {tree(then.otherwise)})"
+    return f"unless_corrupt({tree(parsed)}, {tree(then)})"
+
+
+IDIOMS: dict[type, tuple[Callable[..., str | None], ...]] = {
+    ir.Func: (_record_error, _parsed_json),
+    ir.If: (_unless_corrupt,),
+}
+
+
 def tree(node: ir.Expr) -> str:
     """Python text of one Column expression, on one line (the formatter lays it out)."""
+    for idiom in IDIOMS.get(type(node), ()):
+        if (named := idiom(node)) is not None:
+            return named
     return EXPRESSIONS[type(node)](node)
 
 

@@ -19,6 +19,7 @@ PARTS = (
     "session",
     "failures",
     "counts",
+    "records",
     "offsets",
     "file_lines",
     "schema_registry",

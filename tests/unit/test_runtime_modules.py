@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from black_style import is_formatted
-from pipec import spark_versions
+from pipec import record_errors, spark_versions
 from pipec.emit import formatter, job as emit_job, runtime_text
-from pipec.runtime import ALTERNATIVES, PARTS, changelog, counts, env, failures, offsets, session, spark_lines
+from pipec.runtime import ALTERNATIVES, PARTS, changelog, counts, env, failures, offsets, records, session, spark_lines
 from pipec.runtime import stream_writer
 
 RUNTIME = Path(runtime_text.RUNTIME)
@@ -37,6 +37,11 @@ def test_every_module_is_a_part_and_every_alternative_is_one():
 def test_a_part_reads_only_settings_the_emitter_can_write():
     read = {s for part in runtime_text.parts().values() for s in part.settings}
     assert read <= set(runtime_text.SETTINGS)
+
+
+def test_the_decode_helpers_read_the_compilers_names():
+    assert records.CORRUPT == record_errors.CORRUPT
+    assert records.JSON_NULL == record_errors.JSON_NULL
 
 
 def test_the_tables_a_job_carries_are_the_compilers():
