@@ -66,15 +66,12 @@ def decode(raw: DataFrame) -> DataFrame:
             "headers": F.coalesce(
                 F.col("headers"), F.array().cast("ARRAY<STRUCT<key: STRING, value: BINARY>>")
             ),
-            "__value": F.from_json(
-                F.col("value").cast("STRING"),
+            "__value": parsed_json(
+                F.col("value"),
                 "STRUCT<`user_id`: BIGINT, `url`: STRING, `__pipec_corrupt`: STRING>",
-                {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
             ),
-            "__key": F.from_json(
-                F.col("key").cast("STRING"),
-                "STRUCT<`user_id`: BIGINT, `__pipec_corrupt`: STRING>",
-                {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
+            "__key": parsed_json(
+                F.col("key"), "STRUCT<`user_id`: BIGINT, `__pipec_corrupt`: STRING>"
             ),
             "__header_trace": F.try_element_at(
                 F.filter(F.col("headers"), lambda h: h.getField("key") == F.lit("trace-id")),
@@ -84,42 +81,16 @@ def decode(raw: DataFrame) -> DataFrame:
     )
     records = records.withColumns(
         {
-            "__value": F.when(
-                F.col("__value").getField("__pipec_corrupt").isNotNull(),
-                F.when(
-                    F.col("__value")
-                    .getField("__pipec_corrupt")
-                    .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z"),
-                    F.lit(None),
-                ).otherwise(
-                    F.raise_error(
-                        F.format_string(
-                            "VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)",
-                            F.col("topic"),
-                            F.col("partition"),
-                            F.col("offset"),
-                        )
-                    )
+            "__value": null_unless_corrupt(
+                F.col("__value"),
+                record_error(
+                    "VALUE_CONVERTER: source value: not valid json for the declared columns"
                 ),
-            ).otherwise(F.col("__value")),
-            "__key": F.when(
-                F.col("__key").getField("__pipec_corrupt").isNotNull(),
-                F.when(
-                    F.col("__key")
-                    .getField("__pipec_corrupt")
-                    .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z"),
-                    F.lit(None),
-                ).otherwise(
-                    F.raise_error(
-                        F.format_string(
-                            "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
-                            F.col("topic"),
-                            F.col("partition"),
-                            F.col("offset"),
-                        )
-                    )
-                ),
-            ).otherwise(F.col("__key")),
+            ),
+            "__key": null_unless_corrupt(
+                F.col("__key"),
+                record_error("KEY_CONVERTER: source key: not valid json for the declared columns"),
+            ),
         }
     )
     records = records.select(
@@ -221,7 +192,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -457,6 +428,38 @@ def say(lines: list[tuple[str, bool]]) -> None:
     """Counts lines on stdout (True); why there are no counts, and logged dead letters, on stderr (False)."""
     for line, counted in lines:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
+
+
+CORRUPT = (
+    "__pipec_corrupt"  # the field a PERMISSIVE json decoder fills with a payload it could not parse
+)
+JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
+
+
+def record_error(message: str) -> Column:
+    """A record error: `message` (with % written %%), then the record's topic, partition and offset."""
+    where = " (topic %s, partition %s, offset %s)"
+    return F.raise_error(
+        F.format_string(message + where, F.col("topic"), F.col("partition"), F.col("offset"))
+    )
+
+
+def parsed_json(payload: Column, ddl: str) -> Column:
+    """The payload's JSON text parsed into `ddl`, whose last field CORRUPT keeps a payload that does not parse."""
+    options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
+    return F.from_json(payload.cast("STRING"), ddl, options)
+
+
+def unless_corrupt(parsed: Column, failed: Column) -> Column:
+    """`parsed`, or `failed` where its payload did not parse."""
+    return F.when(parsed.getField(CORRUPT).isNotNull(), failed).otherwise(parsed)
+
+
+def null_unless_corrupt(parsed: Column, failed: Column) -> Column:
+    """`parsed`, or where its payload did not parse, null for the JSON literal null and else `failed`."""
+    corrupt = parsed.getField(CORRUPT)
+    null_or_failed = F.when(corrupt.rlike(JSON_NULL), F.lit(None)).otherwise(failed)
+    return F.when(corrupt.isNotNull(), null_or_failed).otherwise(parsed)
 
 
 def checkpoint(args: argparse.Namespace) -> str | None:

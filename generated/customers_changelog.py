@@ -71,33 +71,15 @@ def decode(raw: DataFrame) -> DataFrame:
                 "STRUCT<`schema`: STRING, `payload`: STRUCT<`before`: STRUCT<`id`: BIGINT, `first_name`: STRING, `last_name`: STRING, `email`: STRING>, `after`: STRUCT<`id`: BIGINT, `first_name`: STRING, `last_name`: STRING, `email`: STRING>, `op`: STRING, `ts_ms`: BIGINT, `source`: MAP<STRING,STRING>>, `__corrupt`: STRING>",
                 {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__corrupt"},
             ),
-            "__key": F.from_json(
-                F.col("key").cast("STRING"),
-                "STRUCT<`id`: BIGINT, `__pipec_corrupt`: STRING>",
-                {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
-            ),
+            "__key": parsed_json(F.col("key"), "STRUCT<`id`: BIGINT, `__pipec_corrupt`: STRING>"),
         }
     )
     records = records.withColumns(
         {
-            "__key": F.when(
-                F.col("__key").getField("__pipec_corrupt").isNotNull(),
-                F.when(
-                    F.col("__key")
-                    .getField("__pipec_corrupt")
-                    .rlike("\\A[\\t\\n\\r ]*null[\\t\\n\\r ]*\\z"),
-                    F.lit(None),
-                ).otherwise(
-                    F.raise_error(
-                        F.format_string(
-                            "KEY_CONVERTER: source key: not valid json for the declared columns (topic %s, partition %s, offset %s)",
-                            F.col("topic"),
-                            F.col("partition"),
-                            F.col("offset"),
-                        )
-                    )
-                ),
-            ).otherwise(F.col("__key"))
+            "__key": null_unless_corrupt(
+                F.col("__key"),
+                record_error("KEY_CONVERTER: source key: not valid json for the declared columns"),
+            )
         }
     )
     records = records.withColumns(
@@ -111,13 +93,8 @@ def decode(raw: DataFrame) -> DataFrame:
                 ).otherwise(
                     F.when(
                         F.col("__message").getField("__corrupt").isNotNull(),
-                        F.raise_error(
-                            F.format_string(
-                                "value format debezium-json: the message is not valid JSON of this format's shape (topic %s, partition %s, offset %s)",
-                                F.col("topic"),
-                                F.col("partition"),
-                                F.col("offset"),
-                            )
+                        record_error(
+                            "value format debezium-json: the message is not valid JSON of this format's shape"
                         ),
                     ).otherwise(
                         F.when(
@@ -130,13 +107,8 @@ def decode(raw: DataFrame) -> DataFrame:
                                         .getField("payload")
                                         .getField("after")
                                         .isNull(),
-                                        F.raise_error(
-                                            F.format_string(
-                                                'value format debezium-json: the "after" field of a CREATE message is null (topic %s, partition %s, offset %s)',
-                                                F.col("topic"),
-                                                F.col("partition"),
-                                                F.col("offset"),
-                                            )
+                                        record_error(
+                                            'value format debezium-json: the "after" field of a CREATE message is null'
                                         ),
                                     )
                                     .otherwise(
@@ -159,13 +131,8 @@ def decode(raw: DataFrame) -> DataFrame:
                                             .getField("payload")
                                             .getField("before")
                                             .isNull(),
-                                            F.raise_error(
-                                                F.format_string(
-                                                    'value format debezium-json: the "before" field of an UPDATE message is null (a Postgres table needs REPLICA IDENTITY FULL) (topic %s, partition %s, offset %s)',
-                                                    F.col("topic"),
-                                                    F.col("partition"),
-                                                    F.col("offset"),
-                                                )
+                                            record_error(
+                                                'value format debezium-json: the "before" field of an UPDATE message is null (a Postgres table needs REPLICA IDENTITY FULL)'
                                             ),
                                         )
                                         .otherwise(
@@ -182,13 +149,8 @@ def decode(raw: DataFrame) -> DataFrame:
                                             .getField("payload")
                                             .getField("after")
                                             .isNull(),
-                                            F.raise_error(
-                                                F.format_string(
-                                                    'value format debezium-json: the "after" field of an UPDATE message is null (topic %s, partition %s, offset %s)',
-                                                    F.col("topic"),
-                                                    F.col("partition"),
-                                                    F.col("offset"),
-                                                )
+                                            record_error(
+                                                'value format debezium-json: the "after" field of an UPDATE message is null'
                                             ),
                                         )
                                         .otherwise(
@@ -211,13 +173,8 @@ def decode(raw: DataFrame) -> DataFrame:
                                                 .getField("payload")
                                                 .getField("before")
                                                 .isNull(),
-                                                F.raise_error(
-                                                    F.format_string(
-                                                        'value format debezium-json: the "before" field of a DELETE message is null (a Postgres table needs REPLICA IDENTITY FULL) (topic %s, partition %s, offset %s)',
-                                                        F.col("topic"),
-                                                        F.col("partition"),
-                                                        F.col("offset"),
-                                                    )
+                                                record_error(
+                                                    'value format debezium-json: the "before" field of a DELETE message is null (a Postgres table needs REPLICA IDENTITY FULL)'
                                                 ),
                                             )
                                             .otherwise(
@@ -229,13 +186,8 @@ def decode(raw: DataFrame) -> DataFrame:
                                         )
                                     ),
                                 ).otherwise(
-                                    F.raise_error(
-                                        F.format_string(
-                                            'value format debezium-json: unknown or missing "op" value (expected c, r, u or d) (topic %s, partition %s, offset %s)',
-                                            F.col("topic"),
-                                            F.col("partition"),
-                                            F.col("offset"),
-                                        )
+                                    record_error(
+                                        'value format debezium-json: unknown or missing "op" value (expected c, r, u or d)'
                                     )
                                 )
                             )
@@ -291,13 +243,8 @@ def chain(records: DataFrame) -> DataFrame:
         "changed_at": F.col("value").getField("changed_at"),
         "source_table": F.col("value").getField("source_table"),
     }
-    value_if_null = F.raise_error(
-        F.format_string(
-            "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null (topic %s, partition %s, offset %s)",
-            F.col("topic"),
-            F.col("partition"),
-            F.col("offset"),
-        )
+    value_if_null = record_error(
+        "MaskField$Value 'hide_email': Only Struct objects supported for [mask fields], found: null"
     )
     value = {**value, "email": F.when(value["email"].isNotNull(), F.lit("***"))}
     # pipelines/customers_changelog.yaml:25 step 'keep_change_time' (ReplaceField$Value): renames changed_at -> source_ts and source_table -> from_table
@@ -366,7 +313,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -602,6 +549,38 @@ def say(lines: list[tuple[str, bool]]) -> None:
     """Counts lines on stdout (True); why there are no counts, and logged dead letters, on stderr (False)."""
     for line, counted in lines:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
+
+
+CORRUPT = (
+    "__pipec_corrupt"  # the field a PERMISSIVE json decoder fills with a payload it could not parse
+)
+JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
+
+
+def record_error(message: str) -> Column:
+    """A record error: `message` (with % written %%), then the record's topic, partition and offset."""
+    where = " (topic %s, partition %s, offset %s)"
+    return F.raise_error(
+        F.format_string(message + where, F.col("topic"), F.col("partition"), F.col("offset"))
+    )
+
+
+def parsed_json(payload: Column, ddl: str) -> Column:
+    """The payload's JSON text parsed into `ddl`, whose last field CORRUPT keeps a payload that does not parse."""
+    options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
+    return F.from_json(payload.cast("STRING"), ddl, options)
+
+
+def unless_corrupt(parsed: Column, failed: Column) -> Column:
+    """`parsed`, or `failed` where its payload did not parse."""
+    return F.when(parsed.getField(CORRUPT).isNotNull(), failed).otherwise(parsed)
+
+
+def null_unless_corrupt(parsed: Column, failed: Column) -> Column:
+    """`parsed`, or where its payload did not parse, null for the JSON literal null and else `failed`."""
+    corrupt = parsed.getField(CORRUPT)
+    null_or_failed = F.when(corrupt.rlike(JSON_NULL), F.lit(None)).otherwise(failed)
+    return F.when(corrupt.isNotNull(), null_or_failed).otherwise(parsed)
 
 
 def checkpoint(args: argparse.Namespace) -> str | None:

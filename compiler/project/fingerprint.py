@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import __version__
 
-CODE = Path(__file__).resolve().parent
+CODE = Path(__file__).resolve().parent.parent  # the package: compiler/ (this module is in compiler/project/)
 
 
 def formatter_version(package: str = "ruff") -> str:

@@ -4,6 +4,7 @@ builds, and a hand edit of a job (or of its pipeline) is still caught when the c
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,15 @@ def test_the_cache_is_keyed_by_pipec_itself(corpus, capsys, monkeypatch):
     monkeypatch.setattr(batch, "POOL_FROM", 10**6)  # in this process, so the patched compile_file counts
     assert run_cli(["check", folder, "--out", out], capsys).code == 0
     assert len(compiled) == POOL_FROM + 2
+
+
+def test_the_fingerprint_covers_every_file_that_makes_a_job():
+    """Every module of the package (the runtime and the emitter included), every template and the schema: a change
+    to any of them is another pipec, whose jobs the cache must not give."""
+    from pipec.project import fingerprint
+
+    names = {name for name, _ in fingerprint._files()}
+    package = Path(fingerprint.__file__).resolve().parents[1]
+    for path in package.rglob("*.py"):
+        assert f"code/{path.relative_to(package).as_posix()}" in names, path
+    assert {"code/emit/render.py", "code/runtime/counts.py", "templates/job.py.j2", "schema"} <= names
