@@ -11,7 +11,7 @@ from ..build import Compiled
 from ..connectors import SOURCES
 from ..explain import sink_columns
 from ..model import Pipeline, Source, TestRecord
-from ..records import record
+from ..records import record, replace
 from ..shape import Shape
 from ..tools.contract import Contract, contract, flat_fields
 from ..tools.lineage import column_lineage
@@ -88,32 +88,38 @@ def _short(t: SqlType) -> str:
     return "STRUCT" if isinstance(t, StructType) else t.sql()
 
 
-def field_rows(t: SqlType | None, before: SqlType | None = None, first: bool = False) -> tuple[FieldRow, ...]:
-    """A key or value as rows (a null side as one row), marked against `before` unless this is the first shape."""
+Flat = dict[str, SqlType]
+
+
+def field_rows(t: SqlType | None, flat: Flat | None = None, old: Flat | None = None,
+               plain: tuple[FieldRow, ...] | None = None) -> tuple[FieldRow, ...]:
+    """A key or value as rows (a null side as one row), marked against the fields before (`old`) when given;
+    `plain` are its rows unmarked, when already made."""
     if t is None:
-        return (FieldRow("(null)", "(null)", 0, "always null", "" if first or before is None else "changed"),)
-    old = flat_fields(before) if not first else {}
-    rows = []
-    for path, ft in flat_fields(t).items():
-        mark = ""
-        if not first:
-            if path not in old:
-                mark = "added"
-            elif not isinstance(ft, StructType) and old[path] != ft:
-                mark = "changed"
-        rows.append(FieldRow(path, path.rsplit(".", 1)[-1] if path != "(whole)" else path, path.count("."), _short(ft), mark))
+        return (FieldRow("(null)", "(null)", 0, "always null"),)
+    flat = flat if flat is not None else flat_fields(t)
+    if plain is None:
+        plain = tuple(FieldRow(path, path.rsplit(".", 1)[-1] if path != "(whole)" else path, path.count("."), _short(ft))
+                      for path, ft in flat.items())
+    if old is None:
+        return plain
+    rows = list(plain)
+    for i, (path, ft) in enumerate(flat.items()):
+        if path not in old:
+            rows[i] = replace(plain[i], mark="added")
+        elif not isinstance(ft, StructType) and old[path] != ft:
+            rows[i] = replace(plain[i], mark="changed")
     return tuple(rows)
 
 
-def _removed(before: SqlType | None, after: SqlType | None) -> list[str]:
-    old, new = flat_fields(before), flat_fields(after)
+def _removed(old: Flat, new: Flat) -> tuple[str, ...]:
     gone = [p for p in old if p not in new]
-    return [p for p in gone if not any(p.startswith(q + ".") for q in gone)]
+    return tuple(p for p in gone if not any(p.startswith(q + ".") for q in gone))
 
 
 def _notes(shape: Shape) -> tuple[str, ...]:
     """explain's lines after key and value (headers, virtual columns, routing, changelog), one string each."""
-    lines = shape.describe()[2:]
+    lines = replace(shape, key=None, value=None).describe()[2:]  # key and value are shown as fields
     notes: list[str] = []
     for line in lines:
         if line.startswith(" ") and notes:
@@ -129,16 +135,28 @@ def _condition(step) -> str:
 
 def stages(compiled: Compiled) -> tuple[Stage, ...]:
     p, shapes = compiled.pipeline, compiled.shapes
+    flats: dict[int, Flat] = {}  # by the type's id: a step that leaves a side alone passes on the same type
+    plain: dict[int, tuple[FieldRow, ...]] = {}
+
+    def flat(t: SqlType | None) -> Flat:
+        if id(t) not in flats:
+            flats[id(t)] = flat_fields(t)
+        return flats[id(t)]
+
+    def rows(t: SqlType | None, before: SqlType | None = None) -> tuple[FieldRow, ...]:
+        if id(t) not in plain:
+            plain[id(t)] = field_rows(t, flat(t))
+        return plain[id(t)] if before is None or before is t else field_rows(t, flat(t), flat(before), plain[id(t)])
+
     first = shapes[0]
     out = [Stage(0, f"source ({p.source.connector})", "", p.source.loc.line, "", "",
-                 field_rows(first.key, first=True), field_rows(first.value, first=True), (), (), _notes(first))]
+                 rows(first.key), rows(first.value), (), (), _notes(first))]
     for i, (step, before, after) in enumerate(zip(p.steps, shapes, shapes[1:]), start=1):
         words = REGISTRY.transforms[step.kind].describe(step.config, step.side or "record")
         out.append(Stage(
             i, step.alias, step.type_name, step.loc.line, _condition(step), words or "",
-            field_rows(after.key, before.key), field_rows(after.value, before.value),
-            tuple(_removed(before.key, after.key)), tuple(_removed(before.value, after.value)),
-            _notes(after),
+            rows(after.key, before.key), rows(after.value, before.value),
+            _removed(flat(before.key), flat(after.key)), _removed(flat(before.value), flat(after.value)), _notes(after),
         ))
     return tuple(out)
 
@@ -207,8 +225,8 @@ def pipeline_facts(compiled: Compiled) -> PipelineFacts:
         lineage=rows,
         record_inputs=record_level,
         contract=written,
-        written_key=field_rows(written.key, first=True) if written.key is not None else (),
-        written_value=field_rows(written.value, first=True),
+        written_key=field_rows(written.key) if written.key is not None else (),
+        written_value=field_rows(written.value),
         tests=tests(p),
         errors=errors(p),
         source_columns=source_columns(p.source),

@@ -1,9 +1,14 @@
-"""The pipeline's YAML and its generated job as HTML listings: every line numbered and anchored (`#L12`), the job's
-step comments anchored by step (`#step-2`, `#source`, `#sink`), its pipec runtime apart (`#runtime`)."""
+"""The pipeline's YAML and its generated job as HTML listings: every line numbered and anchored (`#L12`), comments
+marked, the job's step comments anchored by step (`#step-2`, `#source`, `#sink`) and its pipec runtime apart
+(numbered, not anchored).
+
+A listing is a gutter of numbers beside one block of code escaped as a whole: a job is hundreds of lines, and the
+runtime's text, the same in every job of a pipec version, is escaped once."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -12,48 +17,55 @@ from ..model import Pipeline
 RUNTIME_MARK = "# pipec runtime"  # the comment the job's runtime starts with (templates/runtime.py.j2)
 
 
-def _line(n: int, text: str, anchors: tuple[str, ...] = ()) -> str:
-    marks = "".join(f'<span class="anchor" id="{a}"></span>' for a in anchors)
-    cls = "line c" if text.lstrip().startswith("#") else "line"
-    return f'{marks}<span class="{cls}" id="L{n}"><a class="ln" href="#L{n}">{n}</a>{escape(text)}</span>\n'
+@lru_cache(maxsize=16)
+def _code(text: str) -> str:
+    """The lines escaped, comment lines marked."""
+    return "\n".join(f'<span class="c">{line}</span>' if line.lstrip().startswith("#") else line
+                     for line in str(escape(text)).split("\n"))
 
 
-def _pre(lines: list[str]) -> Markup:
-    return Markup('<pre class="listing">' + "".join(lines) + "</pre>") if lines else Markup("")
+def numbered(lines: list[str], start: int = 1, anchors: dict[int, str] | None = None, linked: bool = True) -> Markup:
+    """`lines` numbered from `start`, each number a link to itself (unless not `linked`); `anchors` puts an id on a
+    line (by number)."""
+    if not lines:
+        return Markup("")
+    numbers = range(start, start + len(lines))
+    if linked:
+        anchors = anchors or {}
+        gutter = "".join(
+            (f'<span class="anchor" id="{anchors[n]}"></span>' if n in anchors else "") + f'<a id="L{n}" href="#L{n}">{n}</a>\n'
+            for n in numbers)
+    else:
+        gutter = "\n".join(map(str, numbers))
+    return Markup(f'<div class="numbered"><pre class="gutter">{gutter}</pre>'
+                  f'<pre class="code">{_code(chr(10).join(lines))}</pre></div>')
 
 
 def yaml_listing(text: str) -> Markup:
-    return _pre([_line(n, t) for n, t in enumerate(text.splitlines(), 1)])
+    return numbered(text.splitlines())
 
 
 def _comment_anchors(p: Pipeline) -> re.Pattern[str]:
     return re.compile(rf"^\s*# {re.escape(p.file)}:(\d+) (step |source \(|sink \()")
 
 
-def job_anchors(p: Pipeline, text: str) -> dict[int, tuple[str, ...]]:
-    """Job line number -> the anchors of the step, source or sink its comment names (by the YAML line it cites)."""
+def job_anchors(p: Pipeline, lines: list[str]) -> dict[int, str]:
+    """Job line number -> the anchor of the step, source or sink its comment names (by the YAML line it cites),
+    each at its first comment."""
     by_line = {s.loc.line: f"step-{i}" for i, s in enumerate(p.steps, 1)}
     pattern, found = _comment_anchors(p), {}
-    for n, line in enumerate(text.splitlines(), 1):
-        m = pattern.match(line)
+    for n, line in enumerate(lines, 1):
+        m = pattern.match(line) if "#" in line else None
         if m is None:
             continue
-        yaml_line, what = int(m.group(1)), m.group(2)
-        anchor = by_line.get(yaml_line) if what == "step " else what.split(" ")[0]
-        if anchor:
-            found.setdefault(n, (anchor,))
+        anchor = by_line.get(int(m.group(1))) if m.group(2) == "step " else m.group(2).split(" ")[0]
+        if anchor and anchor not in found.values():
+            found[n] = anchor
     return found
 
 
 def job_listing(p: Pipeline, text: str) -> tuple[Markup, Markup]:
     """The pipeline's own part of the job, and its runtime (empty when the job has none)."""
-    anchors = job_anchors(p, text)
-    seen: set[str] = set()
-    own, runtime, target = [], [], None
-    for n, line in enumerate(text.splitlines(), 1):
-        if target is None and line.startswith(RUNTIME_MARK):
-            target = runtime
-        fresh = tuple(a for a in anchors.get(n, ()) if a not in seen)
-        seen.update(fresh)
-        (own if target is None else runtime).append(_line(n, line, fresh))
-    return _pre(own), _pre(runtime)
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(RUNTIME_MARK)), len(lines))
+    return numbered(lines[:start], 1, job_anchors(p, lines[:start])), numbered(lines[start:], start + 1, linked=False)

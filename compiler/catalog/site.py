@@ -16,6 +16,8 @@ from ..records import record
 from ..tools.graph import build_graph
 from .changes import what_ifs
 from .datasets import Dataset, datasets, kind_words
+from . import fragments
+from .fragments import fields_table, stage
 from .facts import PipelineFacts, pipeline_facts, search_terms, sink_words, source_words
 from .listing import job_listing, yaml_listing
 from .svg import draw, neighbourhood
@@ -30,7 +32,7 @@ SPARK_NEEDED = re.compile(r'^SPARK_NEEDED = "([^"]+)"', re.M)  # the job's const
 def environment():
     import jinja2
 
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -38,6 +40,8 @@ def environment():
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.globals.update(fields=fields_table, stage=stage)
+    return env
 
 
 @record
@@ -101,6 +105,12 @@ class Site:
         return reads, writes
 
     def pages(self) -> dict[str, str]:
+        try:
+            return self._pages()
+        finally:
+            fragments.clear()
+
+    def _pages(self) -> dict[str, str]:
         pages = {f"assets/{name}": (TEMPLATES / name).read_text(encoding="utf-8") for name in ASSETS}
         entries = list(self.entries.values())
         counts = {"pipelines": len(entries), "datasets": len(self.datasets)}
@@ -117,9 +127,10 @@ class Site:
             pages[f"yaml/{name}.html"] = _render("listing.html.j2", "../", entry=entry, title=entry.facts.pipeline.file,
                                                    kind="yaml", listing=yaml_listing(entry.yaml_text), runtime="")
         for d in self.datasets.values():
+            near, left_out = neighbourhood(self.graph, d.id)
             pages[f"datasets/{d.page}"] = _render("dataset.html.j2", "../", dataset=d, title=d.label,
                                                   related=[self.datasets[m] for m in d.matches],
-                                                  graph=draw(neighbourhood(self.graph, d.id), hrefs, d.id))
+                                                  graph=draw(near, hrefs, d.id), left_out=left_out)
         return pages
 
     def pipeline_page(self, name: str, entry: Entry, hrefs: dict[str, str]) -> str:
@@ -127,8 +138,9 @@ class Site:
         changes = what_ifs(self.compiled[name])
         common = set.intersection(*(set(w.reasons) for w in changes)) if changes else set()
         reads, writes = self.uses(name)
+        near, left_out = neighbourhood(self.graph, me)
         return _render(
             "pipeline.html.j2", "../", entry=entry, facts=entry.facts, p=entry.facts.pipeline, title=name,
-            graph=draw(neighbourhood(self.graph, me), hrefs, me), reads=reads, writes=writes,
+            graph=draw(near, hrefs, me), left_out=left_out, reads=reads, writes=writes,
             changes=changes, common=sorted(common), common_set=common,
         )

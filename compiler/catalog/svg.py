@@ -168,16 +168,21 @@ def draw(graph: Graph, hrefs: dict[str, str], highlight: str | None = None) -> M
     return Markup("".join(parts))
 
 
-def neighbourhood(graph: Graph, centre: str) -> Graph:
-    """The part of the graph around one node: its datasets, and the pipelines that write what it reads or read what
-    it writes."""
-    inputs = {a for a, b, _ in graph.edges if b == centre}
-    outputs = {b for a, b, _ in graph.edges if a == centre}
-    near = {centre} | inputs | outputs
-    near |= {a for a, b, _ in graph.edges if b in inputs} | {b for a, b, _ in graph.edges if a in outputs}
+NEAR_AT_MOST = 24  # nodes a page's own graph shows besides its centre (a topic may have hundreds of readers)
+
+
+def neighbourhood(graph: Graph, centre: str, at_most: int = NEAR_AT_MOST) -> tuple[Graph, int]:
+    """The part of the graph around one node: what it reads and writes (or who reads and writes it), then the
+    pipelines that write what it reads and read what it writes; at most `at_most` nodes besides the centre, in
+    that order. Also how many were left out."""
+    inputs = [a for a, b, _ in graph.edges if b == centre]
+    outputs = [b for a, b, _ in graph.edges if a == centre]
+    second = [a for a, b, _ in graph.edges if b in inputs] + [b for a, b, _ in graph.edges if a in outputs]
+    ordered = [n for n in dict.fromkeys(inputs + outputs + second) if n != centre]
+    near = {centre, *ordered[:at_most]}
     sub = Graph()
     sub.nodes = {k: v for k, v in graph.nodes.items() if k in near}
     sub.edges = [e for e in graph.edges if e[0] in near and e[1] in near]
     sub.groups = {g: [n for n in members if n in near] for g, members in graph.groups.items()}
     sub.groups = {g: m for g, m in sub.groups.items() if m}
-    return sub
+    return sub, max(0, len(ordered) - at_most)
