@@ -247,7 +247,8 @@ def sink_words(facts: PipelineFacts) -> str:
 
 
 def search_terms(facts: PipelineFacts, datasets: list[tuple[str, str]]) -> list[list[Any]]:
-    """(what, text) pairs the index's search matches: names, description, owner fields, datasets, columns, steps."""
+    """(what, text) pairs the index's search matches: names, description, owner fields, datasets, columns, header
+    keys, steps."""
     p = facts.pipeline
     terms: list[tuple[str, str]] = [("pipeline", p.name)]
     if p.description:
@@ -257,5 +258,7 @@ def search_terms(facts: PipelineFacts, datasets: list[tuple[str, str]]) -> list[
     columns = [r.path for r in facts.stages[0].value] + [r.path for r in facts.written_value] + [
         f"key.{r.path}" for r in facts.written_key] + [c[0] for c in facts.source_columns]
     terms += [("column", c) for c in dict.fromkeys(columns) if c not in ("(null)", "(whole)")]
+    headers = [c.header for c in p.source.columns if c.header] + list(facts.contract.headers_added)
+    terms += [("header", h) for h in dict.fromkeys(headers)]
     terms += [("step", f"{s.alias} ({s.type_name})") for s in p.steps]
     return [list(t) for t in dict.fromkeys(terms)]
