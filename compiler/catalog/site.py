@@ -20,7 +20,7 @@ from . import fragments
 from .fragments import fields_table, stage
 from .facts import PipelineFacts, pipeline_facts, search_terms, sink_words, source_words
 from .listing import job_listing, yaml_listing
-from .svg import draw, neighbourhood
+from .svg import Around, draw
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -76,6 +76,7 @@ class Site:
     def __init__(self, result: Result, jobs: dict[str, tuple[str, str]], yaml_texts: dict[str, str]):
         self.compiled = {c.pipeline.name: c for c in result.compiled}
         self.graph = build_graph(result.compiled)
+        self.around = Around(self.graph)
         self.facts = {name: pipeline_facts(c) for name, c in self.compiled.items()}
         self.datasets = datasets(self.graph, self.facts)
         self.node_of = {n.label: n.id for n in self.graph.nodes.values() if n.kind == "pipeline"}
@@ -89,7 +90,7 @@ class Site:
 
     def _dataset_terms(self, name: str) -> list[tuple[str, str]]:
         me = self.node_of[name]
-        near = [b for a, b, _ in self.graph.edges if a == me] + [a for a, b, _ in self.graph.edges if b == me]
+        near = self.around.outputs(me) + self.around.inputs(me)
         return [(kind_words(self.datasets[d].kind).split(" ")[0], self.datasets[d].label) for d in near if d in self.datasets]
 
     def hrefs(self, root: str) -> dict[str, str]:
@@ -100,8 +101,8 @@ class Site:
     def uses(self, name: str) -> tuple[list[tuple[str, Dataset]], list[tuple[str, Dataset]]]:
         """(how, dataset) the pipeline reads, and writes."""
         me = self.node_of[name]
-        reads = [(how, self.datasets[a]) for a, b, how in self.graph.edges if b == me and a in self.datasets]
-        writes = [(how, self.datasets[b]) for a, b, how in self.graph.edges if a == me and b in self.datasets]
+        reads = [(how, self.datasets[a]) for a, _, how in self.around.ins.get(me, ()) if a in self.datasets]
+        writes = [(how, self.datasets[b]) for _, b, how in self.around.outs.get(me, ()) if b in self.datasets]
         return reads, writes
 
     def pages(self) -> dict[str, str]:
@@ -127,7 +128,7 @@ class Site:
             pages[f"yaml/{name}.html"] = _render("listing.html.j2", "../", entry=entry, title=entry.facts.pipeline.file,
                                                    kind="yaml", listing=yaml_listing(entry.yaml_text), runtime="")
         for d in self.datasets.values():
-            near, left_out = neighbourhood(self.graph, d.id)
+            near, left_out = self.around.neighbourhood(d.id)
             pages[f"datasets/{d.page}"] = _render("dataset.html.j2", "../", dataset=d, title=d.label,
                                                   related=[self.datasets[m] for m in d.matches],
                                                   graph=draw(near, hrefs, d.id), left_out=left_out)
@@ -138,7 +139,7 @@ class Site:
         changes = what_ifs(self.compiled[name])
         common = set.intersection(*(set(w.reasons) for w in changes)) if changes else set()
         reads, writes = self.uses(name)
-        near, left_out = neighbourhood(self.graph, me)
+        near, left_out = self.around.neighbourhood(me)
         return _render(
             "pipeline.html.j2", "../", entry=entry, facts=entry.facts, p=entry.facts.pipeline, title=name,
             graph=draw(near, hrefs, me), left_out=left_out, reads=reads, writes=writes,

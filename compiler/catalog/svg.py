@@ -170,19 +170,41 @@ def draw(graph: Graph, hrefs: dict[str, str], highlight: str | None = None) -> M
 
 NEAR_AT_MOST = 24  # nodes a page's own graph shows besides its centre (a topic may have hundreds of readers)
 
+Edge = tuple[str, str, str]
 
-def neighbourhood(graph: Graph, centre: str, at_most: int = NEAR_AT_MOST) -> tuple[Graph, int]:
-    """The part of the graph around one node: what it reads and writes (or who reads and writes it), then the
-    pipelines that write what it reads and read what it writes; at most `at_most` nodes besides the centre, in
-    that order. Also how many were left out."""
-    inputs = [a for a, b, _ in graph.edges if b == centre]
-    outputs = [b for a, b, _ in graph.edges if a == centre]
-    second = [a for a, b, _ in graph.edges if b in inputs] + [b for a, b, _ in graph.edges if a in outputs]
-    ordered = [n for n in dict.fromkeys(inputs + outputs + second) if n != centre]
-    near = {centre, *ordered[:at_most]}
-    sub = Graph()
-    sub.nodes = {k: v for k, v in graph.nodes.items() if k in near}
-    sub.edges = [e for e in graph.edges if e[0] in near and e[1] in near]
-    sub.groups = {g: [n for n in members if n in near] for g, members in graph.groups.items()}
-    sub.groups = {g: m for g, m in sub.groups.items() if m}
-    return sub, max(0, len(ordered) - at_most)
+
+class Around:
+    """Each node's edges in and out, indexed once (pages ask around every node of a graph of thousands)."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.order = {n: i for i, n in enumerate(graph.nodes)}
+        self.edge_at = {e: i for i, e in enumerate(graph.edges)}
+        self.group_of = {n: g for g, members in graph.groups.items() for n in members}
+        self.ins: dict[str, list[Edge]] = defaultdict(list)
+        self.outs: dict[str, list[Edge]] = defaultdict(list)
+        for e in graph.edges:
+            self.outs[e[0]].append(e)
+            self.ins[e[1]].append(e)
+
+    def inputs(self, node: str) -> list[str]:
+        return [a for a, _, _ in self.ins.get(node, ())]
+
+    def outputs(self, node: str) -> list[str]:
+        return [b for _, b, _ in self.outs.get(node, ())]
+
+    def neighbourhood(self, centre: str, at_most: int = NEAR_AT_MOST) -> tuple[Graph, int]:
+        """The part of the graph around one node: what it reads and writes (or who reads and writes it), then the
+        pipelines that write what it reads and read what it writes; at most `at_most` nodes besides the centre, in
+        that order. Also how many were left out."""
+        inputs, outputs = self.inputs(centre), self.outputs(centre)
+        second = [a for n in inputs for a in self.inputs(n)] + [b for n in outputs for b in self.outputs(n)]
+        ordered = [n for n in dict.fromkeys(inputs + outputs + second) if n != centre]
+        near = sorted({centre, *ordered[:at_most]}, key=self.order.__getitem__)
+        sub = Graph()
+        sub.nodes = {n: self.graph.nodes[n] for n in near}
+        sub.edges = sorted({e for n in near for e in self.outs.get(n, ()) if e[1] in sub.nodes}, key=self.edge_at.__getitem__)
+        for n in near:
+            if n in self.group_of:
+                sub.groups.setdefault(self.group_of[n], []).append(n)
+        return sub, max(0, len(ordered) - at_most)
