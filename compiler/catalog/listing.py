@@ -45,20 +45,19 @@ def yaml_listing(text: str) -> Markup:
     return numbered(text.splitlines())
 
 
-def _comment_anchors(p: Pipeline) -> re.Pattern[str]:
-    return re.compile(rf"^\s*# {re.escape(p.file)}:(\d+) (step |source \(|sink \()")
+COMMENT = re.compile(r"^\s*# (.+?):(\d+) (step |source \(|sink \()")  # a block's comment: FILE:LINE step|source|sink
 
 
 def job_anchors(p: Pipeline, lines: list[str]) -> dict[int, str]:
     """Job line number -> the anchor of the step, source or sink its comment names (by the YAML line it cites),
     each at its first comment."""
     by_line = {s.loc.line: f"step-{i}" for i, s in enumerate(p.steps, 1)}
-    pattern, found = _comment_anchors(p), {}
+    found: dict[int, str] = {}
     for n, line in enumerate(lines, 1):
-        m = pattern.match(line) if "#" in line else None
-        if m is None:
+        m = COMMENT.match(line) if "#" in line else None
+        if m is None or m.group(1) != p.file:
             continue
-        anchor = by_line.get(int(m.group(1))) if m.group(2) == "step " else m.group(2).split(" ")[0]
+        anchor = by_line.get(int(m.group(2))) if m.group(3) == "step " else m.group(3).split(" ")[0]
         if anchor and anchor not in found.values():
             found[n] = anchor
     return found

@@ -180,12 +180,14 @@ class Around:
         self.graph = graph
         self.order = {n: i for i, n in enumerate(graph.nodes)}
         self.edge_at = {e: i for i, e in enumerate(graph.edges)}
+        self.between: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.group_of = {n: g for g, members in graph.groups.items() for n in members}
         self.ins: dict[str, list[Edge]] = defaultdict(list)
         self.outs: dict[str, list[Edge]] = defaultdict(list)
         for e in graph.edges:
             self.outs[e[0]].append(e)
             self.ins[e[1]].append(e)
+            self.between[e[:2]].append(e)
 
     def inputs(self, node: str) -> list[str]:
         return [a for a, _, _ in self.ins.get(node, ())]
@@ -203,7 +205,7 @@ class Around:
         near = sorted({centre, *ordered[:at_most]}, key=self.order.__getitem__)
         sub = Graph()
         sub.nodes = {n: self.graph.nodes[n] for n in near}
-        sub.edges = sorted({e for n in near for e in self.outs.get(n, ()) if e[1] in sub.nodes}, key=self.edge_at.__getitem__)
+        sub.edges = sorted((e for a in near for b in near for e in self.between.get((a, b), ())), key=self.edge_at.__getitem__)
         for n in near:
             if n in self.group_of:
                 sub.groups.setdefault(self.group_of[n], []).append(n)
