@@ -60,7 +60,7 @@ class LineageRow:
 
 
 @record
-class TestView:
+class RecordTestView:
     name: str
     line: int
     given: tuple[str, ...]  # each record as one line of JSON
@@ -79,7 +79,7 @@ class PipelineFacts:
     contract: Contract
     written_key: tuple[FieldRow, ...]
     written_value: tuple[FieldRow, ...]
-    tests: tuple[TestView, ...]
+    tests: tuple[RecordTestView, ...]
     errors: tuple[tuple[str, str], ...]  # (setting, value)
     source_columns: tuple[tuple[str, str, str], ...]  # (name, type, what it holds)
 
@@ -178,8 +178,8 @@ def _records(recs: tuple[TestRecord, ...] | None) -> tuple[str, ...] | None:
     return None if recs is None else tuple(_record_text(r) for r in recs)
 
 
-def tests(p: Pipeline) -> tuple[TestView, ...]:
-    return tuple(TestView(t.name, t.loc.line, _records(t.given), _records(t.expect), t.expect_error, _records(t.dead_letters))
+def tests(p: Pipeline) -> tuple[RecordTestView, ...]:
+    return tuple(RecordTestView(t.name, t.loc.line, _records(t.given), _records(t.expect), t.expect_error, _records(t.dead_letters))
                  for t in p.tests)
 
 

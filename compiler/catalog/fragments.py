@@ -1,5 +1,5 @@
 """HTML pieces the templates repeat most, built in Python (a jinja2 macro per field table cost most of a page's
-time): every text escaped."""
+time): every text escaped. A site's build remembers the texts and tables it made (`clear` forgets them)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,20 @@ from markupsafe import Markup, escape
 
 from .facts import FieldRow, Stage
 
+_TEXT: dict[str, str] = {}  # field names and types, escaped: the same few come in every table
+_MADE: dict[int, tuple[tuple[FieldRow, ...], Markup]] = {}  # id of rows -> (rows, table): a side no step changed
+
 
 def clear() -> None:
-    """Forget the tables made (after a site is built)."""
+    _TEXT.clear()
     _MADE.clear()
 
 
-_MADE: dict[int, tuple[tuple[FieldRow, ...], Markup]] = {}  # id of rows -> (rows, table): a side no step changed
+def _text(s: str) -> str:
+    found = _TEXT.get(s)
+    if found is None:
+        found = _TEXT[s] = str(escape(s))
+    return found
 
 
 def fields_table(rows: tuple[FieldRow, ...], removed: tuple[str, ...] = ()) -> Markup:
@@ -24,8 +31,8 @@ def fields_table(rows: tuple[FieldRow, ...], removed: tuple[str, ...] = ()) -> M
         return made[1]
     out = ['<table class="fields">']
     for r in rows:
-        out.append(f'<tr class="{r.mark}"><td class="path" style="--depth: {r.depth}">{escape(r.name)}</td>'
-                   f'<td class="type">{escape(r.type)}</td><td class="mark">{r.mark}</td></tr>')
+        out.append(f'<tr class="{r.mark}"><td class="path" style="--depth: {r.depth}">{_text(r.name)}</td>'
+                   f'<td class="type">{_text(r.type)}</td><td class="mark">{r.mark}</td></tr>')
     for path in removed:
         out.append(f'<tr class="removed"><td class="path">{escape(path)}</td><td class="type"></td><td class="mark">removed</td></tr>')
     out.append("</table>")
