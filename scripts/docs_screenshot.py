@@ -24,7 +24,7 @@ def main() -> int:
         print(f"docs_screenshot: {reason}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="pipec-docs-shot-") as tmp:
-        subprocess.run([sys.executable, "-m", "compiler", "docs", "pipelines", "--out", tmp], cwd=ROOT, check=True,
+        subprocess.run([sys.executable, "-m", "pipec", "docs", "pipelines", "--out", tmp], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
         with chromium(*SIZE) as driver:
             driver.get((Path(tmp) / PAGE).as_uri())

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..model import Pipeline, Step
-from ..records import record, replace
+from ..dataclass_lite import record, replace
 from ..tools.checkpoint_diff import VERDICTS, judge
 from ..tools.checkpoint_rules import RULES
 from ..tools.contract import writes_kafka

@@ -11,8 +11,8 @@ OK, FAILED, INVALID = 0, 1, 2
 def job_source(compiled, jobs: Path) -> tuple[str, str]:
     """(file name, text) of the job `pipec compile` writes for this pipeline: the file in `jobs` when the job cache
     vouches for it (as `pipec check` does), else generated here."""
-    from ..batch import _cache
-    from ..cache import JobCache, digest
+    from ..project.batch import _cache
+    from ..project.job_cache import JobCache, digest
 
     p = compiled.pipeline
     cache = _cache()
@@ -24,7 +24,7 @@ def job_source(compiled, jobs: Path) -> tuple[str, str]:
             data = None
         if data is not None and digest(data) == cached["sha256"]:
             return cached["filename"], data.decode("utf-8")
-    from ..emit import generate
+    from ..emit.job import generate
 
     job = generate(compiled)
     return job.filename, job.source
@@ -33,7 +33,7 @@ def job_source(compiled, jobs: Path) -> tuple[str, str]:
 def build_pages(paths: list[str], jobs: Path, fmt: str = "text") -> dict[str, str] | None:
     """Every page of the site, or None after printing why the pipelines do not compile."""
     from ..diagnostics import CompileError, render_all
-    from ..project import build_all
+    from ..project.driver import build_all
     from .site import Site
 
     result = build_all(paths)

@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 
-from ..records import field, record
+from ..dataclass_lite import field, record
 from ..tools.graph import Graph
 from .facts import FieldRow, PipelineFacts
 

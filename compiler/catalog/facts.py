@@ -7,16 +7,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import SOURCES
-from ..explain import sink_columns
+from ..tools.explain import sink_columns
 from ..model import Pipeline, Source, TestRecord
-from ..records import record, replace
+from ..dataclass_lite import record, replace
 from ..shape import Shape
 from ..tools.contract import Contract, contract, flat_fields
 from ..tools.lineage import column_lineage
 from ..transforms import REGISTRY
-from ..types import SqlType, StructType
+from ..types.sql import SqlType, StructType
 
 
 @record

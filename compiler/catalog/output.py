@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..atomic import write_text
+from ..project.atomic_write import write_text
 
 MANIFEST = ".pipec-docs"
 HEADER = "# files `pipec docs` wrote here; it rewrites or removes only these\n"

@@ -10,9 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
-from ..build import Compiled
-from ..project import Result
-from ..records import record
+from ..resolve.builder import Compiled
+from ..project.driver import Result
+from ..dataclass_lite import record
 from ..tools.graph import build_graph
 from .changes import what_ifs
 from .datasets import Dataset, datasets, kind_words

@@ -30,7 +30,7 @@ def site(tmp_path_factory) -> Path:
             pytest.fail(reason)  # CI's setup-env installs the browser: its absence is a defect there
         pytest.skip(reason)
     out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, "-m", "compiler", "docs", "pipelines", "--out", str(out)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pipec", "docs", "pipelines", "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return out

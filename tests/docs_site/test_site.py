@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from compiler.catalog.command import build_pages
-from compiler.catalog.output import MANIFEST
-from compiler.catalog.site import Site
-from compiler.cli import main
-from compiler.lower import lower
-from compiler.project import build_all
-from compiler.records import field_names
-from compiler.targets import job_needs
+from pipec.catalog.command import build_pages
+from pipec.catalog.output import MANIFEST
+from pipec.catalog.site import Site
+from pipec.cli import main
+from pipec.lower.record_path import lower
+from pipec.project.driver import build_all
+from pipec.dataclass_lite import field_names
+from pipec.lower.spark_line import job_needs
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden" / "examples.json"
@@ -42,7 +42,7 @@ def plain(value):
 
 
 def site_data(site: Site) -> dict:
-    from compiler.catalog.changes import what_ifs
+    from pipec.catalog.changes import what_ifs
 
     out = {"pipelines": {}, "datasets": {}}
     for name, e in site.entries.items():
@@ -65,7 +65,7 @@ def site_data(site: Site) -> dict:
 def examples(tmp_path_factory) -> tuple[Site, dict[str, str]]:
     os.chdir(ROOT)  # file names as the repository's jobs give them
     result = build_all(["pipelines"])
-    from compiler.catalog.command import job_source
+    from pipec.catalog.command import job_source
 
     jobs = {c.pipeline.name: job_source(c, ROOT / "generated") for c in result.compiled}
     texts = {c.pipeline.name: f.read_text(encoding="utf-8") for c, f in zip(result.compiled, result.files)}
