@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..resolve.builder import Compiled
 
 OK, FAILED, INVALID = 0, 1, 2
 
 
-def job_source(compiled, jobs: Path) -> tuple[str, str]:
+def job_source(compiled: Compiled, jobs: Path) -> tuple[str, str]:
     """(file name, text) of the job `pipec compile` writes for this pipeline: the file in `jobs` when the job cache
     vouches for it (as `pipec check` does), else generated here."""
-    from ..project.batch import _cache
-    from ..project.job_cache import JobCache, digest
+    from ..project.job_cache import JobCache, default_dir, digest
 
     p = compiled.pipeline
-    cache = _cache()
-    cached = cache.get(JobCache.key(p.file, p.sha256)) if cache else None
+    folder = default_dir()
+    cached = JobCache(folder).get(JobCache.key(p.file, p.sha256)) if folder else None
     if cached is not None:
         try:
             data = (jobs / cached["filename"]).read_bytes()

@@ -72,7 +72,7 @@ def _formats(key: str | None, value: str | None) -> str:
 
 def _writer(facts: PipelineFacts, how: str) -> Use:
     if how == "dead letters":
-        return Use(facts.pipeline.name, how, "the failed records, as read, with why they failed")
+        return Use(facts.pipeline.name, how, "the records that failed, as they were read")
     c = facts.contract
     return Use(facts.pipeline.name, how, _formats(c.key_format, c.value_format), facts.written_key, facts.written_value)
 
