@@ -7,49 +7,66 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..project.driver import Result
     from ..resolve.builder import Compiled
 
 OK, FAILED, INVALID = 0, 1, 2
 
 
-def job_source(compiled: Compiled, jobs: Path) -> tuple[str, str]:
-    """(file name, text) of the job `pipec compile` writes for this pipeline: the file in `jobs` when the job cache
-    vouches for it (as `pipec check` does), else generated here."""
+def _vouched_job(compiled: Compiled, jobs: Path) -> tuple[str, str] | None:
+    """(file name, text) of the job in `jobs` when the job cache vouches that it is what `pipec compile` writes
+    for this YAML and this pipec (as `pipec check` does); the cache holds only pipelines that compiled cleanly."""
     from ..project.job_cache import JobCache, default_dir, digest
 
     p = compiled.pipeline
     folder = default_dir()
     cached = JobCache(folder).get(JobCache.key(p.file, p.sha256)) if folder else None
-    if cached is not None:
-        try:
-            data = (jobs / cached["filename"]).read_bytes()
-        except OSError:
-            data = None
-        if data is not None and digest(data) == cached["sha256"]:
-            return cached["filename"], data.decode("utf-8")
-    from ..emit.job import generate
+    if cached is None:
+        return None
+    try:
+        data = (jobs / cached["filename"]).read_bytes()
+    except OSError:
+        return None
+    return (cached["filename"], data.decode("utf-8")) if digest(data) == cached["sha256"] else None
 
-    job = generate(compiled)
-    return job.filename, job.source
+
+def build(paths: list[str], jobs: Path) -> tuple[Result, dict[str, tuple[str, str]], dict[str, str]]:
+    """Every pipeline's model (load, validate, resolve), its job (the stages after those, only for a job the cache
+    does not vouch for) and its YAML: the Result (its diagnostics), name -> (job file name, text), name -> YAML."""
+    from ..diagnostics import CompileError
+    from ..pipeline import STAGES, Unit, resolve, run
+    from ..project.driver import Result, claim_name, discover_or_say
+
+    model, rest = STAGES[: STAGES.index(resolve) + 1], STAGES[STAGES.index(resolve) + 1:]
+    result, names, sources, texts = Result(), {}, {}, {}
+    for path in discover_or_say(paths, result.diags):
+        unit = run(Unit(path, result.diags), model)
+        if unit.compiled is None or not claim_name(names, unit.compiled.pipeline.name, unit.name_loc, result.diags):
+            continue
+        name = unit.compiled.pipeline.name
+        job = _vouched_job(unit.compiled, jobs)
+        if job is None and not result.diags.errors:
+            try:
+                run(unit, rest)  # the checks after resolve (the Spark line) and the job
+            except CompileError as exc:
+                result.diags.extend(exc.diagnostics)
+            job = (unit.job.filename, unit.job.source) if unit.job is not None else None
+        result.compiled.append(unit.compiled)
+        sources[name] = job
+        texts[name] = path.read_text(encoding="utf-8")
+    return result, sources, texts
 
 
 def build_pages(paths: list[str], jobs: Path, fmt: str = "text") -> dict[str, str] | None:
     """Every page of the site, or None after printing why the pipelines do not compile."""
-    from ..diagnostics import CompileError, render_all
-    from ..project.driver import build_all
+    from ..diagnostics import render_all
     from .site import Site
 
-    result = build_all(paths)
+    result, sources, texts = build(paths, jobs)
     if result.diags.errors:
         print(render_all(result.diags.items, fmt), file=sys.stderr)
         return None
-    try:
-        sources = {c.pipeline.name: job_source(c, jobs) for c in result.compiled}
-    except CompileError as exc:
-        print(render_all(exc.diagnostics, fmt), file=sys.stderr)
-        return None
-    texts = {c.pipeline.name: f.read_text(encoding="utf-8") for c, f in zip(result.compiled, result.files)}
-    return Site(result, sources, texts).pages()
+    return Site(result.compiled, sources, texts).pages()
 
 
 def cmd_docs(args) -> int:

@@ -1,4 +1,4 @@
-"""Every page of the site, rendered through jinja2 with autoescaping from the pipelines `project.build_all` built:
+"""Every page of the site, rendered through jinja2 with autoescaping from the compiled pipelines (`command.build`):
 file path under the site -> text. Nothing here reads the YAML but through the compiler; the same pipelines, jobs
 and pipec give the same bytes."""
 
@@ -11,7 +11,6 @@ from pathlib import Path
 
 from .. import __version__
 from ..resolve.builder import Compiled
-from ..project.driver import Result
 from ..dataclass_lite import record
 from ..tools.graph import build_graph
 from .changes import what_ifs
@@ -71,11 +70,11 @@ def _render(name: str, root: str, **context) -> str:
 
 
 class Site:
-    """The pages of one site: built from a Result and each pipeline's job and YAML text."""
+    """The pages of one site: built from the compiled pipelines and each one's job (file name, text) and YAML."""
 
-    def __init__(self, result: Result, jobs: dict[str, tuple[str, str]], yaml_texts: dict[str, str]):
-        self.compiled = {c.pipeline.name: c for c in result.compiled}
-        self.graph = build_graph(result.compiled)
+    def __init__(self, compiled: list[Compiled], jobs: dict[str, tuple[str, str]], yaml_texts: dict[str, str]):
+        self.compiled = {c.pipeline.name: c for c in compiled}
+        self.graph = build_graph(compiled)
         self.around = Around(self.graph)
         self.facts = {name: pipeline_facts(c) for name, c in self.compiled.items()}
         self.datasets = datasets(self.graph, self.facts)

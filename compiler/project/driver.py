@@ -35,7 +35,6 @@ class Result:
 
     compiled: list[Compiled] = field(default_factory=list)
     diags: Collector = field(default_factory=Collector)
-    files: list[Path] = field(default_factory=list)  # the file each of `compiled` was built from
 
 
 def discover_or_say(paths: list[str], diags: Collector) -> list[Path]:
@@ -71,7 +70,6 @@ def build_all(paths: list[str]) -> Result:
         built = build_file(path, result.diags)
         if built and claim_name(names, built[0].pipeline.name, built[1], result.diags):
             result.compiled.append(built[0])
-            result.files.append(path)
     return result
 
 

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pipec.catalog.command import build_pages
+from pipec.catalog.command import build, build_pages
 from pipec.catalog.output import MANIFEST
 from pipec.catalog.site import Site
 from pipec.cli import main
 from pipec.lower.record_path import lower
-from pipec.project.driver import build_all
 from pipec.dataclass_lite import field_names
 from pipec.lower.spark_line import job_needs
 
@@ -64,12 +63,9 @@ def site_data(site: Site) -> dict:
 @pytest.fixture(scope="module")
 def examples(tmp_path_factory) -> tuple[Site, dict[str, str]]:
     os.chdir(ROOT)  # file names as the repository's jobs give them
-    result = build_all(["pipelines"])
-    from pipec.catalog.command import job_source
-
-    jobs = {c.pipeline.name: job_source(c, ROOT / "generated") for c in result.compiled}
-    texts = {c.pipeline.name: f.read_text(encoding="utf-8") for c, f in zip(result.compiled, result.files)}
-    site = Site(result, jobs, texts)
+    result, jobs, texts = build(["pipelines"], ROOT / "generated")
+    assert not result.diags.errors
+    site = Site(result.compiled, jobs, texts)
     return site, site.pages()
 
 
@@ -239,3 +235,12 @@ def test_meta_takes_only_scalar_values(tmp_path, capsys):
     bad.write_text(text.replace("  owner: checkout\n", "  owner: {team: checkout}\n"), encoding="utf-8")
     assert main(["validate", str(bad)]) == 2
     assert "meta" in capsys.readouterr().err
+
+
+def test_checks_after_the_model_still_stop_the_site(tmp_path, capsys):
+    """A job's Spark line is checked when docs compiles it (no job cache here): E900 stops the site as it stops
+    `pipec compile`."""
+    fixture = ROOT / "tests" / "cli" / "fixtures" / "errors" / "spark_version_too_old.yaml"
+    assert main(["docs", str(fixture), "--out", str(tmp_path / "site")]) == 2
+    assert "E900" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
