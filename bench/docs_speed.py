@@ -1,5 +1,5 @@
-"""`pipec docs` build time (issue 29's target: under a second of CPU per 100 pipelines), against `pipec validate` of
-the same pipelines: the compiler's own load, validate and build, which docs runs first. No JVM.
+"""`pipec docs` build time (issue 29's target: under a second of CPU per 100 pipelines), beside `pipec validate` of
+the same pipelines (every check of the compiler: load, validate, resolve, lower). No JVM.
 
 Synthetic pipelines (`bench/synthetic.py`) of a few chain lengths; their jobs compiled first into a folder and the
 job cache (as a repository's CI does before publishing its site), so docs reads each job from disk. Each command in

@@ -29,10 +29,23 @@ SPARK_NEEDED = re.compile(r'^SPARK_NEEDED = "([^"]+)"', re.M)  # the job's const
 
 @lru_cache(maxsize=1)
 def environment():
+    """jinja2's environment of the site's templates, autoescaped; their compiled code is kept in the job cache's
+    folder (jinja2 checks each template's source against it), where a cache is on."""
     import jinja2
 
+    from ..project.job_cache import default_dir
+
+    folder = default_dir()
+    cache = None
+    if folder is not None:
+        try:
+            (folder / "docs-templates").mkdir(parents=True, exist_ok=True)
+            cache = jinja2.FileSystemBytecodeCache(str(folder / "docs-templates"))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        bytecode_cache=cache,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
