@@ -8,7 +8,7 @@ through its fields. Everything else (predicates, other columns, whole-struct rea
 struct is null where the side was null (struct edits keep a tombstone a tombstone), or the record error of the
 first step that refuses a null side.
 
-In the job a run is plain statements on the dict (shapes compiler/emit/format/printer lays out as black does): it opens as
+In the job a run is plain statements on the dict (each a line the formatter lays out): it opens as
 `value = {"id": F.col("value").getField("id"), ...}`, a step sets fields with `value = {**value, "id": ...}`,
 drops one with `value.pop("id")` or lists the fields anew, and the build is `F.struct(value["id"].alias("id"), ...)`.
 
