@@ -23,7 +23,14 @@ class GeneratedCodeError(RuntimeError):
 
 @lru_cache(maxsize=1)
 def ruff() -> str:
-    """The ruff executable of the installed `ruff` package."""
+    """The ruff executable of the installed `ruff` package: in a virtualenv, its scripts folder beside this Python
+    (only the venv's packages put a `ruff` there: the pinned one), else where the package itself says (its lookup
+    imports sysconfig, which costs a cold compile some 25 ms)."""
+    import sys
+
+    beside = Path(sys.executable).with_name("ruff.exe" if sys.platform == "win32" else "ruff")
+    if sys.prefix != sys.base_prefix and beside.is_file():
+        return str(beside)
     from ruff.__main__ import find_ruff_bin
 
     return str(find_ruff_bin())

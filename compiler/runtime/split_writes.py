@@ -10,13 +10,18 @@ from pyspark.sql import functions as F
 from .job_names import write_dead_letters, write_good
 
 
+def split(rows: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """(the sink's rows, the dead letters): a row with a record error goes to the dead-letter queue instead."""
+    failed = F.col("__error").isNotNull()
+    return rows.where(~failed).drop("__error", "__raw"), rows.where(failed)
+
+
 def write_batch(rows: DataFrame, args: argparse.Namespace) -> None:
-    """One batch (or micro-batch), read once: good rows to the sink (write_good), a row with a record error to the
-    dead-letter queue (write_dead_letters) instead."""
+    """One batch (or micro-batch), read once: the sink's rows to write_good, the dead letters to write_dead_letters."""
     rows = rows.persist()
     try:
-        failed = F.col("__error").isNotNull()
-        write_good(rows.where(~failed).drop("__error", "__raw"), args)
-        write_dead_letters(rows.where(failed), args)
+        good, dead = split(rows)
+        write_good(good, args)
+        write_dead_letters(dead, args)
     finally:
         rows.unpersist()

@@ -65,7 +65,7 @@ def test_other_pairs_read_each_batch_once_and_write_twice(compile_text, sink, ta
     pipeline, job = build(compile_text, "streaming", sink, target)
     assert "with_dead_letters" not in job
     assert "rows = rows.persist()" in job and "def write_good(" in job and "def write_dead_letters(" in job
-    assert "write_good(rows.where(~failed)" in job and "write_dead_letters(rows.where(failed), args)" in job
+    assert "write_good(good, args)" in job and "write_dead_letters(dead, args)" in job
     assert "writeStream.foreachBatch(" in job
     assert spark_sink(pipeline) == "foreachBatch"
 
