@@ -26,8 +26,9 @@ def _validator():
     from jsonschema import Draft202012Validator, validators  # imported lazily: validation is the only user
 
     from .schema_dispatch import all_of
+    from .schema_keywords import KEYWORDS
 
-    return validators.extend(Draft202012Validator, {"allOf": all_of})(schema())
+    return validators.extend(Draft202012Validator, {**KEYWORDS, "allOf": all_of})(schema())
 
 
 @lru_cache(maxsize=1)
@@ -89,6 +90,10 @@ def _describe(error) -> tuple[str, str | None, tuple]:
         return f"{where} {error.instance!r} does not match {error.validator_value}", label or None, path
     if v == "minLength" and error.instance == "":
         return f"{where} must not be empty", None, path
+    if v == "maxLength":
+        label = sch.get("description", "").split(";")[0].split(". ")[0]
+        return (f"{where} is {len(error.instance):,} characters long; it takes at most {error.validator_value:,}",
+                label or f"shorten it to {error.validator_value:,} characters", path)
     if v == "type":
         return f"{where} must be of type {one_of(error.validator_value) if isinstance(error.validator_value, list) else error.validator_value}, not {type(error.instance).__name__}", None, path
     return f"{where}: {error.message}", None, path
