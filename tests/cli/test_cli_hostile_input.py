@@ -35,6 +35,12 @@ def _deep_alias() -> str:
     return f"x: &deep {'[' * 40}1{']' * 40}\ny: {'[' * 40}*deep{']' * 40}\n"
 
 
+def _alias_amplification() -> str:
+    """One 100,000-character string repeated 20,000 times through an alias: 20,002 values, within the value
+    limit, but 2 GB of text once expanded (jsonschema then rendered it into its messages: 1.9 GB, MemoryError)."""
+    return minimal("p").replace("name: p", "name: [&t " + "x" * 100_000 + ", " + ", ".join(["*t"] * 20_000) + "]")
+
+
 CASES = {
     # name: (file text, code, line of the error)
     "flow_nesting_1000_deep": (minimal("p") + "description: " + "[" * 1000 + "]" * 1000 + "\n", "E008", 15),
@@ -46,6 +52,9 @@ CASES = {
     "a_huge_flat_document": (
         minimal("p") + "tests:\n  - name: t\n    given:\n" + "      - {value: {id: 1}}\n" * 20_000 + "    expect: []\n",
         "E008", 10_009),
+    "alias_amplification": (_alias_amplification(), "E008", 2),
+    "recursive_alias": (minimal("p") + "spark: &s {conf: *s}\n", "E008", 15),
+    "a_file_larger_than_the_budget": (minimal("p") + "description: " + "x" * 3_000_000 + "\n", "E008", 1),
     "struct_type_400_deep": (
         minimal("p").replace("type: STRING}", "type: '" + "STRUCT<a " * 400 + "INT" + ">" * 400 + "'}"), "E200", 10),
 }
