@@ -240,8 +240,8 @@ class _Settler:
             value = text
         elif text is not None and schemas:
             value = self.plain(value, text, schemas, path)
-        if isinstance(value, str) and "${" in value and path[:1] != ("tests",):
-            value = self.env(value, path)
+        if isinstance(value, str) and "${" in value and path[:1] != ("tests",) and schemas:
+            value = self.env(value, path)  # not under an unknown key (no schemas): that key is the error
         return value
 
     def plain(self, value: Any, text: str, schemas: list[dict], path: tuple) -> Any:

@@ -32,7 +32,7 @@ def read_syntax(reader: ConfigReader) -> str:
         return "V1"
     version = parse_syntax_version(raw)
     if version is None:
-        reader.error("field.syntax.version", f"'field.syntax.version' must be V1 or V2 (any case), not '{raw}'")
+        reader.error("field.syntax.version", f"'field.syntax.version' must be V1 or V2 (any case), not '{raw}'", "write V1 or V2")
         return "V1"
     return version
 
@@ -95,7 +95,8 @@ def parse_insert(reader: ConfigReader) -> InsertFieldConfig:
     static_value = reader.string("static.value")
     if static_field:
         if static_value is None:
-            reader.error("static.field", f"'static.value' is required with 'static.field' ({static_field})", code="E301")
+            reader.error("static.field", f"'static.value' is required with 'static.field' ({static_field})",
+                         "add static.value: the value to insert", code="E301")
         else:
             path = read_path(reader, "static.field", _strip_suffix(static_field), version)
             if path:
@@ -124,7 +125,8 @@ def infer_insert(cfg: InsertFieldConfig, shape: Shape, ctx: Context) -> Shape:
         for i in range(1, len(ins.path.steps)):
             parent = type_at(t, ins.path.steps[:i])
             if parent is not None and not isinstance(parent, StructType):
-                ctx.error(ins.key, f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct", code="E402")
+                ctx.error(ins.key, f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct",
+                          "insert the field beside it, or into a struct field", code="E402")
                 return shape
         parent = type_at(t, ins.path.parent) if ins.path.parent else t
         if isinstance(parent, StructType) and parent.field(ins.path.name) is None:
