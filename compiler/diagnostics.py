@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any, Iterable, Sequence
 
-from .records import field, record
+from .dataclass_lite import field, record
 
 WORD_AT_MOST = 200  # characters of one word (a run without spaces) of a message: a longer value is cut
 TEXT_AT_MOST = 1000  # characters of a whole message or hint

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import did_you_mean
-from ..types import StructField, StructType, SqlType, quote_name
+from ..types.sql import StructField, StructType, SqlType, quote_name
 from .base import Context
 
 

@@ -30,7 +30,7 @@ def _bound_by_permissions() -> None:
 
 
 def _pipec_bound_by_permissions(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, capture_output=True, text=True, timeout=60,
+    return subprocess.run([sys.executable, "-m", "pipec", *args], cwd=cwd, capture_output=True, text=True, timeout=60,
                           preexec_fn=_bound_by_permissions, env={"PYTHONPATH": str(ROOT), "PIPEC_CACHE_DIR": ""})
 
 

@@ -99,9 +99,9 @@ def _seen(diagnostics: list[dict], seen: dict) -> None:
 
 
 def _built_without_validation(text: str) -> list[dict]:
-    from compiler.build import Builder
-    from compiler.diagnostics import Collector
-    from compiler.loader import load_text
+    from pipec.diagnostics import Collector
+    from pipec.load.document import load_text
+    from pipec.resolve.builder import Builder
 
     diags = Collector()
     Builder(load_text(text, "p.yaml", diags), diags).build()

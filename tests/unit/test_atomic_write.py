@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from compiler import atomic
+from pipec.project import atomic_write as atomic
 
 
 def test_writes_the_text_with_the_mode_whatever_the_umask(tmp_path):
