@@ -1,4 +1,4 @@
-"""compiler/atomic.py writes a file whole through a temporary file beside it: the content and permissions asked
+"""compiler/project/atomic_write.py writes a file whole through a temporary file beside it: the content and permissions asked
 for, nothing left behind, another process's leftover temporary names skipped, the old file kept on failure; and
 many files all or none."""
 
