@@ -1,6 +1,6 @@
-"""compiler/project/atomic_write.py writes a file whole through a temporary file beside it: the content and permissions asked
-for, nothing left behind, another process's leftover temporary names skipped, the old file kept on failure; and
-many files all or none."""
+"""compiler/project/atomic_write.py writes a file whole through a temporary file beside it: the content and
+permissions asked for, nothing left behind, another process's leftover temporary names skipped, the old file kept
+on failure; and many files all or none."""
 
 from __future__ import annotations
 
