@@ -151,6 +151,46 @@ def test_an_unreadable_value_is_one_located_error_with_a_hint(case, command, cap
     assert not (tmp_path / "gen").exists()
 
 
+# YAML mistakes, said in pipec's words (issue 27): (text, `line:col: error[CODE]`, words of the message, of the hint)
+SINK = "sink:\n  connector: files\n  path: out\n  format: json\n"
+YAML_MISTAKES = {
+    "a_key_indented_out_of_its_block": (SINK + " trigger: once\n", "5:2: error[E000]",
+                                        "trigger: is indented 1 space", "by 2 to put it in sink, or by 0 to make it a top-level key"),
+    "a_key_indented_into_the_value_above": (SINK.replace("  format", "   format"), "4:4: error[E000]",
+                                            "deeper than path: above it", "indent it 2 spaces, as path:"),
+    "a_key_among_list_items": ("columns:\n  - {name: a}\n  name: b\n", "3:3: error[E000]",
+                               "name: stands among the list items of columns", "make it an item"),
+    "a_list_item_out_of_its_list": ("source:\n  columns:\n    - {name: a}\n  - {name: b}\n", "4:3: error[E000]",
+                                    "the items of source.columns are at 4 spaces", "indent it as the other items"),
+    "a_tab": ("version: 1\n\tname: p\n", "2:1: error[E000]", "a tab in the indentation", "spaces"),
+    "a_quote_left_open": ('version: 1\nname: "p\nmode: batch\n', "2:7: error[E000]", "never closed", 'close it with "'),
+    "a_colon_in_a_plain_value": ("name: a: b\n", "1:8: error[E000]", "holds ': '", 'quote the value: name: "a: b"'),
+    "a_bracket_left_open": ("topics: [a, b\nmode: batch\n", "2:5: error[E000]", "the [ opened at line 1", "close it with ]"),
+    "a_reserved_character": ("name: @p\n", "1:7: error[E000]", "cannot start with @", "quote the value: '@p'"),
+    "a_second_document": ("version: 1\n---\nname: p\n", "2:1: error[E000]", "a second YAML document", "one pipeline a file"),
+}
+
+
+@pytest.mark.parametrize("case", list(YAML_MISTAKES))
+def test_a_yaml_mistake_names_the_cause_and_the_fix(case, capsys, monkeypatch, tmp_path):
+    text, expected, message, hint = YAML_MISTAKES[case]
+    run = validate_text(text, capsys, monkeypatch, tmp_path)
+    assert run.code == 2
+    lines = diagnostic_lines(run.err, hints=True)
+    assert lines[0] == f"p.yaml:{expected}" and lines[1].startswith("  hint: "), run.err
+    assert message in run.err and hint in run.err, run.err
+    assert not any(token in run.err for token in ("<block end>", "<block mapping start>", "'?'", "but found", "expected ','"))
+
+
+def test_a_key_indented_out_of_its_block_is_an_unknown_key_not_a_complaint_about_its_value(capsys, monkeypatch, tmp_path):
+    """Issue 27: `checkpoint:` indented out of `sink` said "checkpoint cannot use ${env:...}"."""
+    text = minimal("p").replace("mode: batch", "mode: streaming") + "checkpoint: ${env:CHECKPOINT_DIR:-checkpoints}/p\n"
+    run = validate_text(text, capsys, monkeypatch, tmp_path)
+    assert diagnostic_lines(run.err, hints=True)[:2] == [
+        "p.yaml:15:1: error[E100]", "  hint: did you mean sink.checkpoint? Indent it under sink:, as its other keys"]
+    assert "unknown top-level key 'checkpoint'" in run.err and "E106" not in run.err
+
+
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_diagnostics_show_raw_input_escaped_and_cut(fmt, capsys, monkeypatch, tmp_path):
     """A key holding ESC sequences, CR or a newline is shown escaped (it cleared the terminal, or forged a second
