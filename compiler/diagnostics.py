@@ -11,16 +11,13 @@ from .dataclass_lite import field, record
 WORD_AT_MOST = 200  # characters of one word (a run without spaces) of a message: a longer value is cut
 TEXT_AT_MOST = 1000  # characters of a whole message or hint
 
-# What a terminal would act on instead of showing: control characters (ESC, CR, a newline: a forged second
-# diagnostic), line and paragraph separators, bidirectional overrides, and lone surrogates (a file name's
-# undecodable bytes, as Python keeps them).
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _LONG_WORD = re.compile(r"\S{%d,}" % (WORD_AT_MOST + 1))
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _escape(match: re.Match) -> str:
-    c = match.group()
+def _escape(c: str) -> str:
+    if c.isprintable() or c == " ":
+        return c
     if c in _ESCAPES:
         return _ESCAPES[c]
     code = ord(c)
@@ -37,10 +34,12 @@ def _cut(text: str, at_most: int) -> str:
 
 
 def escaped(text: str) -> str:
-    """`text` as one safe line for a terminal: control characters, separators, bidirectional overrides and
-    lone surrogates escaped (`\\x1b`, `\\n`, `\\u202e`; a file name's undecodable byte as `\\xff`). The one
-    escaping function for everything pipec shows of its input: messages, file names, `explain`."""
-    return _UNSAFE.sub(_escape, text) if not text.isprintable() else text
+    """`text` as one safe line for a terminal: every character Python does not call printable escaped, so none
+    is acted on or hidden: control characters (ESC, CR, a newline that would forge a second diagnostic), line
+    separators, bidirectional overrides, zero-width and other invisible characters (a byte order mark in a
+    key), lone surrogates (a file name's undecodable byte shows as `\\xff`). The one escaping function for
+    everything pipec shows of its input: messages, file names, `explain`."""
+    return text if text.isprintable() else "".join(map(_escape, text))
 
 
 def printable(text: str, at_most: int = TEXT_AT_MOST) -> str:

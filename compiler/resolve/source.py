@@ -13,7 +13,7 @@ from ..model import Column, Source
 from ..shape import Shape
 from ..types.parser import TypeSyntaxError, parse_type
 from ..types.sql import BYTES, HEADERS, SqlType, StructField, StructType
-from ..types.field_names import same_name
+from ..types.field_names import fold
 from .part import Part, options, text
 
 
@@ -33,17 +33,17 @@ class SourceBuilder(Part):
 
     def columns(self, src: dict, connector: SourceConnector, fmt: str | None) -> tuple[Column, ...]:
         keys = connector.metadata_keys(fmt)
-        out, seen, header_keys, header_paths = [], {}, {}, {}
+        out, seen, header_keys, header_paths = [], {}, {}, {}  # seen: folded name -> (name, where)
         headers_col = None
         for i, raw in enumerate(src.get("columns", [])):
             path = ("source", "columns", i)
             name = raw["name"]
-            twin = next((n for n in seen if same_name(n, name)), None)
+            twin = seen.get(fold(name))
             if twin is not None:
-                self.diags.error("E201", f"duplicate column '{name}' (same as '{twin}' at line {seen[twin].line}; Spark ignores case)",
+                self.diags.error("E201", f"duplicate column '{name}' (same as '{twin[0]}' at line {twin[1].line}; Spark ignores case)",
                                  self.at(*path, "name"), "rename one of the two columns, or remove this one")
                 continue
-            seen[name] = self.at(*path, "name")
+            seen[fold(name)] = (name, self.at(*path, "name"))
             meta = raw.get("metadata")
             meta = name if meta is True else meta
             declared = self.column_type(raw["type"], path + ("type",)) if "type" in raw else None

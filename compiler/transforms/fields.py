@@ -8,7 +8,7 @@ from ..dataclass_lite import record, replace
 from ..shape import Shape
 from ..types.parser import parse_type
 from ..types.sql import BIGINT, INT, STRING, StructField, StructType, SqlType
-from ..types.field_names import same_name
+from ..types.field_names import fold, same_name
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
@@ -314,12 +314,12 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
 
 def _check_names(plan, ctx: Context, where: str = "") -> bool:
     """No two output fields of one struct share a name (Spark compares names case-insensitively)."""
-    ok, seen = True, []
+    ok, seen = True, set()
     for _, name, nested in plan:
-        if any(same_name(name, other) for other in seen):
+        if fold(name) in seen:
             ctx.error("renames", f"the rename gives two fields named '{where}{name}'", "rename onto a name no other field has", code="E404")
             ok = False
-        seen.append(name)
+        seen.add(fold(name))
         if nested is not None:
             ok = _check_names(nested, ctx, f"{where}{name}.") and ok
     return ok

@@ -255,6 +255,11 @@ def _dependent_required(sc: SchemaCheck, value: dict, schema: dict) -> Check:
     return lambda x: not isinstance(x, dict) or all(d in x for k, deps in value.items() if k in x for d in deps)
 
 
+def _property_names(sc: SchemaCheck, value: Any, schema: dict) -> Check:
+    check = sc.check(value)
+    return lambda x: not isinstance(x, dict) or all(check(key) for key in x)
+
+
 def _items(sc: SchemaCheck, value: Any, schema: dict) -> Check:
     check = sc.check(value)
 
@@ -348,6 +353,7 @@ _KEYWORDS: dict[str, Callable[[SchemaCheck, Any, dict], Check | None]] = {
     "properties": _properties,
     "patternProperties": _pattern_properties,
     "additionalProperties": _additional,
+    "propertyNames": _property_names,
     "items": _items,
     "format": lambda sc, value, schema: None,  # an annotation: jsonschema asserts it only given a format checker
     "$ref": _ref,

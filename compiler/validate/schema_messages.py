@@ -7,6 +7,7 @@ key 'checkpoint'", with the hint "did you mean sink.checkpoint?", not a complain
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..diagnostics import did_you_mean, one_of, shown
@@ -129,8 +130,9 @@ def describe(error, slots: Slots, data: Any) -> tuple[str, str, tuple]:
     if v == "minLength" and instance == "":
         return f"{where} must not be empty", f"write {_label(sch) or 'a value'}, or remove the key", path
     if v == "maxLength":
+        why = re.search(r"at most [\d,]+ characters([^.;]*)", sch.get("description", ""), re.I)
         return (f"{where} is {len(instance):,} characters long; it takes at most {error.validator_value:,}",
-                _label(sch) or f"shorten it to {error.validator_value:,} characters", path)
+                f"shorten it to {error.validator_value:,} characters or fewer{why.group(1) if why else ''}", path)
     if v == "type":
         wanted = [error.validator_value] if isinstance(error.validator_value, str) else list(error.validator_value)
         return (f"{where} must be {one_of([_WRITE[t].split(' (')[0] for t in wanted])}, not "
