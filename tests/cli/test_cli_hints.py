@@ -12,15 +12,11 @@ from __future__ import annotations
 import ast
 import json
 import re
-from pathlib import Path
-
-import pytest
 
 from cli_harness import ERRORS, ROOT, TRANSFORM_ERRORS, minimal, run_cli
 
 DOC = ROOT / "docs" / "errors.md"
 NEEDS_A_REGISTRY = {"E249", "E251", "E252", "W250"}
-CODE = re.compile(r"^[EW]\d{3}$")
 
 
 def _documented() -> set[str]:

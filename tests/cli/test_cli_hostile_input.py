@@ -57,6 +57,8 @@ CASES = {
     "a_file_larger_than_the_budget": (minimal("p") + "description: " + "x" * 3_000_000 + "\n", "E008", 1),
     # 5.5 s to compile before names were capped: black measures each non-ASCII character of every statement naming it
     "a_100_kb_non_ascii_column_name": (minimal("p").replace("name: name,", "name: " + "中" * 33_000 + ","), "E100", 10),
+    # 0.8 s of CPU warm: black measured it in the two statements that name the servers
+    "a_100_kb_non_ascii_setting": (minimal("p").replace("path: out", "path: " + "中" * 100_000), "E100", 13),
     "struct_type_400_deep": (
         minimal("p").replace("type: STRING}", "type: '" + "STRUCT<a " * 400 + "INT" + ">" * 400 + "'}"), "E200", 10),
 }
