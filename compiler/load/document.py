@@ -79,21 +79,19 @@ MERGE = "tag:yaml.org,2002:merge"
 _Loader.yaml_implicit_resolvers = _FastLoader.yaml_implicit_resolvers = _RESOLVERS
 
 
+# What the loader builds: JSON's kinds of value only. A timestamp tag keeps its text (pipec parses timestamps where a
+# setting takes one); another tag that makes something else (!!set, !!binary, !!omap) is an error at the value.
 _JSON_SCALARS = (str, int, float, bool, type(None))
-_SURROGATE = re.compile("[\ud800-\udfff]")  # only a double-quoted \\u escape makes one: UTF-8 text cannot hold it
-
-
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _PLAIN_COLLECTIONS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # only a double-quoted \\u escape makes one: UTF-8 text cannot hold it
+_KIND_NAMES = {"bytes": "bytes (write BYTES as base64 text)"}
+_TAGGED = {"!!int": "an integer", "!!float": "a number", "!!bool": "true or false", "!!null": "null",
+           "!!timestamp": "a date or time (2024-01-31T10:00:00Z)", "!!binary": "base64 text"}
 
 
 def _short(tag: str) -> str:
     return tag.replace("tag:yaml.org,2002:", "!!")
-
-
-_KIND_NAMES = {"bytes": "bytes (write BYTES as base64 text)"}
-_TAGGED = {"!!int": "an integer", "!!float": "a number", "!!bool": "true or false", "!!null": "null",
-           "!!timestamp": "a date or time (2024-01-31T10:00:00Z)", "!!binary": "base64 text"}
 
 
 @record(frozen=False)
@@ -187,7 +185,8 @@ class _Tree:
         return value
 
     def unreadable(self, node: yaml.ScalarNode, implicit: bool, kind: str = "") -> None:
-        tag, text = _short(node.tag), shown(node.value)
+        """The error for a scalar YAML cannot construct (`kind`: the type it made instead of a JSON value)."""
+        tag = _short(node.tag)
         if implicit and node.tag == "tag:yaml.org,2002:int":  # only Python's digit limit refuses a plain integer
             digits = sum(c.isdigit() for c in node.value)
             self.diags.error("E000", f"an integer of {digits:,} digits: pipec reads integers of at most "
@@ -197,17 +196,19 @@ class _Tree:
             self.diags.error("E000", f"unknown tag {tag}", self.loc(node),
                              f"remove the tag {tag}: pipec reads text, numbers, true/false and null by the setting's slot")
         elif kind:
-            self.diags.error("E000", f"the tag {tag} makes {_KIND_NAMES.get(kind, 'a ' + kind)}, which no pipeline setting takes", self.loc(node),
+            made = _KIND_NAMES.get(kind, f"a {kind}")
+            self.diags.error("E000", f"the tag {tag} makes {made}, which no pipeline setting takes", self.loc(node),
                              "remove the tag: pipec reads text, numbers, true/false, null, lists and mappings")
         else:
             wanted = _TAGGED.get(tag, f"a valid {tag} value")
-            self.diags.error("E000", f"the tag {tag} needs {wanted}, not {text}", self.loc(node),
+            self.diags.error("E000", f"the tag {tag} needs {wanted}, not {shown(node.value)}", self.loc(node),
                              f"remove the tag {tag} (a setting's slot decides how pipec reads its value), or write {wanted}")
         self.failed = True
 
     def lone_surrogate(self, node: yaml.Node, char: str) -> None:
         self.diags.error("E000", f"the escape \\u{ord(char):04x} is half of a UTF-16 surrogate pair, not a character",
-                         self.loc(node), "write the character itself, or one \\U escape of 8 hex digits (\\U0001F600, not \\ud83d\\ude00)")
+                         self.loc(node),
+                         "write the character itself, or one \\U escape of 8 hex digits (\\U0001F600, not \\ud83d\\ude00)")
         self.failed = True
 
 
