@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS
+from ..diagnostics import escaped
+from ..resolve.builder import Compiled
 
 
 def sink_columns(compiled: Compiled) -> tuple[str, ...]:
@@ -21,4 +22,4 @@ def explain(compiled: Compiled) -> str:
         lines += ["", f"after step '{step.alias}' ({step.type_name}, line {step.loc.line}){cond}:"]
         lines += ["  " + line for line in shape.describe()]
     lines += ["", f"sink ({p.sink.connector}, line {p.sink.loc.line}) writes columns: {', '.join(sink_columns(compiled))}"]
-    return "\n".join(lines)
+    return "\n".join(map(escaped, lines))  # a name holding a newline or ESC is shown, never acted on
