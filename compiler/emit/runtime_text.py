@@ -111,11 +111,11 @@ def _providers() -> dict[str, str]:
 
 
 _NOT_CODE = re.compile(r'"""(?:[^\\]|\\.)*?"""|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*', re.S)
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")  # not an attribute (`x.split` reads no name `split`)
 
 
 def names_read(code: str) -> set[str]:
-    """The names in Python text outside its strings and comments (the pipeline part's YAML text is in those)."""
+    """The names Python text reads, outside its strings and comments (the pipeline part's YAML text is in those)."""
     return set(_NAME.findall(_NOT_CODE.sub(" ", code)))
 
 
