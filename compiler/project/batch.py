@@ -19,7 +19,7 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from ..diagnostics import Collector, CompileError, Diagnostic, Location
 from ..load.document import display_name, repo_root
-from ..pipeline import CHECKS, Unit, emit, run
+from ..pipeline import CHECKS, Unit, run
 from .driver import claim_name, discover_or_say
 from .job_cache import JobCache, default_dir, digest, entry, warnings_of
 
@@ -85,11 +85,11 @@ def _formatted(outcomes: list[Outcome]) -> None:
     """Every compiled job's text formatted, in one formatter call; each recorded in the cache with its digest."""
     from ..emit.formatter import format_sources
 
-    compiled = {str(i): o for i, o in enumerate(outcomes) if o.source is not None and o.digest is None}
-    formatted = format_sources({f"job{i}.py": o.source for i, o in compiled.items()})
+    compiled = {f"job{i}.py": o for i, o in enumerate(outcomes) if o.source is not None and o.digest is None}
+    formatted = format_sources({name: o.source for name, o in compiled.items()})
     cache = _cache()
-    for i, outcome in compiled.items():
-        outcome.source = formatted[f"job{i}.py"]
+    for name, outcome in compiled.items():
+        outcome.source = formatted[name]
         outcome.digest = digest(outcome.source.encode("utf-8"))
         warnings = [d for d in outcome.diagnostics if d.severity == "warning"]
         if cache is not None:
