@@ -178,3 +178,29 @@ def test_a_micro_batch_reads_the_newest_base_before_it_and_the_deltas_after():
     base, deltas = changelog.ChangelogState.live(None, markers, 6)
     assert base["slot"] == "base-0" and [d["slot"] for d in deltas] == ["delta-0", "delta-1"]
     assert changelog.ChangelogState.live(None, [], 0) == (None, [])
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_registry_job_runs_again_after_fetching_an_unmet_schema_id(monkeypatch, capsys, streaming):
+    """registry_main: a batch run first fetches the ids its records carry; a run that fails on an id it had not met
+    runs again once that id is fetched; any other failure is the job's one line and exit 1."""
+    from pipec.runtime import registry_main
+
+    calls = []
+    failures = [RuntimeError("pipec: schema id 7 of the source.value is not fetched yet"), RuntimeError("broken")]
+
+    def run(spark, args):
+        calls.append("run")
+        raise failures.pop(0)
+
+    monkeypatch.setattr(registry_main, "PIPELINE", "p")
+    monkeypatch.setattr(registry_main, "STREAMING", streaming)
+    monkeypatch.setattr(registry_main, "parse_args", lambda argv: argparse.Namespace())
+    monkeypatch.setattr(registry_main, "session", lambda args: "spark")
+    monkeypatch.setattr(registry_main, "read_source", lambda spark, args: "raw")
+    monkeypatch.setattr(registry_main, "fetch_carried_ids", lambda raw: calls.append(f"fetch {raw}"))
+    monkeypatch.setattr(registry_main, "fetched_after", lambda exc: "not fetched yet" in str(exc))
+    monkeypatch.setattr(registry_main, "run", run)
+    assert registry_main.main([]) == 1
+    assert calls == ([] if streaming else ["fetch raw"]) + ["run", "run"]
+    assert capsys.readouterr().err == "p: failed: broken\n"
