@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -100,14 +101,21 @@ def cmd_check(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    result, code = _build(args)
-    if code != OK:
-        return code
-    from .explain import explain
+    """Text: diagnostics on stderr, then each pipeline. json: one document on stdout, {diagnostics, pipelines}."""
+    from .explain import explain, facts
 
-    for compiled in result.compiled:
+    result = build_all(args.paths)
+    code = INVALID if result.diags.errors else OK
+    items = sorted(result.diags.items, key=lambda d: (d.loc.file, d.loc.line, d.loc.col) if d.loc else ("", 0, 0))
+    if args.format == "json":
+        pipelines = [facts(c) for c in result.compiled] if code == OK else []
+        print(json.dumps({"diagnostics": [d.to_json() for d in items], "pipelines": pipelines}, indent=2))
+        return code
+    if items:
+        print(render_all(items, args.format), file=sys.stderr)
+    for compiled in result.compiled if code == OK else ():
         print(explain(compiled))
-    return OK
+    return code
 
 
 def cmd_test(args) -> int:
@@ -165,7 +173,8 @@ def parser() -> argparse.ArgumentParser:
     compile_.add_argument("--lineage", metavar="DIR", help="also write each pipeline's OpenLineage run event (column lineage) into DIR")
     command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True, changed=True)
     command("test", cmd_test, "run each pipeline's tests: on a local Spark", changed=True)
-    command("explain", cmd_explain, "the record schema after each step and the sink's layout", many=False)
+    command("explain", cmd_explain, "the record schema after each step, and the sink's layout: columns, key and value "
+            "encodings, topic, partitioning, dead letters (--format json: one JSON document)", many=False)
     run = command("run", cmd_run, "compile to a temp folder and run the job locally", many=False)
     run.add_argument("job_args", nargs=argparse.REMAINDER, help="arguments for the job, after --")
     from .tools.commands import add_tool_commands
