@@ -127,7 +127,7 @@ def cmd_test(args) -> int:
         return INVALID
     from .testing.runner import run_tests
 
-    return OK if run_tests(result.compiled, files) else FAILED
+    return OK if run_tests(result.compiled, files, verbose=args.verbose) else FAILED
 
 
 def cmd_run(args) -> int:
@@ -172,7 +172,9 @@ def parser() -> argparse.ArgumentParser:
     compile_ = command("compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True, changed=True)
     compile_.add_argument("--lineage", metavar="DIR", help="also write each pipeline's OpenLineage run event (column lineage) into DIR")
     command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True, changed=True)
-    command("test", cmd_test, "run each pipeline's tests: on a local Spark", changed=True)
+    test = command("test", cmd_test, "run each pipeline's tests: on a local Spark", changed=True)
+    test.add_argument("--verbose", action="store_true",
+                      help="show Spark's own start-up output (Ivy's resolution, its warnings); default: one line, the rest in a log")
     command("explain", cmd_explain, "the record schema after each step, and the sink's layout: columns, key and value "
             "encodings, topic, partitioning, dead letters (--format json: one JSON document)", many=False)
     run = command("run", cmd_run, "compile to a temp folder and run the job locally", many=False)
