@@ -9,8 +9,8 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import CompileError, render_all
-from .batch import Batch, compile_all, stale
-from .project import Result, build_all, generate_all, write_atomically
+from .project.batch import Batch, compile_all, stale
+from .project.driver import Result, build_all, generate_all, write_atomically
 
 OK, FAILED, INVALID = 0, 1, 2
 
@@ -46,7 +46,7 @@ def _build(args) -> tuple[Result, int]:
 def cmd_validate(args) -> int:
     result = build_all(args.paths)
     if args.registry is not None and not result.diags.errors:
-        from .registry_check import check_registries  # lazily: only this option asks a registry
+        from .tools.registry_check import check_registries  # lazily: only this option asks a registry
 
         for compiled in result.compiled:
             check_registries(compiled, args.registry or None, result.diags)
@@ -102,7 +102,7 @@ def cmd_check(args) -> int:
 
 def cmd_explain(args) -> int:
     """Text: diagnostics on stderr, then each pipeline. json: one document on stdout, {diagnostics, pipelines}."""
-    from .explain import explain, facts
+    from .tools.explain import explain, facts
 
     result = build_all(args.paths)
     code = INVALID if result.diags.errors else OK

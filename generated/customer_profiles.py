@@ -862,9 +862,9 @@ def session(args: argparse.Namespace) -> SparkSession:
     set."""
     builder = SparkSession.builder.appName(PIPELINE)
     extra = dict(item.split("=", 1) for item in args.conf)
-    own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
-    packages = spark_packages(pyspark.__version__, args.spark_packages_version) if own_jvm else []
-    if own_jvm:
+    embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
+    packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
+    if embedded:
         builder = builder.master(args.master or "local[*]").config(
             "spark.ui.showConsoleProgress", "false"
         )
@@ -879,7 +879,7 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
     for key, value in {**extra, **SESSION_CONF}.items():
         builder = builder.config(key, value)
-    if own_jvm and not args.verbose:
+    if embedded and not args.verbose:
         spark = start_quietly(builder, packages)
     else:
         spark = builder.getOrCreate()

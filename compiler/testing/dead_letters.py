@@ -8,8 +8,8 @@ import re
 from types import ModuleType
 from typing import Any
 
-from ..build import Compiled
-from ..build.test_names import CONTEXT_PREFIX
+from ..resolve.builder import Compiled
+from ..resolve.test_names import CONTEXT_PREFIX
 from ..connectors.kafka import value_columns, wire_name
 from ..model import TestCase
 from ..record_errors import ERROR, HIDDEN, RAW

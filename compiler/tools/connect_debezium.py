@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..records import record
-from ..type_parser import parse_type
-from ..types import StructType
+from ..dataclass_lite import record
+from ..types.parser import parse_type
+from ..types.sql import StructType
 from .connect_columns import Sample
 from .connect_config import ConnectorConfig
 
