@@ -146,6 +146,14 @@ def cmd_run(args) -> int:
         return subprocess.call([sys.executable, str(path), *job_args])
 
 
+def cmd_schema(args) -> int:
+    """The pipeline JSON Schema, for an editor's `# yaml-language-server: $schema=...` line."""
+    from .package_data import SCHEMA_PATH
+
+    sys.stdout.write(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return OK
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="pipec", description="Compile pipeline YAML into standalone PySpark jobs.")
     top.add_argument("--version", action="version", version=f"pipec {__version__}")
@@ -177,6 +185,9 @@ def parser() -> argparse.ArgumentParser:
                       help="show Spark's own start-up output (Ivy's resolution, its warnings); default: one line, the rest in a log")
     command("explain", cmd_explain, "the record schema after each step, and the sink's layout: columns, key and value "
             "encodings, topic, partitioning, dead letters (--format json: one JSON document)", many=False)
+    schema = sub.add_parser("schema", help="print the pipeline JSON Schema (save it for your editor: pipec schema > pipeline.schema.json)",
+                            description="Print the JSON Schema of pipeline files, which editors use for completion and descriptions on hover.")
+    schema.set_defaults(func=cmd_schema)
     run = command("run", cmd_run, "compile to a temp folder and run the job locally", many=False)
     run.add_argument("job_args", nargs=argparse.REMAINDER, help="arguments for the job, after --")
     from .tools.commands import add_tool_commands

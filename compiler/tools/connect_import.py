@@ -186,7 +186,7 @@ class Importer:
             if spec is None:
                 self.warn(type_entry.key, f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
                           did_you_mean(cls.rsplit(".", 1)[-1], REGISTRY.spellings()) or "pipec runs the transforms of Kafka's "
-                          "org.apache.kafka.connect.transforms package (SPEC section 6) and Confluent's Drop")
+                          "org.apache.kafka.connect.transforms package and Confluent's Drop (docs/transforms.md)")
                 y.comment(f"TODO: transform '{alias}' ({cls}) has no pipec equivalent; it was:", *comments)
                 for e in entries:
                     y.comment(f"  {e.key}={e.value}")
@@ -365,7 +365,7 @@ class Importer:
                               "consumers read them with value.converter.schemas.enable=false")
             elif cls in OBJECT_STORE_SINKS:
                 scheme, bucket_key = OBJECT_STORE_SINKS[cls]
-                bucket = self.take(bucket_key) or self.placeholder("bucket", f"the bucket: the config sets no {bucket_key}")
+                bucket = self.take(bucket_key) or self.placeholder("bucket", f"the config sets no {bucket_key}: write the bucket")
                 folder = self.take("topics.dir") or "topics"
                 storage = (self.take("format.class") or "JsonFormat").rsplit(".", 1)[-1]
                 fmt = STORAGE_FORMATS.get(storage)

@@ -50,7 +50,7 @@ def _job(tmp_path: Path) -> Path:
     (tmp_path / "quiet_avro.yaml").write_text(PIPELINE, encoding="utf-8")
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "part.json").write_text('{"id": 1}\n{"id": 2}\n', encoding="utf-8")
-    pipec = [str(BIN / "pipec")] if (BIN / "pipec").exists() else [sys.executable, "-m", "compiler"]
+    pipec = [str(BIN / "pipec")] if (BIN / "pipec").exists() else [sys.executable, "-m", "pipec"]
     subprocess.run([*pipec, "compile", "quiet_avro.yaml", "--out", "gen"], cwd=tmp_path, check=True, capture_output=True)
     return tmp_path / "gen" / "quiet_avro.py"
 
@@ -81,9 +81,9 @@ def test_verbose_shows_the_jvm_output(tmp_path):
 
 def test_pipec_test_says_one_line_while_spark_starts(tmp_path):
     _job(tmp_path)
-    pipec = [str(BIN / "pipec")] if (BIN / "pipec").exists() else [sys.executable, "-m", "compiler"]
+    pipec = [str(BIN / "pipec")] if (BIN / "pipec").exists() else [sys.executable, "-m", "pipec"]
     done = subprocess.run([*pipec, "test", "quiet_avro.yaml"], cwd=tmp_path, env=_env(tmp_path),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
     assert re.fullmatch(ONE_LINE, done.stderr), done.stderr
-    assert done.stdout == "PASS quiet_avro.yaml:17 passes through\n1 passed, 0 failed\n", done.stdout
+    assert done.stdout == "PASS quiet_avro.yaml:15 passes through\n1 passed, 0 failed\n", done.stdout
