@@ -20,6 +20,7 @@ from ..types.parser import parse_type
 from ..types.sql import StructType
 from .connect_columns import Sample
 from .connect_config import ConnectorConfig
+from .yaml_text import YamlWriter
 
 FLATTENING = ("io.debezium.transforms.ExtractNewRecordState",)
 # add.fields: Debezium's name -> (debezium-json metadata key, column type). Debezium writes source.ts_ms and ts_ms
@@ -35,6 +36,10 @@ ADDED_FIELDS = {
 KEEPS_DELETES = {"delete.handling.mode": ("none",), "delete.tombstone.handling.mode": ("tombstone", "delete-to-tombstone")}
 REWRITES = ("rewrite", "rewrite-with-tombstone")
 SQLSERVER = "io.debezium.connector.sqlserver.SqlServerConnector"
+FLAT_SUFFIX = ".flat"  # where a Debezium source connector's flattened rows go (its own topics hold the change events)
+FLAT_TOPIC = "flat_topic"
+IS_DELETE = "is_delete"  # the predicate of drop_deletes
+SCHEMA_INCLUDE = "debezium-json.schema-include"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)+")
 
 
@@ -128,3 +133,20 @@ def debezium_topics(c: ConnectorConfig, take: Callable[[str], str | None]) -> tu
     if schemas:
         return [], rf"{re.escape(prefix)}\.{re.escape(middle)}({'|'.join(schemas)})\..+"
     return [], rf"{re.escape(prefix)}\..+\..+"
+
+
+def flattened_steps(y: YamlWriter, flat: Flattening) -> None:
+    """What ExtractNewRecordState did beyond unwrapping: deletes dropped, change-event metadata as fields."""
+    if not flat.keep_deletes:
+        y.item([("name", "drop_deletes"), ("type", "Filter"), ("predicate", IS_DELETE)])
+    if flat.fields:
+        renames = ",".join(f"{added_column(name)}:{name}" for name, _, _ in flat.fields)
+        y.item_comment("add.fields: the change event's metadata, read as metadata columns, written as fields")
+        y.item([("name", "add_fields"), ("type", "ReplaceField$Value"), ("renames", renames)])
+
+
+def flat_topic_step(y: YamlWriter) -> None:
+    """A Debezium source connector's last step: its flattened rows to <topic>.flat."""
+    y.item_comment("Debezium writes its change events to the topics above (its transforms run here); the flattened rows, "
+                   f"which ExtractNewRecordState wrote there, go to <topic>{FLAT_SUFFIX}")
+    y.item([("name", FLAT_TOPIC), ("type", "RegexRouter"), ("regex", "(.*)"), ("replacement", "$1" + FLAT_SUFFIX)])

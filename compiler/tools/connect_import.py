@@ -24,7 +24,10 @@ from ..dataclass_lite import field, record
 from ..transforms import PREDICATE_PACKAGE, REGISTRY
 from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, Entry
-from .connect_debezium import Flattening, added_column, debezium_topics, find_flattening, flattening, row_columns
+from .connect_debezium import (
+    FLAT_SUFFIX, FLAT_TOPIC, IS_DELETE, SCHEMA_INCLUDE, Flattening, added_column, debezium_topics, find_flattening,
+    flat_topic_step, flattened_steps, flattening, row_columns,
+)
 from .yaml_text import YamlWriter
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
@@ -49,10 +52,6 @@ ERRORS = {  # Connect's errors.* key -> pipec's errors: key
 }
 STEP_KEYS = ("type", "predicate", "negate")
 RAW_SUFFIX = ".raw"
-FLAT_SUFFIX = ".flat"  # where a Debezium source connector's flattened rows go (its own topics hold the change events)
-FLAT_TOPIC = "flat_topic"
-IS_DELETE = "is_delete"
-SCHEMA_INCLUDE = "debezium-json.schema-include"
 
 
 @record
@@ -179,7 +178,7 @@ class Importer:
             cls = type_entry.value.strip()
             if self.flat and alias == self.flat.alias:
                 y.item_comment(*[c for e in entries for c in e.comments], *self.flat.notes)
-                self.flattened_steps(y)
+                flattened_steps(y, self.flat)
                 continue
             spec, side = REGISTRY.lookup(cls)
             comments = [c for e in entries for c in e.comments]
@@ -291,8 +290,11 @@ class Importer:
             key_columns = self.key_sample.columns if self.key_sample else columns_from_steps(steps, "key")
             self.key_columns = key_columns
             value_columns, todo = self.value_columns(value, steps)
-            prefix = "key_" if key.envelope and not key.assumed else ""
-            if key.assumed:
+            prefix = "key_" if key.envelope and not key.assumed and not self.upsert_sink else ""
+            if self.upsert_sink:
+                y.comment("the key (the table's primary key) is not read: the upsert-kafka sink keys each row by its",
+                          "primary-key columns")
+            elif key.assumed:
                 y.comment("the config names no key.converter (the worker's applies): the key passes through as raw bytes")
                 y.flow("key", [("format", "raw")])
             elif key.name == "raw":
@@ -319,9 +321,9 @@ class Importer:
                 cols += [("payload", self.payload_type(self.value_sample, value_columns))]
             else:
                 cols += value_columns
-            if key.name == "json" and not prefix and not key.assumed:  # key fields are columns too (Flink's key.fields)
+            if key.name == "json" and not prefix and not key.assumed and not self.upsert_sink:  # key.fields are columns too
                 cols += [(n, t) for n, t in key_columns if n not in dict(cols)]
-            if self.flat and self.upsert_sink and not self.primary_key(key_columns):
+            if self.flat and self.upsert_sink and not [n for n, _ in key_columns]:
                 cols.append((self.placeholder("key_column", "the table's primary-key column(s), which the upsert-kafka sink "
                                               "keys by (or import again with --key-sample FILE)"), "STRING"))
             for n, t in cols:
@@ -331,7 +333,7 @@ class Importer:
 
     def envelope_steps(self, y: YamlWriter, key: Format, value: Format) -> None:
         """Steps standing for the converters and the `.raw` topics: before the connector's own chain."""
-        if key.envelope and not key.assumed:
+        if key.envelope and not key.assumed and not self.upsert_sink:
             y.item([("name", "unwrap_key_envelope"), ("type", "ExtractField$Key"), ("field", "key_payload")])
         if value.envelope and not self.flat:
             y.item_comment("the value converter's {schema, payload} envelope: the records are the payloads")
@@ -348,7 +350,7 @@ class Importer:
                 y.comment("the flattened rows as a table: each key's row, a delete as a tombstone (a compacted topic), each",
                           f"to its own topic{FLAT_SUFFIX} (the step {FLAT_TOPIC})")
                 y.pair("connector", "upsert-kafka")
-                y.flow_list("primary-key", self.primary_key(self.key_columns) or [self.placeholder("key_column", "")])
+                y.flow_list("primary-key", [n for n, _ in self.key_columns] or [self.placeholder("key_column", "")])
                 y.flow("key", [("format", "json")] + self.timestamps(key))
                 y.flow("value", [("format", "json")] + self.timestamps(value))
                 if value.envelope or key.envelope:
@@ -395,21 +397,9 @@ class Importer:
         """A Debezium source connector that flattened its events wrote a table's rows: an upsert-kafka sink."""
         return self.flat is not None and not self.is_sink
 
-    def primary_key(self, key_columns: list[tuple[str, str]]) -> list[str]:
-        return [n for n, _ in key_columns]
-
     def timestamps(self, fmt: Format) -> list[tuple[str, str]]:
         """JsonConverter writes a Timestamp as epoch milliseconds: a json key or value the records' converter wrote."""
         return [("timestamp-format", "epoch-millis")] if fmt.name == "json" and self.json_converter else []
-
-    def flattened_steps(self, y: YamlWriter) -> None:
-        """What ExtractNewRecordState did beyond unwrapping: deletes dropped, change-event metadata as fields."""
-        if not self.flat.keep_deletes:
-            y.item([("name", "drop_deletes"), ("type", "Filter"), ("predicate", IS_DELETE)])
-        if self.flat.fields:
-            renames = ",".join(f"{added_column(name)}:{name}" for name, _, _ in self.flat.fields)
-            y.item_comment("add.fields: the change event's metadata, read as metadata columns, written as fields")
-            y.item([("name", "add_fields"), ("type", "ReplaceField$Value"), ("renames", renames)])
 
     # ------------------------------------------------------------ all
 
@@ -445,9 +435,7 @@ class Importer:
         self.envelope_steps(chain, key, value)
         self.write_steps(chain, steps, predicates)
         if self.upsert_sink:
-            chain.item_comment("Debezium writes its change events to the topics above (its transforms run here); the "
-                               f"flattened rows, which ExtractNewRecordState wrote there, go to <topic>{FLAT_SUFFIX}")
-            chain.item([("name", FLAT_TOPIC), ("type", "RegexRouter"), ("regex", "(.*)"), ("replacement", "$1" + FLAT_SUFFIX)])
+            flat_topic_step(chain)
         if getattr(chain, "items", 0):
             y.comment(*self.comments_of("transforms"))
             y.key("transforms")
