@@ -75,11 +75,13 @@ def example_value(schema: Schema, node: dict, depth: int = 0) -> Any:
     if "enum" in node:
         others = [v for v in node["enum"] if v != node.get("default")]
         return (others or node["enum"])[0]
+    if isinstance(node.get("default"), bool):  # the setting that changes something
+        return not node["default"]
     for keyword in ("default", "const"):
         if keyword in node:
             return node[keyword]
     if node.get("type") == "boolean":
-        return True
+        return not node.get("default", False)
     if depth < 2 and "properties" in node:
         required = [k for k in node.get("required", []) if k in node["properties"]]
         names = required or list(node["properties"])[:1]
@@ -108,7 +110,7 @@ def example_text(schema: Schema, name: str, node: dict) -> str:
 def type_text(node: dict) -> str:
     """The kind of value a key takes, in words."""
     if "const" in node:
-        return f"`{node['const']}`"
+        return f"`{json.dumps(node['const'])}`"
     if "enum" in node:
         return "one of " + ", ".join(f"`{v}`" for v in node["enum"])
     kinds = node.get("type")
@@ -131,8 +133,9 @@ def default_text(node: dict, required: bool) -> str:
     return "—"
 
 
-def rows(schema: Schema, node: dict, prefix: str) -> Iterator[tuple[str, dict, bool]]:
-    """(dotted key, its resolved node, required) for every key below `node`, depth first, in the schema's order."""
+def rows(schema: Schema, node: dict, prefix: str) -> Iterator[tuple[str, str, dict, bool]]:
+    """(dotted path, the key's own name, its resolved node, required) for every key below `node`, depth first, in the
+    schema's order (a key's own name may hold dots: `basic-auth.user-info`)."""
     node = schema.resolve(node)
     required = set(node.get("required", []))
     for name, child in node.get("properties", {}).items():
@@ -140,7 +143,7 @@ def rows(schema: Schema, node: dict, prefix: str) -> Iterator[tuple[str, dict, b
             continue
         resolved = schema.resolve(child)
         key = f"{prefix}{name}"
-        yield key, resolved, name in required
+        yield key, name, resolved, name in required
         if resolved.get("type", "object") == "object" and "properties" in resolved and not schema.variants(resolved):
             yield from rows(schema, resolved, key + ".")
         items = resolved.get("items")
@@ -150,9 +153,8 @@ def rows(schema: Schema, node: dict, prefix: str) -> Iterator[tuple[str, dict, b
 
 def key_table(schema: Schema, node: dict, prefix: str, block: str) -> list[str]:
     lines = ["| key | type | default | example | meaning |", "|---|---|---|---|---|"]
-    for key, resolved, required in rows(schema, node, prefix):
+    for key, name, resolved, required in rows(schema, node, prefix):
         meaning = resolved.get("description", "")
-        name = key.rsplit(".", 1)[-1].removesuffix("[]")
         lines.append(f"| `{key}` | {cell(type_text(resolved))} | {default_text(resolved, required)} | "
                      f"{cell(example_text(schema, name, resolved))} | {cell(meaning)} |")
     return lines
@@ -201,7 +203,7 @@ def index(schema: Schema, raw: dict) -> list[str]:
         node = schema.resolve({"$ref": f"#/$defs/{name}"})
         for connector, variant in schema.variants(node) or [("", node)]:
             where = f"{block} ({connector})" if connector else block
-            for key, _, _ in rows(schema, variant, ""):
+            for key, _, _, _ in rows(schema, variant, ""):
                 places.setdefault(key, [])
                 if where not in places[key]:
                     places[key].append(where)
@@ -221,7 +223,7 @@ def missing_examples(raw: dict) -> list[str]:
     for block, name in BLOCKS + TEST_BLOCKS:
         node = schema.resolve({"$ref": f"#/$defs/{name}"})
         for _, variant in schema.variants(node) or [("", node)]:
-            out += [key for key, resolved, _ in rows(schema, variant, f"{block}.") if example_value(schema, resolved) is None]
+            out += [key for key, _, resolved, _ in rows(schema, variant, f"{block}.") if example_value(schema, resolved) is None]
     return sorted(set(out))
 
 

@@ -32,7 +32,7 @@ def test_every_key_has_an_example_and_a_description():
     for block, name in BLOCKS + TEST_BLOCKS:
         node = schema.resolve({"$ref": f"#/$defs/{name}"})
         for _, variant in schema.variants(node) or [("", node)]:
-            undescribed += [key for key, resolved, _ in rows(schema, variant, f"{block}.") if not resolved.get("description")]
+            undescribed += [key for key, _, resolved, _ in rows(schema, variant, f"{block}.") if not resolved.get("description")]
     assert undescribed == []
 
 
