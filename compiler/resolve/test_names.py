@@ -74,4 +74,4 @@ def message(what: str, path: tuple, there: tuple[str, ...], why: str) -> tuple[s
         return (f"{what} names {path_text(path)}, but {parent} is written as a single value, not a record",
                 f"expect the whole value: {parent}: <value>")
     return (f"{what} names {path_text(path)}, which {why}; fields in {parent}: {', '.join(there)}",
-            did_you_mean(str(name), there))
+            did_you_mean(str(name), there) or f"name one of the fields of {parent}, or leave it out")

@@ -112,10 +112,12 @@ class TestsBuilder(Part):
                                          where, "set errors.deadletterqueue.context.headers.enable: true")
                     elif name not in context:
                         self.diags.error("E610", f"{what} names the header {name}, which no dead letter carries; the context "
-                                         f"headers are {', '.join(context)}", where, did_you_mean(name, context))
+                                         f"headers are {', '.join(context)}", where,
+                                         did_you_mean(name, context) or "name one of the context headers, or leave it out")
                 elif name not in own:
                     self.diags.error("E610", f"{what} names the header {name}, which no given record has (a dead letter "
-                                     "carries its record's own headers)", where, did_you_mean(name, own))
+                                     "carries its record's own headers)", where,
+                                     did_you_mean(name, own) or "name a header of the given record, or leave it out")
             for side in WIRE_FIELDS:
                 if side in rec.fields:
                     for where, there in unwritten(rec.fields[side], samples[side], (side,)):

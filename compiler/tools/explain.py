@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS
+from ..diagnostics import escaped
+from ..resolve.builder import Compiled
 from ..shape import Shape
 
 
@@ -159,4 +160,4 @@ def explain(compiled: Compiled) -> str:
         lines += ["", f"after step '{step['name']}' ({step['type']}, line {step['line']}){cond}:"]
         lines += ["  " + line for line in shape_lines(step)]
     lines += [""] + sink_lines(f["sink"], compiled.final.routed)
-    return "\n".join(lines)
+    return "\n".join(map(escaped, lines))  # a name holding a newline or ESC is shown, never acted on
