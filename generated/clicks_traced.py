@@ -640,7 +640,7 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
     for key, value in {**extra, **SESSION_CONF}.items():
         builder = builder.config(key, value)
-    if embedded and not args.verbose:
+    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
         spark = start_quietly(builder, packages)
     else:
         spark = builder.getOrCreate()

@@ -2,7 +2,7 @@
 `python -m pipec.emit.template_translator --write` (compiler/emit/template_translator.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit/job.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "ceefdd0b946a987a57ddc849e7af699c04c2dbdaaa29769d0e9ff15d7f5ad69d"
+TEMPLATES_SHA256 = "a71483f557025acc1e630f0b87d8bfe39e14ebff21aee4ab1828d7fbefd8e83d"
 
 
 def _attribute(value, name):
@@ -1040,7 +1040,7 @@ def _runtime_py(context, out, finalize):
         "        )\n"
         "    for key, value in {**extra, **SESSION_CONF}.items():\n"
         "        builder = builder.config(key, value)\n"
-        "    if embedded and not args.verbose:\n"
+        "    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts\n"
         "        spark = start_quietly(builder, packages)\n"
         "    else:\n"
         "        spark = builder.getOrCreate()\n"
