@@ -19,7 +19,9 @@ import argparse
 import os
 import re
 import sys
+import tempfile
 import threading
+import time
 
 import pyspark
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
@@ -290,6 +292,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--conf", action="append", default=[], metavar="K=V", help="Spark configuration"
     )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
+    )
     args = parser.parse_args(argv)
     args.streaming, args.trigger = STREAMING, args.trigger or TRIGGER
     args.spark_packages_version = args.spark_packages_version or release
@@ -300,18 +307,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 # For a JVM the job starts itself: compile Spark's large generated methods too (long chains run faster)
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
+# where a JVM the job starts writes its own output (start_quietly)
+SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
+    tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
+)
 
 
 def session(args: argparse.Namespace) -> SparkSession:
     """The job's own session (SESSION_CONF: UTC, ANSI), on a Spark new enough; a JVM it starts itself also gets the
-    master, the connectors of its Spark and JVM_OPTIONS (spark-submit's, Spark Connect's stand)."""
+    master, its Spark's connectors and JVM_OPTIONS, and starts quietly (spark-submit's stand)."""
     builder = SparkSession.builder.appName(PIPELINE)
     extra = dict(item.split("=", 1) for item in args.conf)
-    if "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ:
+    embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
+    packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
+    if embedded:
         builder = builder.master(args.master or "local[*]").config(
             "spark.ui.showConsoleProgress", "false"
         )
-        packages = spark_packages(pyspark.__version__, args.spark_packages_version)
         if packages:
             builder = builder.config("spark.jars.packages", ",".join(packages))
         options = "spark.driver.extraJavaOptions"
@@ -323,7 +335,10 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
     for key, value in {**extra, **SESSION_CONF}.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
+        spark = start_quietly(builder, packages)
+    else:
+        spark = builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
     line = ".".join(spark.version.split(".")[:2])
@@ -332,6 +347,33 @@ def session(args: argparse.Namespace) -> SparkSession:
             f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
         )
     check_connectors(spark)
+    return spark
+
+
+def start_quietly(builder, packages: list[str]) -> SparkSession:
+    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"): the JVM's own
+    output (Ivy's resolution report, its proxy and repository warnings, log4j's start-up warnings and later lines)
+    goes to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
+    names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
+    what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"
+    print(f"{what} ...", end="", file=sys.stderr, flush=True)
+    began, saved = time.monotonic(), os.dup(2)
+    try:
+        with open(SPARK_LOG, "wb") as log:
+            os.dup2(log.fileno(), 2)  # the JVM inherits it; Python's stderr comes back below
+            try:
+                spark = builder.getOrCreate()
+            finally:
+                os.dup2(saved, 2)
+    except Exception:
+        with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
+            why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
+        said = f": {why[-1]}" if why else ""
+        print(f" failed{said} (Spark's output: {SPARK_LOG})", file=sys.stderr, flush=True)
+        raise
+    finally:
+        os.close(saved)
+    print(f" done in {time.monotonic() - began:.1f} s", file=sys.stderr, flush=True)
     return spark
 
 
@@ -495,6 +537,16 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
     return write_sink(transform(raw, counts), args)
 
 
+def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
+    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none."""
+    label = f"micro-batch {batch}"
+    try:
+        observed = {p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
+        return Counts.lines(label, observed)
+    except Exception as exc:
+        return [(unavailable(label, exc), False)]
+
+
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
     """Print the counts of a micro-batch's progress newer than batch `after`, from the job's observed metrics it
     carries or, under Spark Connect (given the client's session), the lines its micro-batch function handed over.
@@ -506,14 +558,7 @@ def report_progress(progress, after: int = -1, session: SparkSession | None = No
     if batch <= after:
         return after
     if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-        label = f"micro-batch {batch}"
-        try:
-            observed = {
-                p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")
-            }
-            say(Counts.lines(label, observed))
-        except Exception as exc:
-            say([(unavailable(label, exc), False)])
+        say(progress_lines(batch, metrics))
         return batch
     handed = session is not None and _CLIENT[1] and print_handed(session, batch)
     return batch if handed else after

@@ -9,6 +9,7 @@ import pyspark
 
 from .job_names import PIPELINE, STREAMING, TRIGGER
 from .paths import location
+from .session import SPARK_LOG
 from .spark_lines import spark_packages  # or .no_connectors' (by the job)
 
 OPTIONS = {  # each overrides the YAML's setting
@@ -40,6 +41,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.add_argument(flag, help=text)
     parser.add_argument(
         "--conf", action="append", default=[], metavar="K=V", help="Spark configuration"
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
     args = parser.parse_args(argv)
     args.streaming, args.trigger = STREAMING, args.trigger or TRIGGER

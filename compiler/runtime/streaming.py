@@ -17,6 +17,16 @@ from .paths import _CLIENT
 from .straight_through import start  # or .micro_batches' (by the job)
 
 
+def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
+    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none."""
+    label = f"micro-batch {batch}"
+    try:
+        observed = {p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
+        return Counts.lines(label, observed)
+    except Exception as exc:
+        return [(unavailable(label, exc), False)]
+
+
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
     """Print the counts of a micro-batch's progress newer than batch `after`, from the job's observed metrics it
     carries or, under Spark Connect (given the client's session), the lines its micro-batch function handed over.
@@ -28,14 +38,7 @@ def report_progress(progress, after: int = -1, session: SparkSession | None = No
     if batch <= after:
         return after
     if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-        label = f"micro-batch {batch}"
-        try:
-            observed = {
-                p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")
-            }
-            say(Counts.lines(label, observed))
-        except Exception as exc:
-            say([(unavailable(label, exc), False)])
+        say(progress_lines(batch, metrics))
         return batch
     handed = session is not None and _CLIENT[1] and print_handed(session, batch)
     return batch if handed else after
