@@ -8,7 +8,7 @@ from functools import lru_cache
 from . import __version__, errors_policy, layout, render, spark_versions
 from .build import Compiled
 from .lower import Lowered, lower
-from .connectors import SINKS, SOURCES, registry
+from .connectors import SINKS, SOURCES, registry, tables
 from .model import Pipeline
 from .package_data import TEMPLATES, templates_digest
 from .records import record
@@ -48,7 +48,7 @@ JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 
 def per_key_state(p: Pipeline) -> bool:
     """Whether a connector keeps per-key state (the changelog state, the upsert reduction)."""
-    return SOURCES[p.source.connector].per_key_state or SINKS[p.sink.connector].per_key_state
+    return SOURCES[p.source.connector].per_key_state or SINKS[p.sink.connector].per_key(p.sink)
 
 
 def reads_lines(p: Pipeline) -> bool:
@@ -87,14 +87,20 @@ def _lines(block) -> list[str]:
     return layout.block_lines(block)
 
 
-def _spark_context(lowered: Lowered, real_time: bool) -> dict:
-    """The connectors (their coordinates chosen by the job from its Spark) and the oldest Spark line it needs."""
+def _spark_context(lowered: Lowered, real_time: bool, table: str | None) -> dict:
+    """The connectors (their coordinates chosen by the job from its Spark), the table format's runtime per line,
+    and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
+    runtimes = spark_versions.TABLE_FORMATS[table] if table else {}
+    if runtimes.get(line):
+        shown.append(runtimes[line])
     needed, names = job_needs(lowered, real_time)
     return {
         "connectors_literal": render.py_literal(list(lowered.packages)),
         "spark_lines": render.py_literal(spark_versions.job_tables()),
+        "table_runtimes": render.py_literal(runtimes),
+        "table_session": render.py_literal(tables.EXTENSIONS.get(table, {})),
         "spark_needed": render.py_literal(needed),
         "spark_needed_by": f" ({', '.join(names)})" if names else "",
         "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)" if shown else "none (no connector jars needed)",
@@ -122,7 +128,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sha256": p.sha256,
         "streaming": "True" if p.streaming else "False",
         "is_streaming": p.streaming,
-        **_spark_context(lowered, p.sink.real_time),
+        **_spark_context(lowered, p.sink.real_time, p.sink.connector if sink.writes_table else None),
         "job_path": job_path,
         "session_conf": render.py_literal(conf),
         "schema_registry": render.py_literal(registry.settings(p.source.registries + p.sink.registries)),
@@ -133,6 +139,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
         "source": (source.tolerant_reader if lowered.dead_letters and source.tolerant_reader else source.reader)(p.source),
         "sink": sink.writer(p.sink, p.source),
+        "table": {"columns": render.py_literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
         "uses_window": per_key_state(p) or reads_lines(p),

@@ -117,6 +117,14 @@ class Sink:
     key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
     primary_key_loc: Location | None = None
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
+    # table sinks (delta, iceberg: compiler/connectors/tables.py)
+    table: str | None = None  # a catalog table name, where `path` is not given
+    apply: str = "append"  # append | upsert | history
+    sequence_by: str | None = None  # the value column ordering a key's changes (None: timestamp, partition, offset)
+    sequence_by_loc: Location | None = None
+    schema_evolution: str = "none"  # none | add-columns
+    table_properties: tuple[tuple[str, str], ...] = ()
+    catalog: tuple[tuple[str, Text], ...] = ()  # iceberg: name, type, warehouse, uri
 
     @property
     def real_time(self) -> bool:

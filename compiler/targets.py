@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from . import ir
 from .build import Compiled
+from .connectors import SINKS
+from .connectors.tables import line_problem
 from .diagnostics import Collector
 from .lower import Lowered, lower
 from .spark_versions import FEATURES_SINCE, SINCE, line_key, needed_line
@@ -60,6 +62,11 @@ def check_target(compiled: Compiled, diags: Collector) -> None:
                 block.loc or p.spark_version_loc,
                 f"raise spark.version to {need} (at {p.spark_version_loc}), or use a step PySpark {target} can run",
             )
+    if SINKS[p.sink.connector].writes_table:
+        problem = line_problem(p.sink, target)
+        if problem:
+            diags.error("E901", f"{problem}, but spark.version is {target}", p.sink.loc,
+                        f"set spark.version (at {p.spark_version_loc}) to a line with a {p.sink.connector} runtime")
     need = FEATURES_SINCE[REAL_TIME]
     if p.sink.real_time and line_key(target) < line_key(need):
         diags.error(

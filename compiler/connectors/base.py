@@ -135,11 +135,17 @@ class SinkConnector:
     writes_files: bool = False  # writes files into a folder (with Spark's _spark_metadata log when streaming)
     spark_sink: str = "file"  # the Spark sink its stream writes through (outside foreachBatch)
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
+    applies_changes: Callable[[Sink], bool] = lambda sink: False  # applies each key's changes per micro-batch (MERGE)
+    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: templates/tables/)
 
     @property
     def durable(self) -> bool:
         """Whether what it writes is kept (a console sink only shows it)."""
-        return self.writes_kafka or self.writes_files
+        return self.writes_kafka or self.writes_files or self.writes_table
+
+    def per_key(self, sink: Sink) -> bool:
+        """Whether it works on each key's changes of a micro-batch (the job runs foreachBatch)."""
+        return self.per_key_state or self.applies_changes(sink)
 
     def value_format(self, raw: dict) -> str | None:
         """The value format a sink block as written sets."""
