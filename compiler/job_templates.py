@@ -2,7 +2,7 @@
 `python -m compiler.template_code --write` (compiler/template_code.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "c9763b744cfad3b19455222b038eb636624afccc7e32feb7ee935292cb8de952"
+TEMPLATES_SHA256 = "22c7d07effc9e0f402a7c6eb18130816854dc04aefc6f4fba109f33beaaab4af"
 
 
 def _attribute(value, name):
@@ -1975,11 +1975,14 @@ def _tables_sink_py(context, out, finalize):
         "TABLE_COLUMNS = "
     )
     out.append(str(finalize(_attribute(context["table"], "columns"))))
-    out.append("\n" "\n" "\n" "def ")
-    out.append(str(finalize(context["sink_function"])))
-    out.append("(rows: DataFrame, args: argparse.Namespace):\n" '    """')
-    out.append(str(finalize(_attribute(context["sink"], "summary"))))
-    out.append('"""\n' "    table = Table(format=")
+    out.append(
+        "\n"
+        "\n"
+        "\n"
+        "def sink_table(args: argparse.Namespace) -> Table:\n"
+        '    """The sink\'s table, as the YAML (or --sink-path, --checkpoint) says."""\n'
+        "    return Table(format="
+    )
     out.append(str(finalize(_attribute(context["sink"], "format"))))
     out.append(", path=args.sink_path or ")
     out.append(str(finalize(_attribute(context["sink"], "path"))))
@@ -2003,7 +2006,11 @@ def _tables_sink_py(context, out, finalize):
     out.append(str(finalize(_attribute(context["sink"], "catalog"))))
     out.append(", columns=TABLE_COLUMNS, checkpoint=args.checkpoint or ")
     out.append(str(finalize(_attribute(context["sink"], "checkpoint"))))
-    out.append(")\n")
+    out.append(")\n" "\n" "\n" "def ")
+    out.append(str(finalize(context["sink_function"])))
+    out.append("(rows: DataFrame, args: argparse.Namespace):\n" '    """')
+    out.append(str(finalize(_attribute(context["sink"], "summary"))))
+    out.append('"""\n' "    table = sink_table(args)\n")
     if context["is_streaming"]:
         out.append(
             "    table.prepare(rows.sparkSession)  # create the table, or check its columns, before the query starts\n"

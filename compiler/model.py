@@ -162,6 +162,8 @@ class TestCase:
     expect: tuple[TestRecord, ...] | None
     expect_error: str | None = None
     dead_letters: tuple[TestRecord, ...] | None = None  # errors.tolerance: all: the records the DLQ must get
+    expect_table: tuple[TestRecord, ...] | None = None  # table sinks: the table's rows after the case
+    table_before: tuple[TestRecord, ...] = ()  # table sinks: the table's rows before it
 
 
 @record

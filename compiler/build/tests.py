@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..connectors import SOURCES
+from ..connectors import SINKS, SOURCES
 from ..model import ErrorPolicy, Source, TestCase, TestRecord
 from .part import Part
 
@@ -37,10 +37,27 @@ class TestsBuilder(Part):
                 self.diags.error("E603", f"test '{raw['name']}' expects dead letters, which pipec test matches to given records by "
                                  f"topic, partition and offset; a {source.connector} source's records have none",
                                  self.at(*path, "dead_letters"), "use expect_error for a record that must fail, and expect for the others")
+            tables = {k: tuple(self.record(r, path + (k, j)) for j, r in enumerate(raw[k])) if k in raw else None
+                      for k in ("expect_table", "table_before")}
+            self.check_table_case(raw, path)
             out.append(TestCase(
                 raw["name"], self.at(*path), given,
                 tuple(self.record(r, path + ("expect", j)) for j, r in enumerate(expect)) if expect is not None else None,
                 raw.get("expect_error"),
                 tuple(self.record(r, path + ("dead_letters", j)) for j, r in enumerate(dead)) if dead is not None else None,
+                tables["expect_table"],
+                tables["table_before"] or (),
             ))
         return tuple(out)
+
+    def check_table_case(self, raw: dict, path: tuple) -> None:
+        """expect_table and table_before belong to table sinks, whose record tests compare the table itself."""
+        sink = self.data.get("sink") or {}
+        table = SINKS.get(sink.get("connector")) is not None and SINKS[sink["connector"]].writes_table
+        for name in ("expect_table", "table_before"):
+            if name in raw and not table:
+                self.diags.error("E604", f"{name} applies to table sinks (delta, iceberg); this sink is {sink.get('connector')}",
+                                 self.key_at(*path, name), "use expect")
+        if table and "expect" in raw:
+            self.diags.error("E605", "a table sink's test compares the table: use expect_table (the rows after every given record)",
+                             self.key_at(*path, "expect"), "rename expect to expect_table and list the table's rows")

@@ -34,7 +34,8 @@ from .dead_letters import check_dead_letters, split_rows
 from .kafka_decode import float32s, kafka_sink_records
 from .frames import rows_frame
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from .session import local_session, stop_local_session
+from .session import local_session, stop_local_session, table_settings
+from .tables import run_table_case
 
 
 @record
@@ -204,6 +205,9 @@ RECORD_ERROR = "record error: "  # how a job's `failure` line starts when a reco
 def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outcome:
     for key, value in job.SESSION_CONF.items():
         spark.conf.set(key, value)
+    if SINKS[compiled.pipeline.sink.connector].writes_table:
+        with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
+            return run_table_case(spark, job, compiled, case, Path(tmp))
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
             run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_kafka
@@ -250,7 +254,9 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
 
         release = os.environ.get(PACKAGES_VERSION_ENV)
         packages = {p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p}
-        session = spark or local_session(packages=sorted(packages))
+        tables = any(hasattr(job, "sink_table") for job in jobs.values())
+        table_packages, conf = table_settings(pyspark.__version__) if tables else ([], {})
+        session = spark or local_session(packages=sorted(packages | set(table_packages)), conf=conf)
         try:
             for compiled, case in cases:
                 job = jobs[f"{compiled.pipeline.name}.py"]
