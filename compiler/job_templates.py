@@ -2,7 +2,7 @@
 `python -m compiler.template_code --write` (compiler/template_code.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "22c7d07effc9e0f402a7c6eb18130816854dc04aefc6f4fba109f33beaaab4af"
+TEMPLATES_SHA256 = "c104b62aa1affd32bc9a22d16902ec9789984f327300eaa53eb92a22b066f629"
 
 
 def _attribute(value, name):
@@ -1807,9 +1807,12 @@ def _tables_runtime_py(context, out, finalize):
         "        )\n"
         '        changes = changes.withColumn("__fate", fate).persist()\n'
         "        try:\n"
-        "            fates = {\n"
-        '                row["__fate"]: row["count"] for row in changes.groupBy("__fate").count().collect()\n'
-        "            }\n"
+        "            fates: dict[str, int] = {}\n"
+        '            remember = F.col("__delete") | F.coalesce(gone, F.lit(False))  # a tombstone to write or drop\n'
+        '            for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():\n'
+        '                fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]\n'
+        '                if row["__remember"] and row["__fate"] in ("inserted", "deleted"):\n'
+        '                    fates["remembered"] = fates.get("remembered", 0) + row["count"]\n'
         '            written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))\n'
         '            if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):\n'
         '                stored = [*self.values, "__SEQUENCE"]\n'
@@ -1825,10 +1828,10 @@ def _tables_runtime_py(context, out, finalize):
         '                        "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),\n'
         "                    ],\n"
         "                )\n"
-        '                remembered = written.where(F.col("__delete") | F.coalesce(gone, F.lit(False)))\n'
+        '            if fates.get("remembered", 0):\n'
         "                self.merge(\n"
         "                    spark,\n"
-        "                    remembered,\n"
+        "                    written.where(remember),\n"
         "                    self.tombstones,\n"
         "                    self.on_key(),\n"
         "                    [\n"
