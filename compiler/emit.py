@@ -92,7 +92,7 @@ def _spark_context(lowered: Lowered, real_time: bool, table: str | None) -> dict
     and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
-    runtimes = spark_versions.TABLE_FORMATS[table] if table else {}
+    runtimes = tables.runtimes(table) if table else {}
     if runtimes.get(line):
         shown.append(runtimes[line])
     needed, names = job_needs(lowered, real_time)
@@ -142,7 +142,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "table": {"columns": render.py_literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
-        "uses_window": per_key_state(p) or reads_lines(p),
+        "uses_window": per_key_state(p) or reads_lines(p) or sink.writes_table,
         "dead_letters": lowered.dead_letters,
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": _lines(lowered.decode),

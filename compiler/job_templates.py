@@ -2,7 +2,7 @@
 `python -m compiler.template_code --write` (compiler/template_code.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "c104b62aa1affd32bc9a22d16902ec9789984f327300eaa53eb92a22b066f629"
+TEMPLATES_SHA256 = "90aa7d85c85967ea094c7f3672f5f9a1429b0c3dc348628f39e236cd16d4541e"
 
 
 def _attribute(value, name):
@@ -449,7 +449,15 @@ def _job_py(context, out, finalize):
     )
     out.append("  # errors.log.include.messages: with its key and value\n" "SPARK_CONNECTORS = ")
     out.append(str(finalize(context["connectors_literal"])))
-    out.append("  # spark_packages() picks their Scala suffix and release\n" "SPARK_NEEDED = ")
+    out.append(
+        "  # spark_packages() picks their Scala suffix and release\n"
+        "# a table sink: its format's Spark runtime per Spark line (None: the format publishes none), and its session settings\n"
+        "TABLE_RUNTIMES = "
+    )
+    out.append(str(finalize(context["table_runtimes"])))
+    out.append("\n" "TABLE_SESSION = ")
+    out.append(str(finalize(context["table_session"])))
+    out.append("\n" "SPARK_NEEDED = ")
     out.append(str(finalize(context["spark_needed"])))
     out.append("  # the oldest Spark line with every function the job calls")
     out.append(str(finalize(context["spark_needed_by"])))
@@ -634,6 +642,9 @@ def _runtime_py(context, out, finalize):
     out.append(
         "  # for a JVM the job starts itself: compile Spark's large generated methods too\n"
         "\n"
+        "# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)\n"
+        "SINK_COUNTS: dict[str, dict[str, int]] = {}\n"
+        "\n"
         '_ENV_REF = re.compile(r"\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\\}")\n'
         "\n"
         "\n"
@@ -705,25 +716,15 @@ def _runtime_py(context, out, finalize):
         '        superseded = metrics.get("fates", {}).get("superseded", 0)\n'
         '        sink_filtered = metrics.get("fates", {}).get("filtered", 0)\n'
         "        written = out - dead - superseded - sink_filtered\n"
-    )
-    if context["table"]:
-        out.append(
-            "        # a table: the rows written, as the table took them (an append inserts every row)\n"
-            '        table = metrics.get("table", {"inserted": written, "updated": 0, "deleted": 0})\n'
-            "        return (\n"
-            '            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "\n'
-            "            f\"superseded={superseded} dead_lettered={dead} inserted={table['inserted']} \"\n"
-            "            f\"updated={table['updated']} deleted={table['deleted']}\"\n"
-            "        )\n"
-        )
-    else:
-        out.append(
-            "        return (\n"
-            '            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "\n'
-            '            f"superseded={superseded} dead_lettered={dead}"\n'
-            "        )\n"
-        )
-    out.append(
+        "        line = (\n"
+        '            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "\n'
+        '            f"superseded={superseded} dead_lettered={dead}"\n'
+        "        )\n"
+        "        # a table sink: the rows written, as the table took them (an append inserts them)\n"
+        '        if "table" in metrics:\n'
+        '            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}\n'
+        "            line += f\" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}\"\n"
+        "        return line\n"
         "\n"
         "    @staticmethod\n"
         "    def by_name(metric) -> dict:\n"
@@ -738,10 +739,8 @@ def _runtime_py(context, out, finalize):
         '        """[(the counts line, True)] and log.enable\'s dead letter (False), or [(why there are no counts, False)]."""\n'
         "        try:\n"
         "            metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}\n"
-    )
-    if context["table"]:
-        out.append("            metrics.update(table_counts())  # the table write's fates (upsert, history)\n")
-    out.append(
+        "            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any\n"
+        "            SINK_COUNTS.clear()\n"
         "            return [(self.line(label, metrics), True), *self.dead_letter_lines(metrics)]\n"
         "        except Exception as exc:\n"
         "            return [(unavailable(label, exc), False)]\n"
@@ -933,11 +932,13 @@ def _runtime_py(context, out, finalize):
         "def spark_packages(spark_version: str, release: str | None = None) -> list[str]:\n"
         '    """The connectors\' Maven coordinates for a Spark version: its line\'s Scala suffix and connector release\n'
         '    (SPARK_LINES; a line newer than the table: the Spark\'s own version), or `release` when given."""\n'
-        '    scala, known = SPARK_LINES.get(".".join(spark_version.split(".")[:2]), ("2.13", None))\n'
+        '    line = ".".join(spark_version.split(".")[:2])\n'
+        '    scala, known = SPARK_LINES.get(line, ("2.13", None))\n'
+        "    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []  # the table format's runtime\n"
         "    return [\n"
         '        f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"\n'
         "        for artifact in SPARK_CONNECTORS\n"
-        "    ]\n"
+        "    ] + table\n"
         "\n"
         "\n"
         "def check_spark(spark: SparkSession) -> None:\n"
@@ -948,6 +949,11 @@ def _runtime_py(context, out, finalize):
         '    if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):\n'
         "        raise SystemExit(\n"
         '            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {version}"\n'
+        "        )\n"
+        "    if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):\n"
+        '        lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)\n'
+        "        raise SystemExit(\n"
+        '            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"\n'
         "        )\n"
         "    wanted = spark_packages(version)\n"
         '    for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):\n'
@@ -1034,16 +1040,10 @@ def _runtime_py(context, out, finalize):
         '            "spark.ui.showConsoleProgress", "false"\n'
         "        )\n"
         "        packages = spark_packages(pyspark.__version__, args.spark_packages_version)\n"
-    )
-    if context["table"]:
-        out.append(
-            "        packages += table_packages(pyspark.__version__)\n"
-            "        for key, value in TABLE_SESSION.items():  # the table format's extensions and catalog\n"
-            "            builder = builder.config(key, value)\n"
-        )
-    out.append(
         "        if packages:\n"
         '            builder = builder.config("spark.jars.packages", ",".join(packages))\n'
+        "        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog\n"
+        "            builder = builder.config(key, value)\n"
         '        options = "spark.driver.extraJavaOptions"\n'
         '        extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))\n'
         "    elif args.master:\n"
@@ -1057,10 +1057,6 @@ def _runtime_py(context, out, finalize):
         "    for key, value in SESSION_CONF.items():\n"
         "        spark.conf.set(key, value)\n"
         "    check_spark(spark)\n"
-    )
-    if context["table"]:
-        out.append("    check_table_runtime(spark)\n")
-    out.append(
         "    return spark\n"
         "\n"
         "\n"
@@ -1266,10 +1262,11 @@ def _runtime_py(context, out, finalize):
         '        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)\n'
         "        return 1\n"
         "    return 0\n"
+        "\n"
+        "\n"
+        'if __name__ == "__main__":\n'
+        "    sys.exit(main())\n"
     )
-    if context["table"]:
-        _include("tables/runtime.py.j2", context, out, finalize)
-    out.append("\n" "\n" 'if __name__ == "__main__":\n' "    sys.exit(main())\n")
 
 
 def _sinks_console_py(context, out, finalize):
@@ -1520,46 +1517,13 @@ def _tables_runtime_py(context, out, finalize):
     out.append("\n" "\n" "# pipec table runtime ")
     out.append(str(finalize(context["version"])))
     out.append(
-        ": the Delta Lake or Iceberg table this job writes (pipec's docs/tables.md).\n"
+        ": the same in every job with a table sink (pipec's docs/tables.md).\n"
         "# Driver-side orchestration only: every row is read, compared and written by native DataFrame and SQL operations.\n"
         "# Bookkeeping columns: `__SEQUENCE` (the sequence of the change a row or version holds: the sequence-by column,\n"
         "# or the record's timestamp, partition and offset), history's `__START_AT`/`__END_AT`; the table's companion\n"
         "# `<table>__tombstones` remembers deleted keys with their delete's sequence, so an older change never revives one.\n"
         "\n"
-        "# Spark line -> the table format's Spark runtime on Maven Central (None: the format publishes none for the line)\n"
-        "TABLE_RUNTIMES = "
-    )
-    out.append(str(finalize(context["table_runtimes"])))
-    out.append("\n" "# the format's SQL extensions and catalog, set on a session the job starts\n" "TABLE_SESSION = ")
-    out.append(str(finalize(context["table_session"])))
-    out.append(
-        "\n"
-        "# the last write's fates and table changes, for the counts line\n"
-        "TABLE_COUNTS: dict[str, dict[str, int]] = {}\n"
         "_PREPARED: set[str] = set()  # tables created or checked by this process\n"
-        "\n"
-        "\n"
-        "def table_packages(spark_version: str) -> list[str]:\n"
-        '    """The table format\'s runtime for a Spark version, if its line has one."""\n'
-        '    coordinate = TABLE_RUNTIMES.get(".".join(spark_version.split(".")[:2]))\n'
-        "    return [coordinate] if coordinate else []\n"
-        "\n"
-        "\n"
-        "def check_table_runtime(spark: SparkSession) -> None:\n"
-        '    """Fail in one line on a Spark line the table format publishes no runtime for."""\n'
-        '    line = ".".join(spark.version.split(".")[:2])\n'
-        "    if not TABLE_RUNTIMES.get(line):\n"
-        '        lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)\n'
-        "        raise SystemExit(\n"
-        '            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {line}; Spark lines with one: {lines}"\n'
-        "        )\n"
-        "\n"
-        "\n"
-        "def table_counts() -> dict[str, dict[str, int]]:\n"
-        '    """The counts of the write just done (MERGE fates), once."""\n'
-        "    counts = dict(TABLE_COUNTS)\n"
-        "    TABLE_COUNTS.clear()\n"
-        "    return counts\n"
         "\n"
         "\n"
         "def quoted(name: str) -> str:\n"
@@ -1700,8 +1664,9 @@ def _tables_runtime_py(context, out, finalize):
         "        self.prepare(spark)\n"
         '        if self.apply == "append":\n'
         "            self.append(rows, batch_id)\n"
+        '            SINK_COUNTS["table"] = {}  # every row inserted\n'
         "        else:\n"
-        '            TABLE_COUNTS.update((self.upsert if self.apply == "upsert" else self.history)(rows))\n'
+        '            SINK_COUNTS.update((self.upsert if self.apply == "upsert" else self.history)(rows))\n'
         "        return None\n"
         "\n"
         "    def commit_id(self) -> str:\n"
@@ -1808,7 +1773,8 @@ def _tables_runtime_py(context, out, finalize):
         '        changes = changes.withColumn("__fate", fate).persist()\n'
         "        try:\n"
         "            fates: dict[str, int] = {}\n"
-        '            remember = F.col("__delete") | F.coalesce(gone, F.lit(False))  # a tombstone to write or drop\n'
+        "            # a tombstone to write (a delete) or drop (a key revived)\n"
+        '            remember = F.col("__delete") | F.coalesce(gone, F.lit(False))\n'
         '            for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():\n'
         '                fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]\n'
         '                if row["__remember"] and row["__fate"] in ("inserted", "deleted"):\n'
@@ -2016,7 +1982,8 @@ def _tables_sink_py(context, out, finalize):
     out.append('"""\n' "    table = sink_table(args)\n")
     if context["is_streaming"]:
         out.append(
-            "    table.prepare(rows.sparkSession)  # create the table, or check its columns, before the query starts\n"
+            "    # create the table, or check its columns, before the query starts\n"
+            "    table.prepare(rows.sparkSession)\n"
             "    writer = rows.writeStream.format("
         )
         out.append(str(finalize(_attribute(context["sink"], "format"))))
@@ -2027,6 +1994,7 @@ def _tables_sink_py(context, out, finalize):
         )
     else:
         out.append('    return table.write(rows, getattr(args, "batch_id", None))\n')
+    _include("tables/runtime.py.j2", context, out, finalize)
 
 
 TEMPLATES = {

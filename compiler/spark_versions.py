@@ -30,47 +30,25 @@ class Line:
     connectors: str | None
     pyspark: str
     note: str = ""
+    # the table formats' Spark runtimes (SPEC 7.1) on Maven Central, or None where the format publishes none
+    delta: str | None = None
+    iceberg: str | None = None
 
 
+# Table runtimes tried from Maven Central on this project's machines: Delta 4.4.0 for Spark 4.2 runs the default suite;
+# the others resolve (pom and jar served) and scripts/compat runs them. Iceberg publishes no runtime for Spark 4.2 or
+# 4.3 yet, and 1.12.0 none for 4.0 (1.11.0 does); Delta Lake has none for Spark 4.3.
 LINES: dict[str, Line] = {
-    "3.5": Line("2.12", "3.5.7", "3.5.9", "3.5.8 and 3.5.9 Kafka connectors are not on Maven Central here"),
-    "4.0": Line("2.13", "4.0.0", "4.0.5", "the token provider has no 4.0.1-4.0.5 here"),
-    "4.1": Line("2.13", "4.1.1", "4.1.4", "no 4.1.0 spark-avro; no 4.1.2-4.1.4 token provider or spark-avro here"),
-    "4.2": Line("2.13", "4.2.0", "4.2.1", "no 4.2.1 Kafka connector, token provider or spark-avro here"),
+    "3.5": Line("2.12", "3.5.7", "3.5.9", "3.5.8 and 3.5.9 Kafka connectors are not on Maven Central here",
+                delta="io.delta:delta-spark_2.12:3.3.2", iceberg="org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.12.0"),
+    "4.0": Line("2.13", "4.0.0", "4.0.5", "the token provider has no 4.0.1-4.0.5 here",
+                delta="io.delta:delta-spark_4.0_2.13:4.4.0", iceberg="org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0"),
+    "4.1": Line("2.13", "4.1.1", "4.1.4", "no 4.1.0 spark-avro; no 4.1.2-4.1.4 token provider or spark-avro here",
+                delta="io.delta:delta-spark_4.1_2.13:4.4.0", iceberg="org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0"),
+    "4.2": Line("2.13", "4.2.0", "4.2.1", "no 4.2.1 Kafka connector, token provider or spark-avro here",
+                delta="io.delta:delta-spark_4.2_2.13:4.4.0"),
     "4.3": Line("2.13", None, "4.3.0", "no 4.3 connector release resolves from Maven Central here (4.3.0: 404)"),
 }
-# Table formats (SPEC 7.1): per Spark line, the Maven coordinates of the format's Spark runtime, or None where the
-# line has no release. Tried from Maven Central on this project's machines: Delta 4.4.0 for Spark 4.2 runs the default
-# suite; the other coordinates resolve (their pom and jar are served) and scripts/compat runs them. Iceberg publishes no
-# runtime for Spark 4.2 or 4.3 yet; 1.12.0 has none for 4.0 (1.11.0 does). Delta Lake 4.x has none for Spark 4.3.
-TABLE_FORMATS: dict[str, dict[str, str | None]] = {
-    "delta": {
-        "3.5": "io.delta:delta-spark_2.12:3.3.2",
-        "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
-        "4.1": "io.delta:delta-spark_4.1_2.13:4.4.0",
-        "4.2": "io.delta:delta-spark_4.2_2.13:4.4.0",
-        "4.3": None,
-    },
-    "iceberg": {
-        "3.5": "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.12.0",
-        "4.0": "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0",
-        "4.1": "org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0",
-        "4.2": None,
-        "4.3": None,
-    },
-}
-
-
-def table_lines(fmt: str) -> list[str]:
-    """The Spark lines that have a runtime of table format `fmt`."""
-    return [line for line, coordinate in TABLE_FORMATS[fmt].items() if coordinate]
-
-
-def table_coordinate(fmt: str, line: str) -> str | None:
-    """The Maven coordinates of table format `fmt` for a Spark line, or None where it has no release."""
-    return TABLE_FORMATS[fmt].get(line)
-
-
 DEFAULT_LINE = "4.2"  # pyproject.toml's pyspark: the newest line whose connectors resolve here
 OLDEST_LINE = "3.5"
 UNKNOWN_LINE_SCALA = "2.13"  # a line newer than this table: Spark 4's Scala

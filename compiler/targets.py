@@ -66,7 +66,7 @@ def check_target(compiled: Compiled, diags: Collector) -> None:
         problem = line_problem(p.sink, target)
         if problem:
             diags.error("E901", f"{problem}, but spark.version is {target}", p.sink.loc,
-                        f"set spark.version (at {p.spark_version_loc}) to a line with a {p.sink.connector} runtime")
+                        f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {p.sink.connector}")
     need = FEATURES_SINCE[REAL_TIME]
     if p.sink.real_time and line_key(target) < line_key(need):
         diags.error(

@@ -33,6 +33,18 @@ DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter
 LOG_DEAD_LETTERS = False  # errors.log.enable: each batch's first dead letter and how many more
 LOG_RECORDS = False  # errors.log.include.messages: with its key and value
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
+# a table sink: its format's Spark runtime per Spark line (None: the format publishes none), and its session settings
+TABLE_RUNTIMES = {
+    "3.5": "io.delta:delta-spark_2.12:3.3.2",
+    "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
+    "4.1": "io.delta:delta-spark_4.1_2.13:4.4.0",
+    "4.2": "io.delta:delta-spark_4.2_2.13:4.4.0",
+    "4.3": None,
+}
+TABLE_SESSION = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+}
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
@@ -382,6 +394,426 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
     return table.write(rows, getattr(args, "batch_id", None))
 
 
+# pipec table runtime 0.1.0: the same in every job with a table sink (pipec's docs/tables.md).
+# Driver-side orchestration only: every row is read, compared and written by native DataFrame and SQL operations.
+# Bookkeeping columns: `__SEQUENCE` (the sequence of the change a row or version holds: the sequence-by column,
+# or the record's timestamp, partition and offset), history's `__START_AT`/`__END_AT`; the table's companion
+# `<table>__tombstones` remembers deleted keys with their delete's sequence, so an older change never revives one.
+
+_PREPARED: set[str] = set()  # tables created or checked by this process
+
+
+def quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def sql_text(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def same_type(left: str, right: str, fmt: str) -> bool:
+    """Whether two Spark types (DDL or simpleString) are the same, as the format stores them."""
+
+    def norm(text: str) -> str:
+        text = re.sub(r"[\s`]", "", text.lower())
+        return re.sub(r"\b(tinyint|smallint)\b", "int", text) if fmt == "iceberg" else text
+
+    return norm(left) == norm(right)
+
+
+class Table:
+    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
+    type, pipec's `__` bookkeeping columns last)."""
+
+    def __init__(
+        self,
+        format,
+        path,
+        name,
+        apply,
+        key,
+        sequence_by,
+        partition_by,
+        properties,
+        evolution,
+        options,
+        catalog,
+        columns,
+        checkpoint,
+    ):
+        self.format, self.path, self.name, self.apply = format, path, name, apply
+        self.key, self.sequence_by, self.partition_by = key, sequence_by, partition_by
+        self.properties, self.evolution, self.options = properties, evolution, options
+        self.catalog, self.columns, self.checkpoint = catalog, columns, checkpoint
+        self.ref = name or f"{format}.{quoted(path)}"
+        self.tombstones = (
+            (name + "__tombstones")
+            if name
+            else f"{format}.{quoted(path.rstrip('/') + '__tombstones')}"
+        )
+        self.values = [c for c in columns if not c.startswith("__")]
+
+    # ------------------------------------------------------------ creating and checking
+
+    def exists(self, spark: SparkSession, ref: str) -> bool:
+        from pyspark.errors import AnalysisException
+
+        try:
+            spark.read.table(ref).schema
+            return True
+        except AnalysisException:
+            return False
+
+    def create(
+        self,
+        spark: SparkSession,
+        ref: str,
+        columns: dict[str, str],
+        partition_by: list[str],
+        properties: dict[str, str],
+    ) -> None:
+        ddl = ", ".join(f"{quoted(name)} {kind}" for name, kind in columns.items())
+        text = f"CREATE TABLE IF NOT EXISTS {ref} ({ddl}) USING {self.format}"
+        if partition_by:
+            text += f" PARTITIONED BY ({', '.join(quoted(c) for c in partition_by)})"
+        if properties:
+            text += f" TBLPROPERTIES ({', '.join(f'{sql_text(k)} = {sql_text(v)}' for k, v in properties.items())})"
+        spark.sql(text)
+
+    def prepare(self, spark: SparkSession) -> None:
+        """Create the table (and its tombstones) when missing; check an existing one's columns: a difference fails
+        the job, naming the columns, unless schema-evolution: add-columns lets it add the new ones.
+        """
+        for key, value in self.catalog.items():
+            spark.conf.set(key, value)
+        if self.ref in _PREPARED:
+            return
+        if not self.exists(spark, self.ref):
+            self.create(spark, self.ref, self.columns, self.partition_by, self.properties)
+        else:
+            self.check(spark)
+        if self.apply != "append" and not self.exists(spark, self.tombstones):
+            kept = {c: self.columns[c] for c in [*self.key, "__SEQUENCE"]}
+            self.create(spark, self.tombstones, kept, [], {})
+        _PREPARED.add(self.ref)
+
+    def check(self, spark: SparkSession) -> None:
+        have = {f.name: f.dataType.simpleString() for f in spark.read.table(self.ref).schema.fields}
+        new = [c for c in self.columns if c not in have]
+        gone = [c for c in have if c not in self.columns]
+        retyped = [
+            c
+            for c in self.columns
+            if c in have and not same_type(have[c], self.columns[c], self.format)
+        ]
+        if gone or retyped or new and self.evolution != "add-columns":
+            problems = []
+            if new:
+                problems.append(f"columns not in the table: {', '.join(new)}")
+            if gone:
+                problems.append(f"table columns the pipeline does not write: {', '.join(gone)}")
+            if retyped:
+                problems.append(
+                    "columns of another type: "
+                    + ", ".join(
+                        f"{c} (table {have[c]}, pipeline {self.columns[c].lower()})"
+                        for c in retyped
+                    )
+                )
+            hint = (
+                "schema-evolution: add-columns adds new columns; "
+                if new and not gone and not retyped
+                else ""
+            )
+            raise SystemExit(
+                f"{PIPELINE}: table {self.name or self.path} differs from the sink's columns: {'; '.join(problems)} "
+                f"({hint}a dropped or retyped column needs a new table)"
+            )
+        if new:
+            added = ", ".join(f"{quoted(c)} {self.columns[c]}" for c in new)
+            spark.sql(f"ALTER TABLE {self.ref} ADD COLUMNS ({added})")
+
+    # ------------------------------------------------------------ writing
+
+    def write(self, rows: DataFrame, batch_id: int | None):
+        """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
+        spark = rows.sparkSession
+        self.prepare(spark)
+        if self.apply == "append":
+            self.append(rows, batch_id)
+            SINK_COUNTS["table"] = {}  # every row inserted
+        else:
+            SINK_COUNTS.update((self.upsert if self.apply == "upsert" else self.history)(rows))
+        return None
+
+    def commit_id(self) -> str:
+        """The query's id across restarts, for idempotent writes: taken from its checkpoint folder."""
+        import hashlib
+
+        return "pipec-" + hashlib.sha1((self.checkpoint or "").encode()).hexdigest()[:16]
+
+    def append(self, rows: DataFrame, batch_id: int | None) -> None:
+        """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
+        txnVersion; Iceberg: the snapshot that carries the batch's id is found)."""
+        writer = rows.write.format(self.format).mode("append").options(**self.options)
+        if batch_id is not None:
+            app = self.commit_id()
+            if self.format == "delta":
+                writer = writer.option("txnAppId", app).option("txnVersion", batch_id)
+            else:
+                spark = rows.sparkSession
+                marker = f"{app}:{batch_id}"
+                snapshots = spark.read.table(f"{self.ref}.snapshots")
+                if (
+                    snapshots.where(F.col("summary").getItem("pipec.batch") == F.lit(marker))
+                    .limit(1)
+                    .count()
+                ):
+                    return
+                writer = writer.option("snapshot-property.pipec.batch", marker)
+        if self.name:
+            writer.saveAsTable(self.name)
+        else:
+            writer.save(self.path)
+
+    def merge(
+        self,
+        spark: SparkSession,
+        source: DataFrame,
+        target: str,
+        condition: str,
+        clauses: list[str],
+    ) -> None:
+        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order."""
+        view = f"pipec_changes_{os.urandom(6).hex()}"
+        source.createOrReplaceTempView(view)
+        try:
+            spark.sql(
+                f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
+            )
+        finally:
+            spark.catalog.dropTempView(view)
+
+    def on_key(self, *also: str) -> str:
+        return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])
+
+    def assignments(self, columns: list[str]) -> str:
+        return ", ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in columns)
+
+    def insert(self, columns: list[str]) -> str:
+        names = ", ".join(quoted(c) for c in columns)
+        return f"INSERT ({names}) VALUES ({', '.join('s.' + quoted(c) for c in columns)})"
+
+    def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:
+        """Each given key's state: the sequence of its row (`__GONE` false) or of its tombstone (true), the newer
+        of the two, a tombstone at a tie."""
+        rows = spark.read.table(self.ref).select(
+            *self.key, "__SEQUENCE", F.lit(False).alias("__GONE")
+        )
+        gone = spark.read.table(self.tombstones).select(
+            *self.key, "__SEQUENCE", F.lit(True).alias("__GONE")
+        )
+        both = rows.unionByName(gone).join(F.broadcast(keys), self.key, "left_semi")
+        newest = Window.partitionBy(*self.key).orderBy(
+            F.col("__SEQUENCE").desc(), F.col("__GONE").desc()
+        )
+        both = both.withColumn("__n", F.row_number().over(newest)).where(F.col("__n") == 1)
+        return both.select(*self.key, F.col("__SEQUENCE").alias("__STATE"), "__GONE")
+
+    def upsert(self, rows: DataFrame) -> dict:
+        """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
+        (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes
+        nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones.
+        """
+        spark = rows.sparkSession
+        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
+        newest = Window.partitionBy(*self.key, before).orderBy(
+            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
+        )
+        changes = rows.withColumn("__delete", delete).withColumn(
+            "__rank", F.row_number().over(newest)
+        )
+        keys = changes.where(~before).select(*self.key).distinct()
+        changes = changes.join(self.current(spark, keys), self.key, "left")
+        seq, state, gone = F.col("__SEQUENCE"), F.col("__STATE"), F.col("__GONE")
+        applied = F.when(gone, seq > state).otherwise(
+            seq >= state
+        )  # a delete over the key's row or tombstone
+        fate = (
+            F.when(before, F.lit("filtered"))
+            .when(F.col("__rank") > 1, F.lit("superseded"))
+            .when(state.isNull(), F.when(delete, F.lit("deleted")).otherwise(F.lit("inserted")))
+            .when(delete, F.when(applied, F.lit("deleted")).otherwise(F.lit("superseded")))
+            .when(seq > state, F.when(gone, F.lit("inserted")).otherwise(F.lit("updated")))
+            .otherwise(F.lit("superseded"))
+        )
+        changes = changes.withColumn("__fate", fate).persist()
+        try:
+            fates: dict[str, int] = {}
+            # a tombstone to write (a delete) or drop (a key revived)
+            remember = F.col("__delete") | F.coalesce(gone, F.lit(False))
+            for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():
+                fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]
+                if row["__remember"] and row["__fate"] in ("inserted", "deleted"):
+                    fates["remembered"] = fates.get("remembered", 0) + row["count"]
+            written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))
+            if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):
+                stored = [*self.values, "__SEQUENCE"]
+                self.merge(
+                    spark,
+                    written,
+                    self.ref,
+                    self.on_key(),
+                    [
+                        "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",
+                        "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
+                        + self.assignments(stored),
+                        "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),
+                    ],
+                )
+            if fates.get("remembered", 0):
+                self.merge(
+                    spark,
+                    written.where(remember),
+                    self.tombstones,
+                    self.on_key(),
+                    [
+                        "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
+                        "WHEN MATCHED THEN DELETE",
+                        "WHEN NOT MATCHED AND s.__delete THEN "
+                        + self.insert([*self.key, "__SEQUENCE"]),
+                    ],
+                )
+        finally:
+            changes.unpersist()
+        return self.fate_counts(fates)
+
+    @staticmethod
+    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:
+        return {
+            "fates": {
+                "superseded": fates.get("superseded", 0),
+                "filtered": fates.get("filtered", 0),
+            },
+            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},
+        }
+
+    def history(self, rows: DataFrame) -> dict:
+        """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
+        they arrive in: the batch's changes and deletes join the key's versions and remembered deletes, a change
+        identical to the one before it adds no version, each version ends where the next change or a delete
+        begins. The recomputed versions are MERGEd into the table (only differences: a replay changes nothing).
+        """
+        spark = rows.sparkSession
+        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
+        first = self.sequence_by or "timestamp"
+        image = [c for c in self.values if c not in self.key and c != self.sequence_by]
+        filtered = rows.where(before).count()
+        changes = rows.where(~before).select(
+            *self.values, "__SEQUENCE", delete.alias("__delete"), F.lit(1).alias("__new"), "__ORDER"
+        )
+        keys = changes.select(*self.key).distinct()
+        old = spark.read.table(self.ref).join(F.broadcast(keys), self.key, "left_semi")
+        deletes = spark.read.table(self.tombstones).join(F.broadcast(keys), self.key, "left_semi")
+        events = changes.unionByName(
+            old.select(
+                *self.values, "__SEQUENCE", F.lit(False).alias("__delete"), F.lit(0).alias("__new")
+            ),
+            allowMissingColumns=True,
+        ).unionByName(
+            deletes.select(
+                *self.key, "__SEQUENCE", F.lit(True).alias("__delete"), F.lit(0).alias("__new")
+            ),
+            allowMissingColumns=True,
+        )
+        # one event per key and sequence: a delete, else the one already applied, else the first to arrive
+        same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(
+            F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")
+        )
+        events = events.withColumn("__dup", F.row_number().over(same) > 1).persist()
+        in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")
+        kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))
+        previous = F.lag(F.struct("__delete", "__image")).over(in_order)
+        kept = kept.withColumn("__previous", previous)
+        identical = (
+            ~F.col("__delete")
+            & F.col("__previous").isNotNull()
+            & ~F.col("__previous.__delete")
+            & F.col("__previous.__image").eqNullSafe(F.col("__image"))
+        )
+        kept = kept.withColumn("__identical", identical)
+        versions = (
+            kept.where(~F.col("__identical"))
+            .withColumn("__NEXT", F.lead("__SEQUENCE").over(in_order))
+            .where(~F.col("__delete"))
+        )
+        versions = versions.select(
+            *self.values,
+            F.col("__SEQUENCE").getField(first).alias("__START_AT"),
+            F.col("__NEXT").getField(first).alias("__END_AT"),
+            "__SEQUENCE",
+        )
+        fate = (
+            F.when(
+                F.col("__dup") | F.coalesce(F.col("__identical"), F.lit(False)), F.lit("superseded")
+            )
+            .when(F.col("__delete"), F.lit("deleted"))
+            .when(F.col("__previous").isNull() | F.col("__previous.__delete"), F.lit("inserted"))
+            .otherwise(F.lit("updated"))
+        )
+        fates_of = events.join(
+            kept.select(*self.key, "__SEQUENCE", "__previous", "__identical"),
+            [*self.key, "__SEQUENCE"],
+            "left",
+        ).where(F.col("__new") == 1)
+        stored = [*self.values, "__START_AT", "__END_AT", "__SEQUENCE"]
+        was = old.select(
+            *self.key,
+            "__SEQUENCE",
+            F.col("__END_AT").alias("__WAS_END"),
+            F.lit(True).alias("__WAS"),
+        )
+        diff = versions.withColumn("__IS", F.lit(True)).join(
+            was, [*self.key, "__SEQUENCE"], "full_outer"
+        )
+        action = (
+            F.when(F.col("__WAS").isNull(), F.lit("insert"))
+            .when(F.col("__IS").isNull(), F.lit("delete"))
+            .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))
+        )
+        diff = diff.withColumn("__action", action).where(F.col("__action").isNotNull()).persist()
+        new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))
+        try:
+            fates = {
+                r["__fate"]: r["count"]
+                for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
+            }
+            fates["filtered"] = filtered
+            if diff.limit(1).count():
+                self.merge(
+                    spark,
+                    diff,
+                    self.ref,
+                    self.on_key("__SEQUENCE"),
+                    [
+                        "WHEN MATCHED AND s.__action = 'delete' THEN DELETE",
+                        "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
+                        "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
+                    ],
+                )
+            self.merge(
+                spark,
+                new_deletes.select(*self.key, "__SEQUENCE"),
+                self.tombstones,
+                self.on_key("__SEQUENCE"),
+                ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
+            )
+        finally:
+            diff.unpersist()
+            events.unpersist()
+        return self.fate_counts(fates)
+
+
 def micro_batch(
     raw: DataFrame, batch_id: int, checkpoint: str, counts: Counts | None = None
 ) -> DataFrame:
@@ -422,6 +854,9 @@ SPARK_LINES = {
     "4.3": ["2.13", None],
 }
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"  # for a JVM the job starts itself: compile Spark's large generated methods too
+
+# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
+SINK_COUNTS: dict[str, dict[str, int]] = {}
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -494,13 +929,15 @@ class Counts:
         superseded = metrics.get("fates", {}).get("superseded", 0)
         sink_filtered = metrics.get("fates", {}).get("filtered", 0)
         written = out - dead - superseded - sink_filtered
-        # a table: the rows written, as the table took them (an append inserts every row)
-        table = metrics.get("table", {"inserted": written, "updated": 0, "deleted": 0})
-        return (
+        line = (
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "
-            f"superseded={superseded} dead_lettered={dead} inserted={table['inserted']} "
-            f"updated={table['updated']} deleted={table['deleted']}"
+            f"superseded={superseded} dead_lettered={dead}"
         )
+        # a table sink: the rows written, as the table took them (an append inserts them)
+        if "table" in metrics:
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
+            line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
+        return line
 
     @staticmethod
     def by_name(metric) -> dict:
@@ -515,7 +952,8 @@ class Counts:
         """[(the counts line, True)] and log.enable's dead letter (False), or [(why there are no counts, False)]."""
         try:
             metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}
-            metrics.update(table_counts())  # the table write's fates (upsert, history)
+            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
+            SINK_COUNTS.clear()
             return [(self.line(label, metrics), True), *self.dead_letter_lines(metrics)]
         except Exception as exc:
             return [(unavailable(label, exc), False)]
@@ -707,11 +1145,13 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
 def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     """The connectors' Maven coordinates for a Spark version: its line's Scala suffix and connector release
     (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given."""
-    scala, known = SPARK_LINES.get(".".join(spark_version.split(".")[:2]), ("2.13", None))
+    line = ".".join(spark_version.split(".")[:2])
+    scala, known = SPARK_LINES.get(line, ("2.13", None))
+    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []  # the table format's runtime
     return [
         f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"
         for artifact in SPARK_CONNECTORS
-    ]
+    ] + table
 
 
 def check_spark(spark: SparkSession) -> None:
@@ -722,6 +1162,11 @@ def check_spark(spark: SparkSession) -> None:
     if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
             f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {version}"
+        )
+    if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
+        lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
+        raise SystemExit(
+            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"
         )
     wanted = spark_packages(version)
     for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):
@@ -808,11 +1253,10 @@ def session(args: argparse.Namespace) -> SparkSession:
             "spark.ui.showConsoleProgress", "false"
         )
         packages = spark_packages(pyspark.__version__, args.spark_packages_version)
-        packages += table_packages(pyspark.__version__)
-        for key, value in TABLE_SESSION.items():  # the table format's extensions and catalog
-            builder = builder.config(key, value)
         if packages:
             builder = builder.config("spark.jars.packages", ",".join(packages))
+        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
+            builder = builder.config(key, value)
         options = "spark.driver.extraJavaOptions"
         extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
     elif args.master:
@@ -826,7 +1270,6 @@ def session(args: argparse.Namespace) -> SparkSession:
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
     check_spark(spark)
-    check_table_runtime(spark)
     return spark
 
 
@@ -1032,462 +1475,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
         return 1
     return 0
-
-
-# pipec table runtime 0.1.0: the Delta Lake or Iceberg table this job writes (pipec's docs/tables.md).
-# Driver-side orchestration only: every row is read, compared and written by native DataFrame and SQL operations.
-# Bookkeeping columns: `__SEQUENCE` (the sequence of the change a row or version holds: the sequence-by column,
-# or the record's timestamp, partition and offset), history's `__START_AT`/`__END_AT`; the table's companion
-# `<table>__tombstones` remembers deleted keys with their delete's sequence, so an older change never revives one.
-
-# Spark line -> the table format's Spark runtime on Maven Central (None: the format publishes none for the line)
-TABLE_RUNTIMES = {
-    "3.5": "io.delta:delta-spark_2.12:3.3.2",
-    "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
-    "4.1": "io.delta:delta-spark_4.1_2.13:4.4.0",
-    "4.2": "io.delta:delta-spark_4.2_2.13:4.4.0",
-    "4.3": None,
-}
-# the format's SQL extensions and catalog, set on a session the job starts
-TABLE_SESSION = {
-    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
-    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
-}
-# the last write's fates and table changes, for the counts line
-TABLE_COUNTS: dict[str, dict[str, int]] = {}
-_PREPARED: set[str] = set()  # tables created or checked by this process
-
-
-def table_packages(spark_version: str) -> list[str]:
-    """The table format's runtime for a Spark version, if its line has one."""
-    coordinate = TABLE_RUNTIMES.get(".".join(spark_version.split(".")[:2]))
-    return [coordinate] if coordinate else []
-
-
-def check_table_runtime(spark: SparkSession) -> None:
-    """Fail in one line on a Spark line the table format publishes no runtime for."""
-    line = ".".join(spark.version.split(".")[:2])
-    if not TABLE_RUNTIMES.get(line):
-        lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
-        raise SystemExit(
-            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {line}; Spark lines with one: {lines}"
-        )
-
-
-def table_counts() -> dict[str, dict[str, int]]:
-    """The counts of the write just done (MERGE fates), once."""
-    counts = dict(TABLE_COUNTS)
-    TABLE_COUNTS.clear()
-    return counts
-
-
-def quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def sql_text(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def same_type(left: str, right: str, fmt: str) -> bool:
-    """Whether two Spark types (DDL or simpleString) are the same, as the format stores them."""
-
-    def norm(text: str) -> str:
-        text = re.sub(r"[\s`]", "", text.lower())
-        return re.sub(r"\b(tinyint|smallint)\b", "int", text) if fmt == "iceberg" else text
-
-    return norm(left) == norm(right)
-
-
-class Table:
-    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
-    type, pipec's `__` bookkeeping columns last)."""
-
-    def __init__(
-        self,
-        format,
-        path,
-        name,
-        apply,
-        key,
-        sequence_by,
-        partition_by,
-        properties,
-        evolution,
-        options,
-        catalog,
-        columns,
-        checkpoint,
-    ):
-        self.format, self.path, self.name, self.apply = format, path, name, apply
-        self.key, self.sequence_by, self.partition_by = key, sequence_by, partition_by
-        self.properties, self.evolution, self.options = properties, evolution, options
-        self.catalog, self.columns, self.checkpoint = catalog, columns, checkpoint
-        self.ref = name or f"{format}.{quoted(path)}"
-        self.tombstones = (
-            (name + "__tombstones")
-            if name
-            else f"{format}.{quoted(path.rstrip('/') + '__tombstones')}"
-        )
-        self.values = [c for c in columns if not c.startswith("__")]
-
-    # ------------------------------------------------------------ creating and checking
-
-    def exists(self, spark: SparkSession, ref: str) -> bool:
-        from pyspark.errors import AnalysisException
-
-        try:
-            spark.read.table(ref).schema
-            return True
-        except AnalysisException:
-            return False
-
-    def create(
-        self,
-        spark: SparkSession,
-        ref: str,
-        columns: dict[str, str],
-        partition_by: list[str],
-        properties: dict[str, str],
-    ) -> None:
-        ddl = ", ".join(f"{quoted(name)} {kind}" for name, kind in columns.items())
-        text = f"CREATE TABLE IF NOT EXISTS {ref} ({ddl}) USING {self.format}"
-        if partition_by:
-            text += f" PARTITIONED BY ({', '.join(quoted(c) for c in partition_by)})"
-        if properties:
-            text += f" TBLPROPERTIES ({', '.join(f'{sql_text(k)} = {sql_text(v)}' for k, v in properties.items())})"
-        spark.sql(text)
-
-    def prepare(self, spark: SparkSession) -> None:
-        """Create the table (and its tombstones) when missing; check an existing one's columns: a difference fails
-        the job, naming the columns, unless schema-evolution: add-columns lets it add the new ones.
-        """
-        for key, value in self.catalog.items():
-            spark.conf.set(key, value)
-        if self.ref in _PREPARED:
-            return
-        if not self.exists(spark, self.ref):
-            self.create(spark, self.ref, self.columns, self.partition_by, self.properties)
-        else:
-            self.check(spark)
-        if self.apply != "append" and not self.exists(spark, self.tombstones):
-            kept = {c: self.columns[c] for c in [*self.key, "__SEQUENCE"]}
-            self.create(spark, self.tombstones, kept, [], {})
-        _PREPARED.add(self.ref)
-
-    def check(self, spark: SparkSession) -> None:
-        have = {f.name: f.dataType.simpleString() for f in spark.read.table(self.ref).schema.fields}
-        new = [c for c in self.columns if c not in have]
-        gone = [c for c in have if c not in self.columns]
-        retyped = [
-            c
-            for c in self.columns
-            if c in have and not same_type(have[c], self.columns[c], self.format)
-        ]
-        if gone or retyped or new and self.evolution != "add-columns":
-            problems = []
-            if new:
-                problems.append(f"columns not in the table: {', '.join(new)}")
-            if gone:
-                problems.append(f"table columns the pipeline does not write: {', '.join(gone)}")
-            if retyped:
-                problems.append(
-                    "columns of another type: "
-                    + ", ".join(
-                        f"{c} (table {have[c]}, pipeline {self.columns[c].lower()})"
-                        for c in retyped
-                    )
-                )
-            hint = (
-                "schema-evolution: add-columns adds new columns; "
-                if new and not gone and not retyped
-                else ""
-            )
-            raise SystemExit(
-                f"{PIPELINE}: table {self.name or self.path} differs from the sink's columns: {'; '.join(problems)} "
-                f"({hint}a dropped or retyped column needs a new table)"
-            )
-        if new:
-            added = ", ".join(f"{quoted(c)} {self.columns[c]}" for c in new)
-            spark.sql(f"ALTER TABLE {self.ref} ADD COLUMNS ({added})")
-
-    # ------------------------------------------------------------ writing
-
-    def write(self, rows: DataFrame, batch_id: int | None):
-        """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
-        spark = rows.sparkSession
-        self.prepare(spark)
-        if self.apply == "append":
-            self.append(rows, batch_id)
-        else:
-            TABLE_COUNTS.update((self.upsert if self.apply == "upsert" else self.history)(rows))
-        return None
-
-    def commit_id(self) -> str:
-        """The query's id across restarts, for idempotent writes: taken from its checkpoint folder."""
-        import hashlib
-
-        return "pipec-" + hashlib.sha1((self.checkpoint or "").encode()).hexdigest()[:16]
-
-    def append(self, rows: DataFrame, batch_id: int | None) -> None:
-        """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
-        txnVersion; Iceberg: the snapshot that carries the batch's id is found)."""
-        writer = rows.write.format(self.format).mode("append").options(**self.options)
-        if batch_id is not None:
-            app = self.commit_id()
-            if self.format == "delta":
-                writer = writer.option("txnAppId", app).option("txnVersion", batch_id)
-            else:
-                spark = rows.sparkSession
-                marker = f"{app}:{batch_id}"
-                snapshots = spark.read.table(f"{self.ref}.snapshots")
-                if (
-                    snapshots.where(F.col("summary").getItem("pipec.batch") == F.lit(marker))
-                    .limit(1)
-                    .count()
-                ):
-                    return
-                writer = writer.option("snapshot-property.pipec.batch", marker)
-        if self.name:
-            writer.saveAsTable(self.name)
-        else:
-            writer.save(self.path)
-
-    def merge(
-        self,
-        spark: SparkSession,
-        source: DataFrame,
-        target: str,
-        condition: str,
-        clauses: list[str],
-    ) -> None:
-        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order."""
-        view = f"pipec_changes_{os.urandom(6).hex()}"
-        source.createOrReplaceTempView(view)
-        try:
-            spark.sql(
-                f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
-            )
-        finally:
-            spark.catalog.dropTempView(view)
-
-    def on_key(self, *also: str) -> str:
-        return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])
-
-    def assignments(self, columns: list[str]) -> str:
-        return ", ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in columns)
-
-    def insert(self, columns: list[str]) -> str:
-        names = ", ".join(quoted(c) for c in columns)
-        return f"INSERT ({names}) VALUES ({', '.join('s.' + quoted(c) for c in columns)})"
-
-    def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:
-        """Each given key's state: the sequence of its row (`__GONE` false) or of its tombstone (true), the newer
-        of the two, a tombstone at a tie."""
-        rows = spark.read.table(self.ref).select(
-            *self.key, "__SEQUENCE", F.lit(False).alias("__GONE")
-        )
-        gone = spark.read.table(self.tombstones).select(
-            *self.key, "__SEQUENCE", F.lit(True).alias("__GONE")
-        )
-        both = rows.unionByName(gone).join(F.broadcast(keys), self.key, "left_semi")
-        newest = Window.partitionBy(*self.key).orderBy(
-            F.col("__SEQUENCE").desc(), F.col("__GONE").desc()
-        )
-        both = both.withColumn("__n", F.row_number().over(newest)).where(F.col("__n") == 1)
-        return both.select(*self.key, F.col("__SEQUENCE").alias("__STATE"), "__GONE")
-
-    def upsert(self, rows: DataFrame) -> dict:
-        """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
-        (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes
-        nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones.
-        """
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        newest = Window.partitionBy(*self.key, before).orderBy(
-            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
-        )
-        changes = rows.withColumn("__delete", delete).withColumn(
-            "__rank", F.row_number().over(newest)
-        )
-        keys = changes.where(~before).select(*self.key).distinct()
-        changes = changes.join(self.current(spark, keys), self.key, "left")
-        seq, state, gone = F.col("__SEQUENCE"), F.col("__STATE"), F.col("__GONE")
-        applied = F.when(gone, seq > state).otherwise(
-            seq >= state
-        )  # a delete over the key's row or tombstone
-        fate = (
-            F.when(before, F.lit("filtered"))
-            .when(F.col("__rank") > 1, F.lit("superseded"))
-            .when(state.isNull(), F.when(delete, F.lit("deleted")).otherwise(F.lit("inserted")))
-            .when(delete, F.when(applied, F.lit("deleted")).otherwise(F.lit("superseded")))
-            .when(seq > state, F.when(gone, F.lit("inserted")).otherwise(F.lit("updated")))
-            .otherwise(F.lit("superseded"))
-        )
-        changes = changes.withColumn("__fate", fate).persist()
-        try:
-            fates: dict[str, int] = {}
-            remember = F.col("__delete") | F.coalesce(gone, F.lit(False))  # a tombstone to write or drop
-            for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():
-                fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]
-                if row["__remember"] and row["__fate"] in ("inserted", "deleted"):
-                    fates["remembered"] = fates.get("remembered", 0) + row["count"]
-            written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))
-            if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):
-                stored = [*self.values, "__SEQUENCE"]
-                self.merge(
-                    spark,
-                    written,
-                    self.ref,
-                    self.on_key(),
-                    [
-                        "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",
-                        "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
-                        + self.assignments(stored),
-                        "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),
-                    ],
-                )
-            if fates.get("remembered", 0):
-                self.merge(
-                    spark,
-                    written.where(remember),
-                    self.tombstones,
-                    self.on_key(),
-                    [
-                        "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
-                        "WHEN MATCHED THEN DELETE",
-                        "WHEN NOT MATCHED AND s.__delete THEN "
-                        + self.insert([*self.key, "__SEQUENCE"]),
-                    ],
-                )
-        finally:
-            changes.unpersist()
-        return self.fate_counts(fates)
-
-    @staticmethod
-    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:
-        return {
-            "fates": {
-                "superseded": fates.get("superseded", 0),
-                "filtered": fates.get("filtered", 0),
-            },
-            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},
-        }
-
-    def history(self, rows: DataFrame) -> dict:
-        """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
-        they arrive in: the batch's changes and deletes join the key's versions and remembered deletes, a change
-        identical to the one before it adds no version, each version ends where the next change or a delete
-        begins. The recomputed versions are MERGEd into the table (only differences: a replay changes nothing).
-        """
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        first = self.sequence_by or "timestamp"
-        image = [c for c in self.values if c not in self.key and c != self.sequence_by]
-        filtered = rows.where(before).count()
-        changes = rows.where(~before).select(
-            *self.values, "__SEQUENCE", delete.alias("__delete"), F.lit(1).alias("__new"), "__ORDER"
-        )
-        keys = changes.select(*self.key).distinct()
-        old = spark.read.table(self.ref).join(F.broadcast(keys), self.key, "left_semi")
-        deletes = spark.read.table(self.tombstones).join(F.broadcast(keys), self.key, "left_semi")
-        events = changes.unionByName(
-            old.select(
-                *self.values, "__SEQUENCE", F.lit(False).alias("__delete"), F.lit(0).alias("__new")
-            ),
-            allowMissingColumns=True,
-        ).unionByName(
-            deletes.select(
-                *self.key, "__SEQUENCE", F.lit(True).alias("__delete"), F.lit(0).alias("__new")
-            ),
-            allowMissingColumns=True,
-        )
-        # one event per key and sequence: a delete, else the one already applied, else the first to arrive
-        same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(
-            F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")
-        )
-        events = events.withColumn("__dup", F.row_number().over(same) > 1).persist()
-        in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")
-        kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))
-        previous = F.lag(F.struct("__delete", "__image")).over(in_order)
-        kept = kept.withColumn("__previous", previous)
-        identical = (
-            ~F.col("__delete")
-            & F.col("__previous").isNotNull()
-            & ~F.col("__previous.__delete")
-            & F.col("__previous.__image").eqNullSafe(F.col("__image"))
-        )
-        kept = kept.withColumn("__identical", identical)
-        versions = (
-            kept.where(~F.col("__identical"))
-            .withColumn("__NEXT", F.lead("__SEQUENCE").over(in_order))
-            .where(~F.col("__delete"))
-        )
-        versions = versions.select(
-            *self.values,
-            F.col("__SEQUENCE").getField(first).alias("__START_AT"),
-            F.col("__NEXT").getField(first).alias("__END_AT"),
-            "__SEQUENCE",
-        )
-        fate = (
-            F.when(
-                F.col("__dup") | F.coalesce(F.col("__identical"), F.lit(False)), F.lit("superseded")
-            )
-            .when(F.col("__delete"), F.lit("deleted"))
-            .when(F.col("__previous").isNull() | F.col("__previous.__delete"), F.lit("inserted"))
-            .otherwise(F.lit("updated"))
-        )
-        fates_of = events.join(
-            kept.select(*self.key, "__SEQUENCE", "__previous", "__identical"),
-            [*self.key, "__SEQUENCE"],
-            "left",
-        ).where(F.col("__new") == 1)
-        stored = [*self.values, "__START_AT", "__END_AT", "__SEQUENCE"]
-        was = old.select(
-            *self.key,
-            "__SEQUENCE",
-            F.col("__END_AT").alias("__WAS_END"),
-            F.lit(True).alias("__WAS"),
-        )
-        diff = versions.withColumn("__IS", F.lit(True)).join(
-            was, [*self.key, "__SEQUENCE"], "full_outer"
-        )
-        action = (
-            F.when(F.col("__WAS").isNull(), F.lit("insert"))
-            .when(F.col("__IS").isNull(), F.lit("delete"))
-            .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))
-        )
-        diff = diff.withColumn("__action", action).where(F.col("__action").isNotNull()).persist()
-        new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))
-        try:
-            fates = {
-                r["__fate"]: r["count"]
-                for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
-            }
-            fates["filtered"] = filtered
-            if diff.limit(1).count():
-                self.merge(
-                    spark,
-                    diff,
-                    self.ref,
-                    self.on_key("__SEQUENCE"),
-                    [
-                        "WHEN MATCHED AND s.__action = 'delete' THEN DELETE",
-                        "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
-                        "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
-                    ],
-                )
-            self.merge(
-                spark,
-                new_deletes.select(*self.key, "__SEQUENCE"),
-                self.tombstones,
-                self.on_key("__SEQUENCE"),
-                ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
-            )
-        finally:
-            diff.unpersist()
-            events.unpersist()
-        return self.fate_counts(fates)
 
 
 if __name__ == "__main__":

@@ -141,13 +141,18 @@ def _orderable(t: SqlType) -> bool:
     return t.is_numeric or t.is_timestamp or t.sql() in ("STRING", "DATE")
 
 
+def runtimes(fmt: str) -> dict[str, str | None]:
+    """Spark line -> the Maven coordinates of the table format's Spark runtime (spark_versions.LINES), or None."""
+    return {name: getattr(line, fmt) for name, line in spark_versions.LINES.items()}
+
+
 def line_problem(sink: Sink, spark_version: str | None) -> str | None:
     """Why the table format has no runtime for the Spark line `spark.version` declares, or None."""
     if spark_version is None:
         return None
-    line = spark_versions.line_of(spark_version)
-    if line in spark_versions.TABLE_FORMATS[sink.connector] and spark_versions.table_coordinate(sink.connector, line) is None:
-        lines = ", ".join(spark_versions.table_lines(sink.connector))
+    line, table = spark_versions.line_of(spark_version), runtimes(sink.connector)
+    if line in table and table[line] is None:
+        lines = ", ".join(name for name, coordinate in table.items() if coordinate)
         return f"{sink.connector} publishes no Spark runtime for Spark {line}; Spark lines with one: {lines}"
     return None
 
@@ -163,7 +168,8 @@ def _catalog(sink: Sink) -> tuple[str | None, dict[str, str]]:
     conf = {prefix: py_literal(ICEBERG_CATALOG), f"{prefix}.type": text_expr(raw.get("type")) if "type" in raw else py_literal("hadoop")}
     kind = raw["type"].literal if "type" in raw else "hadoop"
     if kind == "hadoop" or "warehouse" in raw:
-        conf[f"{prefix}.warehouse"] = f"location({text_expr(raw['warehouse'])})" if "warehouse" in raw else f"location({py_literal(DEFAULT_WAREHOUSE)})"
+        warehouse = text_expr(raw["warehouse"]) if "warehouse" in raw else py_literal(DEFAULT_WAREHOUSE)
+        conf[f"{prefix}.warehouse"] = f"args.sink_path or location({warehouse})"  # --sink-path: another warehouse
     if "uri" in raw:
         conf[f"{prefix}.uri"] = text_expr(raw["uri"])
     return name, conf

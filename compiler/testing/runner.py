@@ -35,7 +35,7 @@ from .kafka_decode import float32s, kafka_sink_records
 from .frames import rows_frame
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from .session import local_session, stop_local_session, table_settings
-from .tables import run_table_case
+from .tables import Files, run_table_case
 
 
 @record
@@ -207,7 +207,8 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
         spark.conf.set(key, value)
     if SINKS[compiled.pipeline.sink.connector].writes_table:
         with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
-            return run_table_case(spark, job, compiled, case, Path(tmp))
+            files = Files(_batches, write_given_files)
+            return Outcome(*run_table_case(spark, job, compiled, case, Path(tmp), files, RECORD_ERROR))
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
             run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_kafka

@@ -32,11 +32,11 @@ def _working_directory(folder: str | None):
 def table_settings(spark_version: str) -> tuple[list[str], dict[str, str]]:
     """The table formats' runtimes this Spark line has (Delta, Iceberg), and the session settings they need
     together: both SQL extensions, Delta's catalog as the session catalog, few partitions for Delta's log."""
-    from ..connectors.tables import EXTENSIONS
-    from ..spark_versions import line_of, table_coordinate
+    from ..connectors.tables import EXTENSIONS, runtimes
+    from ..spark_versions import line_of
 
-    formats = [f for f in EXTENSIONS if table_coordinate(f, line_of(spark_version))]
-    packages = [table_coordinate(f, line_of(spark_version)) for f in formats]
+    formats = [f for f in EXTENSIONS if runtimes(f).get(line_of(spark_version))]
+    packages = [runtimes(f)[line_of(spark_version)] for f in formats]
     conf = {k: v for f in formats for k, v in EXTENSIONS[f].items() if k != "spark.sql.extensions"}
     if formats:
         conf["spark.sql.extensions"] = ",".join(EXTENSIONS[f]["spark.sql.extensions"] for f in formats)

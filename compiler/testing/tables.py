@@ -9,11 +9,12 @@ import io
 import json
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 from ..build import Compiled
 from ..connectors import SOURCES
 from ..model import TestCase, TestRecord
+from ..records import record
 from .compare import compare
 from .frames import rows_frame
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
@@ -68,14 +69,12 @@ def write_before(spark, job: ModuleType, table, rows: tuple[TestRecord, ...]) ->
     writer.saveAsTable(table.name) if table.name else writer.save(table.path)
 
 
-def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path, args) -> None:
+def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path, args, files: Files) -> None:
     """Run the job's `start` over the given records: one batch run, or one available-now run per micro-batch."""
     source = compiled.pipeline.source
     counts = job.Counts(args.streaming)
     if SOURCES[source.connector].reads_files:
-        from .runner import _batches, write_given_files
-
-        batches = _batches(case)
+        batches, write_given_files = files.batches(case), files.write
         folder = Path(args.source_path)
         if not args.streaming:
             write_given_files(spark, job, compiled, [v for b in batches for v in b], folder, 0)
@@ -99,10 +98,18 @@ def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path,
         job.start(raw, args, counts).awaitTermination()
 
 
-def run_table_case(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path):
-    """The case's outcome: the table after every given record against `expect_table`."""
-    from .runner import RECORD_ERROR, Outcome
+@record
+class Files:
+    """How the runner writes a files source's given records: grouped by micro-batch, then written as files."""
 
+    batches: Callable[[TestCase], list[list]]
+    write: Callable[..., None]
+
+
+def run_table_case(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path, files: Files,
+                   record_error: str) -> tuple[bool, tuple[str, ...]]:
+    """Whether the case passed (and why not): the table after every given record against `expect_table`; a
+    case with `expect_error` passes when the job fails on a record (its failure line starts with `record_error`)."""
     (tmp / "source").mkdir()
     argv = ["--sink-path", str(tmp / "table"), "--checkpoint", str(tmp / "checkpoint"), "--trigger", "available-now",
             "--source-path", str(tmp / "source")]
@@ -113,17 +120,17 @@ def run_table_case(spark, job: ModuleType, compiled: Compiled, case: TestCase, t
     try:
         with contextlib.redirect_stdout(printed):  # the job's counts lines, shown when the case fails
             write_before(spark, job, table, case.table_before)
-            _feed(spark, job, compiled, case, tmp, args)
+            _feed(spark, job, compiled, case, tmp, args, files)
     except Exception as exc:
         why = job.failure(exc)
-        if case.expect_error is not None and why.startswith(RECORD_ERROR):
-            return Outcome(True)
-        return Outcome(False, (f"  the job failed: {why}",))
+        if case.expect_error is not None and why.startswith(record_error):
+            return True, ()
+        return False, (f"  the job failed: {why}", *(f"  {line}" for line in printed.getvalue().splitlines()))
     if case.expect_error is not None:
-        return Outcome(False, (f"  expected a record error ({case.expect_error}), but the job wrote the table",))
+        return False, (f"  expected a record error ({case.expect_error}), but the job wrote the table",)
     actual = table_rows(spark, table)
     mismatch = compare([(r.loc.line, {"value": r.fields}) for r in case.expect_table or ()], actual, ordered=False)
     if mismatch is None:
-        return Outcome(True)
+        return True, ()
     counts = [f"  {line}" for line in printed.getvalue().splitlines()]
-    return Outcome(False, (*mismatch.lines(), *counts))
+    return False, (*mismatch.lines(), *counts)
