@@ -97,8 +97,8 @@ def register(url: str, subject: str, schema: dict) -> int:
 
 
 def load_jobs(folder: Path) -> dict:
-    from compiler.project import build_all, generate_all
-    from compiler.testing.runner import load_job
+    from pipec.project.driver import build_all, generate_all
+    from pipec.testing.runner import load_job
 
     jobs = {}
     for fmt in FORMATS:
@@ -201,7 +201,7 @@ def figures(runs: dict, n: int) -> dict:
 
 
 def measure(args) -> dict:
-    from compiler.spark_versions import AVRO
+    from pipec.spark_versions import AVRO
 
     from .run import machine, session, use_connectors
 
@@ -219,7 +219,7 @@ def measure(args) -> dict:
             os.environ[URL_ENV] = url
             schema_id = register(url, f"{TOPIC}-value", WRITER)
             jobs = load_jobs(Path(work))
-            from compiler.emit import JVM_OPTIONS
+            from pipec.emit.job import JVM_OPTIONS
 
             spark = session("2g", JVM_OPTIONS)
             for key, value in jobs["json"].SESSION_CONF.items():

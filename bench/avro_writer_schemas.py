@@ -212,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmups", type=int, default=1)
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "avro_writer_schemas.json")
     args = parser.parse_args(argv)
-    from compiler.emit import JVM_OPTIONS
-    from compiler.spark_versions import AVRO
+    from pipec.emit.job import JVM_OPTIONS
+    from pipec.spark_versions import AVRO
 
     use_connectors(AVRO)
     result: dict = {

@@ -93,7 +93,7 @@ def _no_barrier(source: str) -> str:
 
 def variants(folder: Path) -> dict:
     """name -> a module with transform(raw): the job, its edited variants and the hand-written job."""
-    from compiler.testing.runner import load_job
+    from pipec.testing.runner import load_job
 
     from . import handwritten
     from .peer_whatif import _key_as_read
@@ -123,7 +123,7 @@ def what_if(records: int, reps: int) -> dict:
     from .peer_whatif import _fingerprint
     from .run import session
 
-    from compiler.emit import JVM_OPTIONS
+    from pipec.emit.job import JVM_OPTIONS
 
     spark = session("2g", JVM_OPTIONS)
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())

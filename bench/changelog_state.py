@@ -201,7 +201,7 @@ def session(with_delta: bool):
 
 
 def measure(args) -> dict:
-    from compiler.testing.runner import load_job
+    from pipec.testing.runner import load_job
 
     job = load_job(JOB)
     names = args.designs.split(",")

@@ -31,7 +31,7 @@ BREAKDOWN_AT_MOST = 100  # pipelines compiled in this process for the per-stage 
 def breakdown(folder: Path, count: int = BREAKDOWN_AT_MOST) -> dict:
     """Where one process's CPU time goes over the first `count` pipelines under `folder`: validate (load, JSON
     Schema, build), then generate (lower, render, lay out)."""
-    from compiler.project import build_all, generate_all
+    from pipec.project.driver import build_all, generate_all
 
     part = [str(f) for f in sorted(folder.iterdir())[:count]]
     build_all(part[:1]), generate_all(build_all(part[:1]))  # imports and templates loaded, as in a warm process

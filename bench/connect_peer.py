@@ -127,7 +127,7 @@ def figures(runs: dict, records: int) -> dict:
 
 
 def measure(args) -> dict:
-    from compiler.emit import JVM_OPTIONS
+    from pipec.emit.job import JVM_OPTIONS
 
     from .generate import kafka_records
     from .peer_profile import profile

@@ -67,7 +67,7 @@ def write_input(path: Path, lines: int) -> int:
 
 
 def compile_jobs(folder: Path, dead: Path) -> dict:
-    from compiler.testing.runner import compile_job
+    from pipec.testing.runner import compile_job
 
     jobs = {}
     for tolerance, errors in (("none", ""), ("all", f"errors: {{tolerance: all, deadletterqueue.path: {dead}}}")):

@@ -84,8 +84,8 @@ def log(text: str) -> None:
 def compile_variant(folder: Path, variant: str):
     """The payments pipeline without its trigger (available-now) and tests; `stateless`: without `errors:`;
     `two_writes`: its dead letters through other producer options than the sink's (persist and two writes)."""
-    from compiler.project import build_all, generate_all
-    from compiler.testing.runner import load_job
+    from pipec.project.driver import build_all, generate_all
+    from pipec.testing.runner import load_job
 
     data = yaml.safe_load(PIPELINE.read_text(encoding="utf-8"))
     data.pop("tests", None)

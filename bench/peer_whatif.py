@@ -47,7 +47,7 @@ def _key_as_read(source: str) -> str:
 
 def variants(doc: dict, folder: Path) -> dict:
     """name -> the loaded job module of each variant (and `job`, the peer job itself)."""
-    from compiler.testing.runner import load_job
+    from pipec.testing.runner import load_job
 
     from .peer_side import write_pipeline
     from .plans import compile_job

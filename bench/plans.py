@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from compiler.project import build_all, generate_all
-from compiler.testing.runner import load_job
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.runner import load_job
 
 from .compiler_speed import summary
 from .synthetic import pipeline_yaml

@@ -54,7 +54,7 @@ Tools: `df.explain("formatted")` and the optimized plan's text (counting `from_j
 `debug.codegenStringSeq` for generated method sizes, Java Flight Recorder CPU samples of the noop writes, and
 variants of the generated job edited by hand to measure one change at a time (1M records, CPU seconds).
 
-1. **Fixed: a filter after the chain copied the whole chain into itself** (`compiler/lower.py`, `pin`). Spark pushes a
+1. **Fixed: a filter after the chain copied the whole chain into itself** (`compiler/lower/record_path.py`, `pin`). Spark pushes a
    filter below the projections under it and replaces every column its condition reads by that column's expression.
    Here the `Filter` (`HasHeaderKey`) comes after `HeaderFrom`, which rebuilds the headers from the value: each step's
    struct rebuild was inlined into every field the next step reads, so the plan grew exponentially with the chain.
@@ -70,7 +70,7 @@ variants of the generated job edited by hand to measure one change at a time (1M
    rebuild, and each `raise_error` guard inlines a `format_string`. HotSpot does not compile a method over 8,000
    bytes of bytecode, so such a stage ran interpreted: with the filter first this chain's stage is 8,984 bytes and
    ran at 0.32 of the hand-written job. A generated job now starts its JVM with `-XX:-DontCompileHugeMethods`
-   (`JVM_OPTIONS` in `compiler/emit.py`, appended to `spark.driver.extraJavaOptions` when the job is run as
+   (`JVM_OPTIONS` in `compiler/emit/job.py`, appended to `spark.driver.extraJavaOptions` when the job is run as
    `python job.py`; its docstring tells spark-submit users to pass the same), and the benchmark gives every variant
    the JVM a generated job would have: the filter-first chain now runs at about the same speed as the other order
    (the ratio tables). `spark.sql.codegen.hugeMethodLimit=8000` would do part of this from the session alone but
@@ -83,7 +83,7 @@ variants of the generated job edited by hand to measure one change at a time (1M
    after the chain rather than before the parse (1% of records). Spark's `CollapseProject` does not merge a
    projection whose struct is wrapped in a null check (`when(value.isNotNull(), struct(...))`, needed so a
    tombstone stays null) into the next one that reads its fields, so each step's struct was materialised.
-   Now (`compiler/fusion.py`): consecutive steps that edit fields of the value (or the key) are lowered as
+   Now (`compiler/lower/fusion.py`): consecutive steps that edit fields of the value (or the key) are lowered as
    statements on a dict of named field expressions (`value = {**value, "amount": ...}`, `value.pop("internal")`), one
    commented block per step, and one projection builds the struct after the run, null where it was null, or the
    record error of the first step in the run that refuses a null value. A step joins a run when its whole lowering
@@ -111,7 +111,7 @@ variants of the generated job edited by hand to measure one change at a time (1M
 4. **The UDF ratio is bounded by JSON.** The UDF is lean (one Python call per record, the C `json` module) and the
    native jobs are JSON-bound on two cores: even the hand-written job is well under 10x the UDF here.
 5. **The compile no longer runs black, and costs half the CPU it did.** black took about 90% of compile CPU
-   (3.5 pipelines/s). The job templates are written black-clean and the printer (`compiler/printer`) lays out
+   (3.5 pipelines/s). The job templates are written black-clean and the printer (`compiler/emit/format/printer`) lays out
    each generated statement as black would (its right-hand and delimiter splits, optional parentheses, magic
    trailing commas and second pass), remembering layouts by statement text; files are compiled in a forked
    worker per core; `pipec check` reads a job cache keyed by content and pipec's fingerprint and hashes each
@@ -122,7 +122,7 @@ variants of the generated job edited by hand to measure one change at a time (1M
    one-pipeline compile's validating; the scalar pass expanded the schema anew at every value; the loader
    parsed each file twice; and with PYTHONDONTWRITEBYTECODE set, as on this host, an editable install compiled
    pipec's ~150 modules from source in every process. Now a valid document passes a compiled check of the
-   schema (`compiler/schema_check.py`, held to jsonschema's answers by tests; jsonschema describes an invalid
+   schema (`compiler/validate/compiled_schema.py`, held to jsonschema's answers by tests; jsonschema describes an invalid
    one), the schema's expansions and a dispatcher's answers are remembered per process, a small file is parsed
    once, the printer marks a line's leaves in one loop, never marks a line it leaves as it is and takes back
    its first pass's leaves for the second, IR walks read field names from a table, and `scripts/setup-env`
@@ -138,11 +138,11 @@ variants of the generated job edited by hand to measure one change at a time (1M
 6. **A cold one-pipeline compile costs half of what it did.** It was mostly start-up: importing jinja2 and
    compiling the job templates, defining ~100 dataclasses (each frozen one compiles six methods from source
    text) and importing `dataclasses` (with `inspect`), tempfile, fractions and difflib. Now the templates run
-   as Python translated at build time (`compiler/job_templates.py`, written by `python -m
-   compiler.template_code --write` from the jinja2 templates, which stay the source; jinja2 renders only while
+   as Python translated at build time (`compiler/emit/job_templates.py`, written by `python -m
+   pipec.emit.template_translator --write` from the jinja2 templates, which stay the source; jinja2 renders only while
    that module is stale, and tests hold the two to the same output for every pipeline of the repository), the
-   classes are `compiler/records.py` records (shared methods, `__init__` compiled only after a class's first
-   64 instances), jobs are written through `compiler/atomic.py`, and the rest is imported where it is used.
+   classes are `compiler/dataclass_lite.py` records (shared methods, `__init__` compiled only after a class's first
+   64 instances), jobs are written through `compiler/project/atomic_write.py`, and the rest is imported where it is used.
    Counted with callgrind: one 20-step pipeline cold, 0.61 billion instructions from 1.15 billion (0.52); 60
    of them (two forked workers), 8.8 billion from 10.3 (0.86). Alternating with the old code at load 3.5 (20
    pairs): one pipeline 0.22 s wall against 0.41 (0.54), the 1,000 within the noise of the host (CPU medians
@@ -224,7 +224,7 @@ def _structs_section(t: dict, eq: dict) -> list[str]:
         "",
         "Five struct edits (`MaskField`, `Cast`, `InsertField`, `Flatten`, `ReplaceField`) over a flat JSON value of 40 "
         "fields (one a three-field struct; about 700 bytes; `bench/generate.py`, `struct_records`), where building the "
-        "value once per step would dominate; the compiled job builds it once for the five (`compiler/fusion.py`). "
+        "value once per step would dominate; the compiled job builds it once for the five (`compiler/lower/fusion.py`). "
         "Timed in the same rounds as the chain above.",
         "",
         "| variant | records | records/s min | median | max | CPU s per 1M records (median) |",

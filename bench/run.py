@@ -66,11 +66,11 @@ def tree_cpu_seconds(root: int, descendants: bool = True) -> float:
 
 
 def use_connectors(*artifacts: str) -> None:
-    """The session started next fetches these Spark connectors (compiler.spark_versions names), as a job would
+    """The session started next fetches these Spark connectors (pipec.spark_versions names), as a job would
     for the installed pyspark."""
     import pyspark
 
-    from compiler.spark_versions import PACKAGES_VERSION_ENV, coordinates
+    from pipec.spark_versions import PACKAGES_VERSION_ENV, coordinates
 
     packages = coordinates(pyspark.__version__, artifacts, os.environ.get(PACKAGES_VERSION_ENV))
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--packages {','.join(packages)} pyspark-shell"
@@ -189,7 +189,7 @@ def spark_part(args, result: dict) -> None:
 
     t0 = time.perf_counter()
     if args.java_options is None:
-        from compiler.emit import JVM_OPTIONS
+        from pipec.emit.job import JVM_OPTIONS
 
         args.java_options = JVM_OPTIONS
     spark = session(args.driver_memory, args.java_options)

@@ -1,4 +1,4 @@
-"""`python -m compiler` is `pipec`."""
+"""`python -m pipec` runs the `pipec` command."""
 
 import sys
 

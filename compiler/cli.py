@@ -8,8 +8,8 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import CompileError, render_all
-from .batch import Batch, compile_all, stale
-from .project import Result, build_all, generate_all, write_atomically
+from .project.batch import Batch, compile_all, stale
+from .project.driver import Result, build_all, generate_all, write_atomically
 
 OK, FAILED, INVALID = 0, 1, 2
 
@@ -45,7 +45,7 @@ def _build(args) -> tuple[Result, int]:
 def cmd_validate(args) -> int:
     result = build_all(args.paths)
     if args.registry is not None and not result.diags.errors:
-        from .registry_check import check_registries  # lazily: only this option asks a registry
+        from .tools.registry_check import check_registries  # lazily: only this option asks a registry
 
         for compiled in result.compiled:
             check_registries(compiled, args.registry or None, result.diags)
@@ -103,7 +103,7 @@ def cmd_explain(args) -> int:
     result, code = _build(args)
     if code != OK:
         return code
-    from .explain import explain
+    from .tools.explain import explain
 
     for compiled in result.compiled:
         print(explain(compiled))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Sequence
 
-from .records import field, record
+from .dataclass_lite import field, record
 
 
 @record(order=True)

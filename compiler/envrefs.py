@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .records import record
+from .dataclass_lite import record
 
 _REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 

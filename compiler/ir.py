@@ -1,6 +1,6 @@
 """A small typed IR of Spark Column and DataFrame operations, rendered to Python by `render.py`.
 
-Expressions are frozen records (compiler/records.py) with typed fields; nothing here knows about text.
+Expressions are frozen records (compiler/dataclass_lite.py) with typed fields; nothing here knows about text.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Union
 
 from .diagnostics import Location
-from .records import field_names, record, replace  # field_names: the walks over IR trees ask it of every node
+from .dataclass_lite import field_names, record, replace  # field_names: the walks over IR trees ask it of every node
 
 
 class Expr:
@@ -140,7 +140,7 @@ class Method(Expr):
 
 @record
 class Field(Expr):
-    """A field of the key or value held as a named expression during a run of struct edits (compiler/fusion.py):
+    """A field of the key or value held as a named expression during a run of struct edits (compiler/lower/fusion.py):
     `value["name"]`, a Python dict entry of the job, not a DataFrame column."""
 
     side: str

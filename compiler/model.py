@@ -1,4 +1,4 @@
-"""The resolved pipeline: frozen records (compiler/records.py) built only from validated data, each with its location."""
+"""The resolved pipeline: frozen records (compiler/dataclass_lite.py) built only from validated data, each with its location."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 from .diagnostics import Location
 from .envrefs import Text
-from .records import field, record
-from .types import SqlType
+from .dataclass_lite import field, record
+from .types.sql import SqlType
 
 
 @record
@@ -34,7 +34,7 @@ class Registry:
     payload: str  # "source.key", "source.value", "sink.key" or "sink.value": its entry in the job's SCHEMA_REGISTRY
     url: Text
     subject: Text  # as written, or TopicNameStrategy's <topic>-key / <topic>-value
-    options: tuple[tuple[str, Text], ...]  # client options (compiler/connectors/registry.py: CLIENT_OPTIONS)
+    options: tuple[tuple[str, Text], ...]  # client options (compiler/connectors/schema_registry.py: CLIENT_OPTIONS)
     loc: Location  # the key or value block
 
 

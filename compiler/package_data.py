@@ -1,7 +1,7 @@
 """The files pipec ships beside its code: the job templates and the pipeline language's JSON Schema.
 
 In the repository they are the top-level `templates/` and `schemas/` folders; pyproject.toml installs them as the
-packages `compiler.templates` and `compiler.schemas`, so an editable install and a wheel both find them where the
+packages `pipec.templates` and `pipec.schemas`, so an editable install and a wheel both find them where the
 import system finds those packages (their module spec: `importlib.resources` would say the same for a package on
 disk, but costs its import and zipfile's on every start).
 """
@@ -26,13 +26,13 @@ def _folder(package: str, folder: str) -> Path:
     return Path(spec.origin).parent
 
 
-TEMPLATES = _folder("compiler.templates", "templates")
-SCHEMA_PATH = _folder("compiler.schemas", "schemas") / "pipeline.schema.json"
+TEMPLATES = _folder("pipec.templates", "templates")
+SCHEMA_PATH = _folder("pipec.schemas", "schemas") / "pipeline.schema.json"
 
 
 def templates_digest() -> str:
     """sha256 of the job templates: each one's path under the templates folder and its bytes, in path order
-    (compiler/job_templates.py holds the digest of the templates it was translated from)."""
+    (compiler/emit/job_templates.py holds the digest of the templates it was translated from)."""
     import hashlib
 
     h = hashlib.sha256()

@@ -14,7 +14,7 @@ with `FAILFAST`. This module rewrites the lowered IR, one stage at a time:
 from __future__ import annotations
 
 from . import ir
-from .records import record, replace
+from .dataclass_lite import record, replace
 
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
 RAW = "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .records import record, replace
-from .types import StructType, SqlType
+from .dataclass_lite import record, replace
+from .types.sql import StructType, SqlType
 
 
 @record

@@ -9,7 +9,7 @@ Central on this project's machines (4.0.5, 4.1.4, 4.2.1 and 4.3.0 do not).
 
 from __future__ import annotations
 
-from .records import record
+from .dataclass_lite import record
 
 GROUP = "org.apache.spark"
 KAFKA = "spark-sql-kafka-0-10"  # brings spark-token-provider-kafka-0-10 and kafka-clients

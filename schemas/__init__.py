@@ -1,1 +1,1 @@
-"""The pipeline language's JSON Schema; installed as the package `compiler.schemas`."""
+"""The pipeline language's JSON Schema; installed as the package `pipec.schemas`."""

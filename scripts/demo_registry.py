@@ -52,7 +52,7 @@ def main(bootstrap: str, url: str) -> int:
     producer.flush(30)
 
     env = {**os.environ, "ORDERS_TOPIC": source, "ORDERS_OUT_TOPIC": target, "SCHEMA_REGISTRY_URL": url}
-    pipec = [sys.executable, "-m", "compiler"]
+    pipec = [sys.executable, "-m", "pipec"]
     print(f"== pipec validate --registry {PIPELINE.relative_to(ROOT)} (the columns against {source}-value's latest)")
     if subprocess.call([*pipec, "validate", str(PIPELINE), "--registry"], env=env, cwd=ROOT) != 0:
         return 1

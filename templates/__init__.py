@@ -1,1 +1,1 @@
-"""The jinja2 templates that lay out a generated job; installed as the package `compiler.templates`."""
+"""The jinja2 templates that lay out a generated job; installed as the package `pipec.templates`."""

@@ -26,8 +26,8 @@ def spark():
     """The one SparkSession of the test run (local[2], 2 shuffle partitions, UTC, ANSI)."""
     import pyspark
 
-    from compiler.spark_versions import AVRO, KAFKA, PACKAGES_VERSION_ENV, coordinates
-    from compiler.testing.session import local_session, stop_local_session, table_settings
+    from pipec.spark_versions import AVRO, KAFKA, PACKAGES_VERSION_ENV, coordinates
+    from pipec.testing.session import local_session, stop_local_session, table_settings
 
     # the connectors of the installed Spark's line, chosen as a generated job chooses them; PIPEC_TEST_CONNECTORS=""
     # starts without them (scripts/compat, for a line whose connectors do not resolve: the files tests still run)
@@ -44,7 +44,7 @@ def spark():
 @pytest.fixture
 def compile_text(tmp_path):
     """Compile one pipeline given as YAML text; returns (Result, {filename: source}) or raises CompileError."""
-    from compiler.project import build_all, generate_all
+    from pipec.project.driver import build_all, generate_all
 
     def run(text: str, name: str = "pipeline.yaml"):
         path = tmp_path / name
@@ -62,8 +62,8 @@ def check_pipeline_records(spark, tmp_path):
     physical plan is native; fails with the runner's report."""
     import io
 
-    from compiler.project import build_all, generate_all
-    from compiler.testing.runner import load_job, run_tests
+    from pipec.project.driver import build_all, generate_all
+    from pipec.testing.runner import load_job, run_tests
     from native_plan import batch_frame, python_operators
 
     def check(path: Path) -> None:

@@ -12,7 +12,7 @@ import sys
 
 import pyspark
 
-from compiler.spark_versions import CONNECT_BATCH_COUNTS_SINCE, line_key, line_of
+from pipec.spark_versions import CONNECT_BATCH_COUNTS_SINCE, line_key, line_of
 
 COUNTS_COME_BACK = line_key(line_of(pyspark.__version__)) >= line_key(CONNECT_BATCH_COUNTS_SINCE)
 UNAVAILABLE = ": counts unavailable ("

@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from compiler.build import Compiled
-from compiler.model import TestCase
-from compiler.testing.frames import rows_frame
-from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from compiler.connectors import SOURCES
-from compiler.testing.runner import write_given_files
+from pipec.resolve.builder import Compiled
+from pipec.model import TestCase
+from pipec.testing.frames import rows_frame
+from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+from pipec.connectors import SOURCES
+from pipec.testing.runner import write_given_files
 
 # Physical operators that would mean Python code (or an RDD, or JVM objects) on the record path.
 PYTHON_OPERATORS = (

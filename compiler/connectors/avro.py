@@ -15,7 +15,7 @@ import re
 
 from .. import ir, spark_versions
 from ..record_errors import DECODED
-from ..types import BOOLEAN, ArrayType, MapType, Primitive, SqlType, StructField, StructType
+from ..types.sql import BOOLEAN, ArrayType, MapType, Primitive, SqlType, StructField, StructType
 
 AVRO_PACKAGE = spark_versions.AVRO
 FORMATS = ("avro", "avro-confluent")

@@ -7,11 +7,11 @@ from typing import Callable
 from .. import ir
 from ..diagnostics import Collector, Location
 from ..record_errors import positioned
-from ..loader import SourceMap
+from ..load.document import SourceMap
 from ..model import Column, Sink, Source
-from ..records import field, record
+from ..dataclass_lite import field, record
 from ..shape import Shape
-from ..types import BIGINT, HEADERS, Primitive, SqlType
+from ..types.sql import BIGINT, HEADERS, Primitive, SqlType
 
 # The record model inside every job (SPEC section 5): Spark's Kafka source columns.
 RECORD_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")

@@ -15,9 +15,9 @@ from typing import Callable
 from .. import ir
 from ..changelog import ADDS, DELETE, INSERT, OP, UPDATE_AFTER, UPDATE_BEFORE
 from ..model import Column, Source
-from ..records import record
+from ..dataclass_lite import record
 from ..transforms.base import Lowering
-from ..types import (
+from ..types.sql import (
     BIGINT, BOOLEAN, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
 from .base import MetaKey

@@ -12,10 +12,10 @@ from __future__ import annotations
 from .. import ir
 from ..model import Source
 from ..record_errors import CONVERTER_STAGES, PARSED_VALUE, in_file
-from ..records import replace
-from ..render import doc_text, path_expr, py_literal
+from ..dataclass_lite import replace
+from ..emit.render import doc_text, path_expr, py_literal
 from ..transforms.base import Lowering
-from ..types import StructField, StructType
+from ..types.sql import StructField, StructType
 from . import json_timestamps
 from .base import empty_headers
 from .files import FILE, FILES_SOURCE, _topic, reader_schema, record

@@ -9,10 +9,10 @@ from ..changelog import OP
 from ..diagnostics import Collector
 from ..model import Column, Sink, Source
 from ..record_errors import CONVERTER_STAGES, CORRUPT, in_source_file, not_valid
-from ..render import doc_text, path_expr, py_literal
+from ..emit.render import doc_text, path_expr, py_literal
 from ..shape import Shape
 from ..transforms.base import Lowering
-from ..types import (
+from ..types.sql import (
     BIGINT, BYTES, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
 )
 from . import avro, json_timestamps

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..transforms.base import Lowering
-from ..types import STRING, ArrayType, MapType, Primitive, SqlType, StructField, StructType, quote_name
+from ..types.sql import STRING, ArrayType, MapType, Primitive, SqlType, StructField, StructType, quote_name
 
 # Epoch milliseconds: up to 15 digits (about 31,000 years either side of 1970), so the conversion to Spark's
 # microseconds cannot overflow.

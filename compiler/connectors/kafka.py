@@ -5,13 +5,13 @@ from __future__ import annotations
 from .. import ir, spark_versions
 from ..changelog import OP
 from ..model import Column, Source
-from ..types import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
+from ..types.sql import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
 from ..record_errors import CONVERTER_STAGES, PARSED_KEY, PARSED_VALUE
 from ..transforms.base import Lowering
 from . import avro, cdc_json, json_timestamps
 from .base import MetaKey, SourceConnector, Where, cast_metadata, header_columns, timestamp_type_name
 from .kafka_rules import check_kafka_source
-from .registry import through
+from .schema_registry import through
 from .spark_io import kafka_reader
 
 KAFKA_PACKAGE = spark_versions.KAFKA

@@ -43,7 +43,7 @@ def specific_offsets_problem(text: str) -> tuple[int, str] | None:
 def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -> None:
     """SPEC 4.1 rules Spark and Flink impose on a Kafka source (`formats`: its insert-only value and key formats)."""
     diags, at = where.diags, where.at
-    if not source.topics and not source.topic_pattern:  # both: exclusive.py
+    if not source.topics and not source.topic_pattern:  # both: validate/exclusive_keys.py
         diags.error("E230", "set one of topics and topic-pattern", at())
     for key, _ in source.properties:
         if key in REFUSED_CONSUMER_PROPERTIES:

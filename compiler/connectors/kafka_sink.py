@@ -10,12 +10,12 @@ from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean
 from ..model import Sink
 from ..shape import Shape, kind_words
-from ..types import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, StructType, SqlType
+from ..types.sql import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, StructType, SqlType
 from . import avro, cdc_json
 from .base import SinkConnector
 from .kafka import KAFKA_PACKAGE
 from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
-from .registry import through
+from .schema_registry import through
 from .spark_io import kafka_writer
 
 SOURCE_TOPIC = "__source_topic"  # kept before the first router when the sink names a topic (keep_source_topic)

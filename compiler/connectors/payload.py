@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ir
-from ..types import ArrayType, MapType, SqlType, StructField, StructType
+from ..types.sql import ArrayType, MapType, SqlType, StructField, StructType
 from . import avro
 
 PRIMITIVE_FIELD = "value"  # the one field of the record csv and avro write a primitive as

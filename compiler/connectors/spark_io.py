@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..envrefs import Text
 from ..model import Sink, Source
-from ..render import dict_expr, doc_text, path_expr, py_literal, text_expr
-from ..types import StructType
+from ..emit.render import dict_expr, doc_text, path_expr, py_literal, text_expr
+from ..types.sql import StructType
 from .payload import CSV_OPTIONS, JSON_OPTIONS
 
 

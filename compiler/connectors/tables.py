@@ -8,9 +8,9 @@ from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector
 from ..model import Sink, Source
-from ..render import doc_text, path_expr, py_literal, text_expr
+from ..emit.render import doc_text, path_expr, py_literal, text_expr
 from ..shape import Shape
-from ..types import INT, BIGINT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from ..types.sql import INT, BIGINT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
 from .base import SinkConnector
 from .files import _typed_columns, check_files_sink
 from .upsert_kafka import change_op, primary_key

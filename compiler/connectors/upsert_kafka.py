@@ -19,9 +19,9 @@ from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
-from ..records import replace
+from ..dataclass_lite import replace
 from ..shape import Shape, kind_words
-from ..types import StructType
+from ..types.sql import StructType
 from .base import SinkConnector, SourceConnector
 from .cdc_json import foreign_key_hint
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka

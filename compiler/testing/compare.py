@@ -17,7 +17,7 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..records import record
+from ..dataclass_lite import record
 
 UTC = dt.timezone.utc
 WHOLE = ("key", "value")  # record fields whose BYTES are written as text

@@ -7,7 +7,7 @@ import os
 from collections import Counter
 from typing import Any
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..model import TestCase
 from ..record_errors import ERROR, HIDDEN, RAW
 from ..transforms.base import PACKAGE

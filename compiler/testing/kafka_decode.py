@@ -10,11 +10,11 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import avro
 from ..connectors.kafka_sink import record_name, written_key, written_value_type
 from ..connectors.payload import PRIMITIVE_FIELD, record_type
-from ..types import FLOAT, ArrayType, MapType, SqlType, StructType
+from ..types.sql import FLOAT, ArrayType, MapType, SqlType, StructType
 from .compare import Float32
 from .frames import rows_frame
 

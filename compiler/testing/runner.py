@@ -20,15 +20,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..changelog import OP
 from ..connectors import SINKS, SOURCES
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
 from ..record_errors import CORRUPT
-from ..records import record
+from ..dataclass_lite import record
 from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
-from ..types import StructType
+from ..types.sql import StructType
 from .compare import compare, show
 from .dead_letters import check_dead_letters, split_rows
 from .kafka_decode import float32s, kafka_sink_records
@@ -56,7 +56,7 @@ def load_job(path: Path) -> ModuleType:
 
 def compile_job(folder: Path, yaml_text: str) -> ModuleType:
     """Compile one pipeline's YAML (written to `folder`/pipeline.yaml; errors raise) and load its job from `folder`."""
-    from ..project import build_all, generate_all
+    from ..project.driver import build_all, generate_all
 
     path = folder / "pipeline.yaml"
     path.write_text(yaml_text, encoding="utf-8")

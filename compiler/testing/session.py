@@ -55,7 +55,7 @@ def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...]
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
-    from ..emit import JVM_OPTIONS
+    from ..emit.job import JVM_OPTIONS
     from .frames import FOLDING_RULE
 
     builder = SparkSession.builder

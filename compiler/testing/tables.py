@@ -11,10 +11,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import SOURCES
 from ..model import TestCase, TestRecord
-from ..records import record
+from ..dataclass_lite import record
 from .compare import compare
 from .frames import rows_frame
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows

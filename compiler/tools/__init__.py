@@ -1,6 +1,6 @@
 """Tools around the compiler for review and migration (issue 17).
 
-Each consumes the compiler through its public entry points (`project.build_all`, `Compiled`, the frozen model):
+Each consumes the compiler through its public entry points (`project.driver.build_all`, `Compiled`, the frozen model):
 
 - `connect_import`: Kafka Connect connector configs -> pipeline YAML (`pipec import connect`);
 - `checkpoint_diff`: whether a change can restart on the running job's checkpoint (`pipec diff`);

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..diagnostics import Collector
-from ..project import discover
-from ..records import record
+from ..project.driver import discover
+from ..dataclass_lite import record
 from .git import changed_files, files_at, show, toplevel
 
 # Files that change what every pipeline compiles to, as repository-relative glob patterns: the pipec it is

@@ -4,11 +4,11 @@ checkpoint_rules.py; each reason names its rule."""
 
 from __future__ import annotations
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
-from ..emit import dead_letters_in_one_write, per_batch
+from ..emit.job import dead_letters_in_one_write, per_batch
 from ..model import Pipeline
-from ..records import field, record
+from ..dataclass_lite import field, record
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
 from .contract import Contract, contract, flat_fields, writes_kafka
 

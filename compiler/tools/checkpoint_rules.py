@@ -8,7 +8,7 @@ rules come from the sinks' documented behaviour (SPEC section 7) and Spark's fil
 
 from __future__ import annotations
 
-from ..records import record
+from ..dataclass_lite import record
 
 
 GUIDE = ("https://spark.apache.org/docs/latest/streaming/apis-on-dataframes-and-datasets.html"

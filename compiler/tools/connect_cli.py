@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from ..diagnostics import Collector, Location, render_all
-from ..project import build_all, write_atomically
+from ..project.driver import build_all, write_atomically
 from .connect_columns import SampleError, read_sample
 from .connect_config import ConfigSyntaxError, ConnectorConfig, read_config
 from .connect_import import Imported, Importer

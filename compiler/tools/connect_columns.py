@@ -8,9 +8,9 @@ import json
 import re
 from pathlib import Path
 
-from ..records import record
+from ..dataclass_lite import record
 from ..transforms import REGISTRY
-from ..types import quote_name
+from ..types.sql import quote_name
 
 CONNECT_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT", "float32": "FLOAT", "float": "FLOAT", "double": "DOUBLE",
                  "float64": "DOUBLE", "boolean": "BOOLEAN", "string": "STRING", "bytes": "BYTES"}

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from ..diagnostics import Location
-from ..records import field, record
+from ..dataclass_lite import field, record
 
 
 class ConfigSyntaxError(Exception):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import Collector, did_you_mean
-from ..records import field, record
+from ..dataclass_lite import field, record
 from ..transforms import PREDICATE_PACKAGE, REGISTRY
 from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, Entry
@@ -375,6 +375,6 @@ def _hide(key: str, value: str) -> str:
 
 
 def _struct(columns: list[tuple[str, str]]) -> str:
-    from ..types import quote_name
+    from ..types.sql import quote_name
 
     return "STRUCT<" + ", ".join(f"{quote_name(n)} {t}" for n, t in columns) + ">"

@@ -7,12 +7,12 @@ versions of a pipeline and `graph` can name what each pipeline writes.
 from __future__ import annotations
 
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import SINKS
 from ..connectors.kafka_sink import payload_fields
 from ..model import Sink
-from ..records import record
-from ..types import SqlType, StructType
+from ..dataclass_lite import record
+from ..types.sql import SqlType, StructType
 
 ROUTERS = ("RegexRouter", "TimestampRouter")
 

@@ -6,10 +6,10 @@ import json
 import tempfile
 from pathlib import Path
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..diagnostics import Diagnostic
-from ..project import SUFFIXES, build_all
-from ..records import field, record
+from ..project.driver import SUFFIXES, build_all
+from ..dataclass_lite import field, record
 from .checkpoint_diff import VERDICTS, Verdict, judge
 from .checkpoint_rules import RULES
 from .git import changed_files, default_base, resolve, show, toplevel

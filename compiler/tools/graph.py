@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path, PurePosixPath
 
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import SOURCES
 from ..diagnostics import render_all
-from ..project import build_all
-from ..records import field, record
+from ..project.driver import build_all
+from ..dataclass_lite import field, record
 from .contract import writes_kafka
 
 ROUTERS = ("RegexRouter", "TimestampRouter")

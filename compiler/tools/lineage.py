@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ir
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..model import Source, Step
-from ..records import record
+from ..dataclass_lite import record
 from ..shape import Shape
 from ..transforms.structure import _flat
 from .contract import flat_fields, writes_kafka

@@ -17,10 +17,10 @@ import uuid
 from pathlib import Path
 
 from .. import __version__
-from ..build import Compiled
+from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
-from ..project import build_all
+from ..project.driver import build_all
 from .contract import contract, flat_fields, writes_kafka
 from .lineage import column_lineage
 

@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean, one_of
-from ..loader import SourceMap
-from ..records import field, record
+from ..load.document import SourceMap
+from ..dataclass_lite import field, record
 from ..shape import Shape
 
 PACKAGE = "org.apache.kafka.connect.transforms."  # Kafka's own transforms; a spec from elsewhere names its package
@@ -18,7 +18,7 @@ PREDICATE_PACKAGE = PACKAGE + "predicates."
 @record
 class ConfigKey:
     """One Kafka Connect config key, as its ConfigDef declares it: the whole contract of the key, from which the
-    JSON Schema (compiler/schema_gen.py), docs/transforms.md (compiler/docs.py) and the schema tests are made."""
+    JSON Schema (compiler/validate/schema_gen.py), docs/transforms.md (compiler/transforms/docs.py) and the schema tests are made."""
 
     name: str
     kind: str  # STRING | LIST | BOOLEAN | INT

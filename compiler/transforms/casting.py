@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 
 from .. import ir
-from ..connect_types import CONNECT_TYPES
-from ..paths import FieldPath
-from ..records import record
+from ..types.connect import CONNECT_TYPES
+from .field_paths import FieldPath
+from ..dataclass_lite import record
 from ..shape import Shape
-from ..types import ArrayType, MapType, Primitive, SqlType, StructType
+from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javanumbers import AS_INT, AS_LONG, BYTES_TARGETS, INT_BITS, TO_STRING, decode_bytes, wrap

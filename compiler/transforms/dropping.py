@@ -10,7 +10,7 @@ from __future__ import annotations
 
 
 from .. import ir
-from ..records import record
+from ..dataclass_lite import record
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from .. import ir
-from ..paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
-from ..records import record, replace
+from .field_paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
+from ..dataclass_lite import record, replace
 from ..shape import Shape
-from ..type_parser import parse_type
-from ..types import BIGINT, INT, STRING, StructField, StructType, SqlType
-from ..field_names import same_name
+from ..types.parser import parse_type
+from ..types.sql import BIGINT, INT, STRING, StructField, StructType, SqlType
+from ..types.field_names import same_name
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 

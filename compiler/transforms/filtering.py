@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..changelog import is_delete
-from ..records import record
+from ..dataclass_lite import record
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
@@ -14,7 +14,7 @@ from .javaregex import check_java_regex
 
 
 def lower_filter(cfg: None, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
-    """Drop every record the step applies to; `lower.py` narrows it with the step's predicate."""
+    """Drop every record the step applies to; `lower/record_path.py` narrows it with the step's predicate."""
     return (ir.Where(ir.Lit(False)),)
 
 

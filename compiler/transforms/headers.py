@@ -9,10 +9,10 @@ from __future__ import annotations
 
 
 from .. import ir
-from ..paths import FieldPath
-from ..records import record
+from .field_paths import FieldPath
+from ..dataclass_lite import record
 from ..shape import Shape
-from ..types import ArrayType, MapType, Primitive, SqlType, StructType
+from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .connect_values import Unsupported, literal_header_bytes
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from ..records import record
+from ..dataclass_lite import record
 
 
 class PatternError(ValueError):

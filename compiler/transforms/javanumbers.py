@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ir
-from ..types import Primitive
+from ..types.sql import Primitive
 
 BYTES_TARGETS = {"int32": 4, "int64": 8, "float64": 8}  # decoded widths; and "string"
 INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}

@@ -7,10 +7,10 @@ import re
 from typing import TYPE_CHECKING, Callable
 
 from .. import ir
-from ..paths import FieldPath
-from ..records import record
+from .field_paths import FieldPath
+from ..dataclass_lite import record
 from ..shape import Shape
-from ..types import ArrayType, MapType, Primitive, SqlType, StructType
+from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at

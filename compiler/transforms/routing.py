@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..records import record, replace
+from ..dataclass_lite import record, replace
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match

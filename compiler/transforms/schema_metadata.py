@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 from .. import ir
-from ..records import record, replace
+from ..dataclass_lite import record, replace
 from ..shape import Shape
-from ..types import StructType
+from ..types.sql import StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..types import StructField, StructType, SqlType, quote_name
+from ..types.sql import StructField, StructType, SqlType, quote_name
 from .base import Context
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from .. import ir
-from ..paths import FieldPath, format_path
-from ..records import record, replace
+from .field_paths import FieldPath, format_path
+from ..dataclass_lite import record, replace
 from ..shape import Shape
-from ..types import MapType, SqlType, StructField, StructType
+from ..types.sql import MapType, SqlType, StructField, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at

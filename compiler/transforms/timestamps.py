@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ir
-from ..paths import FieldPath
-from ..records import record
+from .field_paths import FieldPath
+from ..dataclass_lite import record
 from ..shape import Shape
-from ..types import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
+from ..types.sql import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javadates import PatternError, spark_pattern

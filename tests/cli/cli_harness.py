@@ -41,8 +41,8 @@ class Run:
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture) -> Run:
-    """`compiler.cli.main(args)`; an exception escaping main is shown as the traceback a user would see."""
-    from compiler.cli import main
+    """`pipec.cli.main(args)`; an exception escaping main is shown as the traceback a user would see."""
+    from pipec.cli import main
 
     capsys.readouterr()  # drop anything printed before
     crash = ""

@@ -1,4 +1,4 @@
-"""pipec lays jobs out itself (compiler/printer); black stays the formatter of record: every job must be exactly
+"""pipec lays jobs out itself (compiler/emit/format/printer); black stays the formatter of record: every job must be exactly
 what black (-l 100 -t py310) writes for it: the checked-in generated/ jobs and a synthetic corpus of every
 transform family at many lengths and literals (bench/synthetic.py)."""
 
@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic import pipeline_yaml
-from compiler import ir, render
-from compiler.format import is_formatted
-from compiler.printer import black_statement, lay_out, syntax
-from compiler.project import build_all, generate_all
+from pipec import ir
+from pipec.emit import render
+from pipec.emit.format.black_mode import is_formatted
+from pipec.emit.format.printer import black_statement, lay_out, syntax
+from pipec.project.driver import build_all, generate_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +34,7 @@ def test_synthetic_corpus_is_blacks_output(tmp_path):
 
 
 def test_statements_of_a_run_of_struct_edits_are_blacks_output():
-    """The shapes of compiler/fusion.py's statements (subscript reads of the run's fields, `{**value, ...}`,
+    """The shapes of compiler/lower/fusion.py's statements (subscript reads of the run's fields, `{**value, ...}`,
     `value.pop(...)`, the struct built from them) at many lengths, laid out by the printer and by black."""
     differ = []
     for width in range(1, 120, 4):

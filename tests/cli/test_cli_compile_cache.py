@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from bench.synthetic import pipeline_yaml
-from compiler import batch
-from compiler.batch import POOL_FROM
-from compiler.project import build_all, generate_all
+from pipec.project import batch
+from pipec.project.batch import POOL_FROM
+from pipec.project.driver import build_all, generate_all
 
 from cli_harness import run_cli
 
@@ -97,7 +97,7 @@ def test_the_cache_is_keyed_by_pipec_itself(corpus, capsys, monkeypatch):
     compiled = []
     original = batch.compile_file
     monkeypatch.setattr(batch, "compile_file", lambda path: compiled.append(path) or original(path))
-    monkeypatch.setattr("compiler.cache.fingerprint", lambda: "another pipec")
+    monkeypatch.setattr("pipec.project.job_cache.fingerprint", lambda: "another pipec")
     monkeypatch.setattr(batch, "POOL_FROM", 10**6)  # in this process, so the patched compile_file counts
     assert run_cli(["check", folder, "--out", out], capsys).code == 0
     assert len(compiled) == POOL_FROM + 2

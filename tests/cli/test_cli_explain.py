@@ -102,7 +102,7 @@ def connectors(path) -> tuple[str, str]:
 
 
 def test_explained_pipelines_cover_every_connector():
-    from compiler.connectors import SINKS, SOURCES
+    from pipec.connectors import SINKS, SOURCES
 
     used = [connectors(p) for p in EXPLAINED]
     assert set(SOURCES) <= {source for source, _ in used}, "a source connector no explained pipeline uses"

@@ -35,7 +35,7 @@ def generate(path):
 
     Cached by path and content: black makes generation the slow part of these tests.
     """
-    from compiler.project import build_all, generate_all
+    from pipec.project.driver import build_all, generate_all
 
     key = (rel(path), path.read_bytes())
     if key not in _CACHE:
@@ -126,7 +126,7 @@ def test_job_sets_utc_and_ansi_in_session_conf(job):
 
 
 def test_job_is_black_stable(job):
-    from compiler.format import is_formatted
+    from pipec.emit.format.black_mode import is_formatted
 
     _, _, source = job
     assert is_formatted(source)
@@ -181,7 +181,7 @@ def test_compiling_does_not_import_pyspark(tmp_path):
     import subprocess
 
     code = (
-        "import sys; from compiler.cli import main; "
+        "import sys; from pipec.cli import main; "
         f"rc = main(['compile', {rel(VALID)!r}, '--out', {str(tmp_path)!r}]); "
         "print(rc, 'pyspark' in sys.modules)"
     )
@@ -211,7 +211,7 @@ RECORD_TEST_PIPELINES = sorted(ROOT.glob("tests/*/pipelines/**/*.yaml"))
 @pytest.mark.parametrize("path", RECORD_TEST_PIPELINES, ids=[rel(p) for p in RECORD_TEST_PIPELINES])
 def test_record_test_jobs_are_black_stable(path, monkeypatch):
     """`pipec compile` formats once (black's own two passes); every transform's output must already be stable."""
-    from compiler.format import is_formatted
+    from pipec.emit.format.black_mode import is_formatted
 
     monkeypatch.chdir(ROOT)
     _, source = generate(path)

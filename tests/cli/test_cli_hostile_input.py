@@ -2,7 +2,7 @@
 
 Each case runs `pipec validate` and `pipec compile` in a fresh process under an address-space limit
 (RLIMIT_AS), and measures the CPU seconds and the peak resident memory the process used. CPU time, not wall
-time, is bounded: the host is shared with Spark suites. Limits (compiler/yaml_limits.py, compiler/types.py):
+time, is bounded: the host is shared with Spark suites. Limits (compiler/load/limits.py, compiler/types/sql.py):
 64 levels of nesting in the YAML, 50,000 values with aliases expanded, 64 levels in a type string.
 """
 
@@ -67,7 +67,7 @@ def _pipec(args: list[str], cwd) -> Measured:
     """One `pipec` process: exit code, stderr, CPU seconds, peak resident MB (of this child alone)."""
     probe = (
         "import resource, runpy, sys; sys.argv = ['pipec', *sys.argv[1:]]\n"
-        "try:\n    from compiler.cli import main; code = main(sys.argv[1:])\n"
+        "try:\n    from pipec.cli import main; code = main(sys.argv[1:])\n"
         "finally:\n    r = resource.getrusage(resource.RUSAGE_SELF)\n"
         # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent (pytest) through exec
         "    hwm = next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"

@@ -25,7 +25,7 @@ RUNS = 5
 
 def _pipec() -> list[str]:
     """The installed console script; the module entry point where the venv has none."""
-    return [str(PIPEC)] if PIPEC.exists() else [sys.executable, "-m", "compiler"]
+    return [str(PIPEC)] if PIPEC.exists() else [sys.executable, "-m", "pipec"]
 
 
 def _cold_runs() -> tuple[list[float], list[float]]:
@@ -64,7 +64,7 @@ def test_cold_validate_median_is_under_half_a_second():
 
 def test_validate_imports_neither_pyspark_nor_black():
     code = (
-        "import compiler.cli, sys; compiler.cli.main(['validate', 'pipelines']); "
+        "import pipec.cli, sys; pipec.cli.main(['validate', 'pipelines']); "
         "print('pyspark' in sys.modules, 'black' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

@@ -1,6 +1,6 @@
 """A cold `pipec compile` of one pipeline imports none of the modules it was made not to need (issue 14: one
-pipeline compiled from a cold process within 0.3 s): jinja2 (the job templates run as compiler/job_templates.py),
-dataclasses and so inspect (compiler/records.py), tempfile (compiler/atomic.py), and fractions, decimal and
+pipeline compiled from a cold process within 0.3 s): jinja2 (the job templates run as compiler/emit/job_templates.py),
+dataclasses and so inspect (compiler/dataclass_lite.py), tempfile (compiler/project/atomic_write.py), and fractions, decimal and
 difflib (imported where a value or an error needs them)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def test_a_cold_compile_imports_none_of_them(tmp_path):
     pipeline.write_text(pipeline_yaml("p0", 20), encoding="utf-8")
     out = tmp_path / "out"
     code = (
-        "import sys\nfrom compiler.cli import main\n"
+        "import sys\nfrom pipec.cli import main\n"
         f"assert main(['compile', {str(pipeline)!r}, '--out', {str(out)!r}]) == 0\n"
         f"print(' '.join(m for m in {NOT_IMPORTED!r} if m in sys.modules))\n"
     )

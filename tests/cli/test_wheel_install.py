@@ -2,9 +2,10 @@
 repository of pipelines that is not this one (issue 12: templates and the schema are package data).
 
 The fresh venv has no site packages of its own but a `.pth` line naming this environment's site-packages, for the
-third-party dependencies only: this environment holds `compiler` through the editable finder, which a `.pth` line
-does not run, so `compiler` can come only from the wheel (the test checks where it was imported from). Also the
-sources uninstalled on PYTHONPATH, as scripts/compat runs them. Needs no Spark; 10-30 seconds (mostly the build).
+third-party dependencies only: this environment holds `pipec` through the editable finder, which a `.pth` line
+does not run, so `pipec` can come only from the wheel (the test checks where it was imported from). Also the
+sources uninstalled, as scripts/compat runs them: a folder on PYTHONPATH holding a `pipec` link to compiler/. Needs
+no Spark; 10-30 seconds (mostly the build).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from cli_harness import ROOT, run_cli
 from tests.tools.gitrepo import Repo
 
 SOURCES = ("pyproject.toml", "README.md", "compiler", "templates", "schemas")  # what the wheel is built from
-PACKAGE_DATA = {"templates": "compiler/templates", "schemas": "compiler/schemas"}
+PACKAGE_DATA = {"templates": "pipec/templates", "schemas": "pipec/schemas"}
 PIPELINES = len(list((ROOT / "pipelines").glob("*.yaml")))
 
 
@@ -86,11 +87,12 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
 def test_the_wheel_holds_every_module_template_and_schema(installed):
     wheel, _ = installed
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "compiler").rglob("*.py")}
+    expected = {f"pipec/{p.relative_to(ROOT / 'compiler').as_posix()}" for p in (ROOT / "compiler").rglob("*.py")}
     for folder, package in PACKAGE_DATA.items():
         expected |= {f"{package}/{p.relative_to(ROOT / folder).as_posix()}" for p in (ROOT / folder).rglob("*")
                      if p.is_file() and "__pycache__" not in p.parts}
     assert expected - names == set()
+    assert {name.split("/")[0] for name in names if not name.startswith("pipec-")} == {"pipec"}  # no `compiler`
 
 
 def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(installed, tmp_path, monkeypatch,
@@ -100,7 +102,7 @@ def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(i
     shutil.copytree(ROOT / "pipelines", repo.path / "pipelines")
     repo.commit("pipelines")
 
-    where = run(bin_dir / "python", "-c", "import compiler; print(compiler.__file__)", cwd=repo.path)
+    where = run(bin_dir / "python", "-c", "import pipec; print(pipec.__file__)", cwd=repo.path)
     assert Path(where.stdout.strip()).is_relative_to(bin_dir.parent), where.stdout + where.stderr
 
     validate = run(bin_dir / "pipec", "validate", "pipelines", cwd=repo.path)
@@ -124,17 +126,21 @@ def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(i
 
 def test_the_docs_generator_of_a_wheel_says_it_needs_the_repository(installed, tmp_path):
     _, bin_dir = installed
-    proc = run(bin_dir / "python", "-m", "compiler.docs", cwd=tmp_path)
+    proc = run(bin_dir / "python", "-m", "pipec.transforms.docs", cwd=tmp_path)
     assert proc.returncode == 2 and "pipec's repository" in proc.stderr, proc.stdout + proc.stderr
     assert not list(bin_dir.parent.rglob("transforms.md"))
 
 
 def test_the_sources_run_uninstalled_from_pythonpath(tmp_path, monkeypatch, capsys):
-    """scripts/compat runs pipec from PYTHONPATH in virtualenvs that do not install it."""
+    """scripts/compat runs pipec from PYTHONPATH in virtualenvs that do not install it: a folder holding a `pipec`
+    link to compiler/."""
     python = bare_venv(tmp_path / "venv")
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    (sources / "pipec").symlink_to(ROOT / "compiler", target_is_directory=True)
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(ROOT / "pipelines", elsewhere / "pipelines")
-    proc = run(python, "-m", "compiler", "compile", "pipelines", cwd=elsewhere, pythonpath=ROOT)
+    proc = run(python, "-m", "pipec", "compile", "pipelines", cwd=elsewhere, pythonpath=sources)
     assert proc.returncode == 0, proc.stderr
     jobs = {p.name: p.read_text(encoding="utf-8") for p in (elsewhere / "generated").iterdir()}
     assert jobs == compiled_in_this_repository(tmp_path / "in-repo", monkeypatch, capsys)

@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from compiler.testing.runner import load_job
+from pipec.testing.runner import load_job
 
 ROOT = Path(__file__).resolve().parents[2]
 BATCH = ROOT / "generated" / "orders_enriched.py"  # files (json) -> files (json), batch

@@ -11,8 +11,8 @@ import sys
 import pyspark
 import pytest
 
-from compiler.spark_versions import CONNECT_BATCH_COUNTS_SINCE, line_key, line_of
-from compiler.testing.runner import compile_job
+from pipec.spark_versions import CONNECT_BATCH_COUNTS_SINCE, line_key, line_of
+from pipec.testing.runner import compile_job
 from jobs import BATCH, STREAMING, count_lines, job_args, reference, rows_written, run, written
 
 pytestmark = [pytest.mark.spark, pytest.mark.connect]

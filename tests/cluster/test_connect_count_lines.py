@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.testing.runner import compile_job
+from pipec.testing.runner import compile_job
 from connect_counts import check_count_lines, handed_views
 from jobs import run
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler.diagnostics import CompileError
-from compiler.project import build_all, generate_all
-from compiler.testing.frames import rows_frame
-from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from compiler.testing.runner import load_job
+from pipec.diagnostics import CompileError
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.frames import rows_frame
+from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+from pipec.testing.runner import load_job
 from native_plan import python_operators
 
 HERE = Path(__file__).resolve().parent / "pipelines"
@@ -31,8 +31,8 @@ def job_for(path: Path, tmp_path: Path):
 
 
 def raw_frame(spark, compiled, given: list[dict]):
-    from compiler.model import TestRecord
-    from compiler.diagnostics import Location
+    from pipec.model import TestRecord
+    from pipec.diagnostics import Location
 
     records = [TestRecord(g, Location("t", 1, 1), {}) for g in given]
     rows = kafka_rows(compiled.pipeline.source, records)

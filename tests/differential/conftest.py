@@ -89,7 +89,7 @@ def kafka_results(kafka_classpath, case_records) -> dict[str, dict]:
 @pytest.fixture(scope="session")
 def pipec_results(request, spark, kafka_results, case_records, tmp_path_factory):
     """id -> pipec's side of every selected case whose transforms are all registered (run from a few threads)."""
-    from compiler.transforms import REGISTRY
+    from pipec.transforms import REGISTRY
     from diff_cases import CASES
     from diff_run import kafka_outcomes, run_pipec
 

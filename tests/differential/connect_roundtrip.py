@@ -13,14 +13,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.build import Compiled
-from compiler.project import build_all, generate_all
-from compiler.testing.frames import rows_frame
-from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA
-from compiler.testing.runner import load_job
-from compiler.tools.connect_columns import Sample, connect_schema_type
-from compiler.tools.connect_config import ConnectorConfig, read_config
-from compiler.tools.connect_import import JSON_CONVERTER, RAW_SUFFIX, Importer
+from pipec.resolve.builder import Compiled
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.frames import rows_frame
+from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA
+from pipec.testing.runner import load_job
+from pipec.tools.connect_columns import Sample, connect_schema_type
+from pipec.tools.connect_config import ConnectorConfig, read_config
+from pipec.tools.connect_import import JSON_CONVERTER, RAW_SUFFIX, Importer
 from diff_connect import UTC, from_envelope, from_spark
 
 HERE = Path(__file__).resolve().parent

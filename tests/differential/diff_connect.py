@@ -16,7 +16,7 @@ import struct
 from decimal import Context, Decimal
 from typing import Any
 
-from compiler.types import ArrayType, MapType, Primitive, SqlType, StructType
+from pipec.types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 
 UTC = dt.timezone.utc
 EXACT = Context(prec=100)  # DECIMAL(38, s) arithmetic without rounding (the default context keeps 28 digits)

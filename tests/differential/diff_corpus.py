@@ -13,12 +13,12 @@ from typing import Any
 
 import yaml
 
-from compiler.build import Compiled
-from compiler.connectors.kafka import key_columns, value_columns
-from compiler.model import TestCase
-from compiler.project import build_all
-from compiler.testing.kafka_rows import kafka_rows
-from compiler.types import SqlType, StructField, StructType
+from pipec.resolve.builder import Compiled
+from pipec.connectors.kafka import key_columns, value_columns
+from pipec.model import TestCase
+from pipec.project.driver import build_all
+from pipec.testing.kafka_rows import kafka_rows
+from pipec.types.sql import SqlType, StructField, StructType
 from diff_connect import EPOCH, envelope, epoch_millis, from_envelope, from_pipec_json
 from kafka_chain import harness_chain
 

@@ -12,9 +12,9 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from compiler.transforms.base import PACKAGE
-from compiler.type_parser import parse_type
-from compiler.types import ArrayType, MapType, Primitive, SqlType, StructField, StructType
+from pipec.transforms.base import PACKAGE
+from pipec.types.parser import parse_type
+from pipec.types.sql import ArrayType, MapType, Primitive, SqlType, StructField, StructType
 from diff_connect import EXACT, UTC, envelope, epoch_millis, pipec_json
 from kafka_chain import harness_chain
 
@@ -222,7 +222,7 @@ def pipeline_yaml(case: Case) -> str:
 
 
 def given_fields(case: Case, rec: dict) -> dict:
-    """A record as a pipec test's `given` fields (what compiler.testing.kafka_rows encodes)."""
+    """A record as a pipec test's `given` fields (what pipec.testing.kafka_rows encodes)."""
     key_type, value_type = case.key_type, case.value_type
     return {
         "topic": rec["topic"], "partition": rec["partition"], "offset": rec["offset"],

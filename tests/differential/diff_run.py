@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.build import Compiled
-from compiler.diagnostics import Location
-from compiler.model import TestRecord
-from compiler.project import build_all, generate_all
-from compiler.testing.frames import rows_frame
-from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from compiler.testing.runner import load_job, sink_records
-from compiler.types import StructType
+from pipec.resolve.builder import Compiled
+from pipec.diagnostics import Location
+from pipec.model import TestRecord
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.frames import rows_frame
+from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+from pipec.testing.runner import load_job, sink_records
+from pipec.types.sql import StructType
 from diff_connect import (
     UTC, from_envelope, from_spark, header_text, show, skeleton_of_schema, skeleton_of_type,
 )
@@ -315,7 +315,7 @@ def run_pipec(spark, cases: list[Case], records: dict[str, list[dict]], kafka: d
     runnable = [c for c in cases if results[c.id].job is not None and c.id in kafka]
     confs = {tuple(sorted(results[c.id].job.job.SESSION_CONF.items())) for c in runnable}
     assert len(confs) <= 1, f"the jobs want different session settings: {confs}"
-    for key, value in (confs.pop() if confs else ()):  # what compiler.testing.runner sets before each job
+    for key, value in (confs.pop() if confs else ()):  # what pipec.testing.runner sets before each job
         spark.conf.set(key, value)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         list(pool.map(run, runnable))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.transforms.base import PACKAGE, PREDICATE_PACKAGE
+from pipec.transforms.base import PACKAGE, PREDICATE_PACKAGE
 
 
 def harness_chain(steps: list[dict], predicates: dict) -> dict:

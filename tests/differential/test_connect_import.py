@@ -51,9 +51,9 @@ def test_imported_pipeline_agrees_with_kafka(doc, kafka_answers, spark):
 def test_a_week_year_topic_format_is_refused_at_its_line(tmp_path):
     """Confluent's TimestampRouter example formats the timestamp with YYYY, SimpleDateFormat's week year: pipec
     refuses it (E807) rather than write a calendar year, pointing at the transform in the config."""
-    from compiler.tools.connect_cli import check_compiles
-    from compiler.tools.connect_config import read_config
-    from compiler.tools.connect_import import Importer
+    from pipec.tools.connect_cli import check_compiles
+    from pipec.tools.connect_config import read_config
+    from pipec.tools.connect_import import Importer
 
     config = read_config(CONFIGS / "timestamp_router.json")
     imported = Importer(config).run()
@@ -67,9 +67,9 @@ def test_a_chain_pipec_cannot_express_is_refused_at_its_line():
     """The Kafka docs' predicate example extracts a key field only for some topics: the key would have two types."""
     from pathlib import Path
 
-    from compiler.tools.connect_cli import check_compiles
-    from compiler.tools.connect_config import read_config
-    from compiler.tools.connect_import import Importer
+    from pipec.tools.connect_cli import check_compiles
+    from pipec.tools.connect_config import read_config
+    from pipec.tools.connect_import import Importer
 
     path = CONFIGS / "predicates.properties"
     config = read_config(path)

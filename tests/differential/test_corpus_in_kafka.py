@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.testing.compare import compare
+from pipec.testing.compare import compare
 from diff_corpus import (
     CONVERTER_STAGES, NOT_IN_KAFKA, compile_corpus_file, corpus_files, harness_document, harness_records,
     not_checkable, sink_view,

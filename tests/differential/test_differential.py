@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transforms import PACKAGE, PREDICATE_PACKAGE, REGISTRY
+from pipec.transforms import PACKAGE, PREDICATE_PACKAGE, REGISTRY
 from diff_cases import CASES
 from diff_run import STATS, differs, kafka_outcomes, pipec_schemas
 from differences import BY_ID, documented

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import yaml
 
-from compiler import render
-from compiler.build import Builder
-from compiler.diagnostics import Collector
-from compiler.format import format_python
-from compiler.loader import load_text
-from compiler.lower import lower
-from compiler.validate import validate_document
+from pipec.emit import render
+from pipec.resolve.builder import Builder
+from pipec.diagnostics import Collector
+from pipec.emit.format.black_mode import format_python
+from pipec.load.document import load_text
+from pipec.lower.record_path import lower
+from pipec.validate.schema import validate_document
 
 HERE = Path(__file__).resolve().parent
 UPDATE = os.environ.get("PIPEC_UPDATE_GOLDEN") == "1"

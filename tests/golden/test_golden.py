@@ -16,8 +16,8 @@ import pytest
 import yaml
 from golden import HERE, UPDATE, GoldenFile, document, every_file, generate, read, rewrite
 
-from compiler.package_data import SCHEMA_PATH
-from compiler.transforms import REGISTRY
+from pipec.package_data import SCHEMA_PATH
+from pipec.transforms import REGISTRY
 
 FILES = sorted(HERE.glob("*/*.md"))
 SOURCES = {"kafka": "KafkaSource", "upsert-kafka": "UpsertKafkaSource", "files": "FilesSource"}

@@ -18,8 +18,8 @@ from collections import Counter
 
 import pytest
 
-from compiler.project import build_all, generate_all
-from compiler.testing.runner import load_job
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.runner import load_job
 from native_plan import python_operators
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]

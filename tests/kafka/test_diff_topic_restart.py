@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from compiler.testing.runner import load_job
+from pipec.testing.runner import load_job
 from tests.tools.gitrepo import Repo
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]

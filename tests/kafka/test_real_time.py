@@ -16,7 +16,7 @@ from pathlib import Path
 import pyspark
 import pytest
 
-from compiler.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from killable_job import Checkpoint, JobProcess, job_env
 from test_restarts import SPARK_ARGS, batch_counts
 

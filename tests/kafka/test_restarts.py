@@ -23,7 +23,7 @@ import pytest
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import OffsetSpec
 
-from compiler.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 from killable_job import Checkpoint, JobProcess, KillReport, job_env
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]

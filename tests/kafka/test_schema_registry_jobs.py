@@ -22,8 +22,8 @@ from confluent_kafka.schema_registry import SchemaRegistryClient, record_subject
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from compiler.project import build_all, generate_all
-from compiler.testing.runner import load_job
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.runner import load_job
 from native_plan import python_operators
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.registry]

@@ -90,7 +90,7 @@ def leaks(folder: Path, secrets: dict[str, str]) -> list[str]:
 
 def pipec(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "compiler.cli", *args], cwd=cwd, env={**env, "PYTHONPATH": str(ROOT)},
+        [sys.executable, "-m", "pipec.cli", *args], cwd=cwd, env={**env, "PYTHONPATH": str(ROOT)},
         capture_output=True, text=True, timeout=300,
     )
 

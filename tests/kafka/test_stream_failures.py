@@ -12,8 +12,8 @@ import uuid
 
 import pytest
 
-from compiler.project import build_all, generate_all
-from compiler.testing.runner import load_job
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.runner import load_job
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 

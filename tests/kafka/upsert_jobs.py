@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compiler.project import build_all, generate_all
+from pipec.project.driver import build_all, generate_all
 
 SOURCE = """\
 version: 1

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.project import build_all
+from pipec.project.driver import build_all
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = sorted((HERE / "configs").glob("*.yaml"))

@@ -15,10 +15,10 @@ import textwrap
 import pytest
 from confluent_kafka.schema_registry import Schema
 
-from compiler.cli import main as pipec
-from compiler.lower import lower
-from compiler.project import build_all
-from compiler.registry_check import registry_calls
+from pipec.cli import main as pipec
+from pipec.lower.record_path import lower
+from pipec.project.driver import build_all
+from pipec.tools.registry_check import registry_calls
 
 pytestmark = pytest.mark.registry
 

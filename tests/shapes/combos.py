@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from compiler.connectors import SINKS
-from compiler.type_parser import parse_type
-from compiler.types import BYTES, ArrayType, MapType, SqlType, StructField, StructType
+from pipec.connectors import SINKS
+from pipec.types.parser import parse_type
+from pipec.types.sql import BYTES, ArrayType, MapType, SqlType, StructField, StructType
 from connect_formats import PAYLOADS, SCHEMA_ID, json_bytes
 from shape_cases import COLUMNS, FULL, FULL_AT, PREDICATES, TYPES, Recipe, recipes_for
 

@@ -25,7 +25,7 @@ import struct
 from decimal import Decimal
 from typing import Any
 
-from compiler.types import ArrayType, MapType, Primitive, SqlType, StructField, StructType
+from pipec.types.sql import ArrayType, MapType, Primitive, SqlType, StructField, StructType
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from compiler.type_parser import parse_type
-from compiler.types import SqlType, StructField, StructType
+from pipec.types.parser import parse_type
+from pipec.types.sql import SqlType, StructField, StructType
 
 UTC = dt.timezone.utc
 COLUMNS = (

@@ -43,14 +43,14 @@ from combos import (  # noqa: E402
 from connect_formats import csv_line, json_text  # noqa: E402
 from shape_cases import FULL_JSON, INPUTS, NULLS_JSON, recipes_for  # noqa: E402
 
-from compiler.connectors import SINKS  # noqa: E402
-from compiler.emit import job_text  # noqa: E402
-from compiler.project import build_all  # noqa: E402
-from compiler.testing.frames import rows_frame  # noqa: E402
-from compiler.testing.kafka_rows import EPOCH, KAFKA_ROW_SCHEMA  # noqa: E402
-from compiler.testing.runner import load_job  # noqa: E402
-from compiler.transforms import REGISTRY  # noqa: E402
-from compiler.types import BYTES, ArrayType, MapType, SqlType, StructField, StructType  # noqa: E402
+from pipec.connectors import SINKS  # noqa: E402
+from pipec.emit.job import job_text  # noqa: E402
+from pipec.project.driver import build_all  # noqa: E402
+from pipec.testing.frames import rows_frame  # noqa: E402
+from pipec.testing.kafka_rows import EPOCH, KAFKA_ROW_SCHEMA  # noqa: E402
+from pipec.testing.runner import load_job  # noqa: E402
+from pipec.transforms import REGISTRY  # noqa: E402
+from pipec.types.sql import BYTES, ArrayType, MapType, SqlType, StructField, StructType  # noqa: E402
 
 COMBOS = all_combos()
 UTC = dt.timezone.utc

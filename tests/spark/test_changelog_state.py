@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from changelog_model import normalize
-from compiler.testing.runner import load_job
+from pipec.testing.runner import load_job
 
 pytestmark = pytest.mark.spark
 

@@ -31,10 +31,10 @@ import yaml
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from compiler.diagnostics import CompileError
-from compiler.project import build_all, generate_all
-from compiler.render import comment_text
-from compiler.testing.runner import load_job, write_given_files
+from pipec.diagnostics import CompileError
+from pipec.project.driver import build_all, generate_all
+from pipec.emit.render import comment_text
+from pipec.testing.runner import load_job, write_given_files
 
 pytestmark = pytest.mark.spark
 

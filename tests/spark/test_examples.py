@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.batch import compile_all, stale
-from compiler.project import SUFFIXES, build_all, generate_all
-from compiler.testing.runner import load_job, run_tests
+from pipec.project.batch import compile_all, stale
+from pipec.project.driver import SUFFIXES, build_all, generate_all
+from pipec.testing.runner import load_job, run_tests
 
 pytestmark = pytest.mark.spark
 

@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from compiler.testing.runner import compile_job as compile_yaml_job
+from pipec.testing.runner import compile_job as compile_yaml_job
 from native_plan import python_operators
 
 pytestmark = pytest.mark.spark

@@ -104,7 +104,7 @@ def test_a_connector_of_another_spark_line_fails_at_start_in_one_line(tmp_path):
 
 def test_a_source_that_cannot_load_fails_in_one_line(spark, tmp_path, capsys):
     """read_source's failure (a missing folder) is the job's one-line failure, not a traceback."""
-    from compiler.testing.runner import load_job
+    from pipec.testing.runner import load_job
 
     job = load_job(ROOT / "generated" / f"{JOB}.py")
     assert job.main(["--source-path", str(tmp_path / "missing"), "--sink-path", str(tmp_path / "out")]) == 1

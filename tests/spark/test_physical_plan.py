@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import functions as F
 
-from compiler.project import SUFFIXES, build_all, generate_all
-from compiler.testing.frames import rows_frame
-from compiler.testing.runner import load_job, write_given_files
+from pipec.project.driver import SUFFIXES, build_all, generate_all
+from pipec.testing.frames import rows_frame
+from pipec.testing.runner import load_job, write_given_files
 from native_plan import python_operators_in
 
 pytestmark = pytest.mark.spark
@@ -30,7 +30,7 @@ def executed_plan(df) -> str:
 
 def _kafka_input(spark, compiled, values_folder: Path) -> tuple[str, Path]:
     """The first test case's given records as Spark Kafka rows in a parquet folder; (schema, folder)."""
-    from compiler.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+    from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 
     rows = kafka_rows(compiled.pipeline.source, list(compiled.pipeline.tests[0].given))
     rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA).coalesce(1).write.parquet(str(values_folder))

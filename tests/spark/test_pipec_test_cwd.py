@@ -24,7 +24,7 @@ def test_pipec_test_leaves_the_current_directory_empty(tmp_path):
     temp.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")}
     env["TMPDIR"] = str(temp)  # the JVM's own folder goes here, and must be gone afterwards
-    command = [str(PIPEC)] if PIPEC.exists() else [sys.executable, "-m", "compiler"]
+    command = [str(PIPEC)] if PIPEC.exists() else [sys.executable, "-m", "pipec"]
     done = subprocess.run([*command, "test", str(EXAMPLE)], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"

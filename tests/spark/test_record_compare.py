@@ -69,7 +69,7 @@ def pipeline(name: str, sink: str, expect_weight=lambda w: w, key_of=lambda i: f
 
 
 def run(compile_text, spark, text: str, name: str) -> tuple[bool, str]:
-    from compiler.testing.runner import run_tests
+    from pipec.testing.runner import run_tests
 
     result, files = compile_text(text, f"{name}.yaml")
     out = io.StringIO()

@@ -62,7 +62,7 @@ CASES = {  # source, sink
 
 
 def run(compile_text, spark, text: str, name: str) -> list[str]:
-    from compiler.testing.runner import run_tests
+    from pipec.testing.runner import run_tests
 
     result, files = compile_text(text, f"{name}.yaml")
     out = io.StringIO()
@@ -127,7 +127,7 @@ def test_expect_error_needs_a_record_error_not_any_failure(compile_text, spark, 
     raises itself, as a pipec bug would) fails the case, in batch and in streaming, and says why."""
     from pyspark.sql import functions as F
 
-    from compiler.testing.runner import load_job, run_case
+    from pipec.testing.runner import load_job, run_case
 
     for mode in ("batch", "streaming"):
         text = PIPELINE.format(name=f"not_a_record_error_{mode}", mode=mode, source=KAFKA_SOURCE, sink=SINKS["kafka"],
@@ -172,7 +172,7 @@ sink:
 def test_a_streaming_job_says_the_record_error_in_one_line(compile_text, spark, tmp_path, capsys):
     """The job run through its own `main` (as `python job.py` runs it): the query fails with STREAM_FAILED, and the
     job prints the record error alone (a json files source has no offset: SPEC section 4.3)."""
-    from compiler.testing.runner import load_job
+    from pipec.testing.runner import load_job
 
     _, files = compile_text(FILES_STREAM, "files_stream_fails.yaml")
     (tmp_path / "files_stream_fails.py").write_text(files["files_stream_fails.py"], encoding="utf-8")

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql.streaming import StreamingQueryManager
 
-from compiler.project import build_all, generate_all
-from compiler.testing.runner import load_job, run_tests
+from pipec.project.driver import build_all, generate_all
+from pipec.testing.runner import load_job, run_tests
 
 pytestmark = pytest.mark.spark
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.testing.runner import load_job
+from pipec.testing.runner import load_job
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINES = ROOT / "tests" / "tables" / "pipelines"
@@ -36,7 +36,7 @@ sink:
 
 
 def errors(compile_text, text: str) -> list[str]:
-    from compiler.diagnostics import CompileError
+    from pipec.diagnostics import CompileError
 
     with pytest.raises(CompileError) as caught:
         compile_text(text)

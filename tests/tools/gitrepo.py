@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PIPEC = [sys.executable, "-m", "compiler"]
+PIPEC = [sys.executable, "-m", "pipec"]
 
 
 class Repo:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import __version__
+from pipec import __version__
 from tests.tools.gitrepo import Repo
 
 PIPELINE = """version: 1

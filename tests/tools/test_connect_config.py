@@ -9,8 +9,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.tools.connect_config import read_properties, read_json
-from compiler.tools.yaml_text import scalar
+from pipec.tools.connect_config import read_properties, read_json
+from pipec.tools.yaml_text import scalar
 
 
 def test_properties_follow_java_rules():
@@ -43,9 +43,9 @@ def test_scalars_read_back_as_the_same_string(text):
 @given(st.text(), st.text())
 def test_any_config_value_or_comment_gives_yaml_that_reads_back(value, comment):
     """Unmapped settings and properties comments land in YAML comments: nothing in them can end the comment."""
-    from compiler.tools.connect_config import ConnectorConfig, Entry
-    from compiler.tools.connect_import import Importer
-    from compiler.diagnostics import Location
+    from pipec.tools.connect_config import ConnectorConfig, Entry
+    from pipec.tools.connect_import import Importer
+    from pipec.diagnostics import Location
 
     loc = Location("c.properties", 1, 1)
     config = ConnectorConfig("c.properties", "c", {

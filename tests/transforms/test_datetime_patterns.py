@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transforms.javadates import LETTERS, NO_EXACT_PARSE, PatternError, spark_pattern
+from pipec.transforms.javadates import LETTERS, NO_EXACT_PARSE, PatternError, spark_pattern
 
 SAME = [
     "yyyyMMdd", "yyyy-MM-dd'T'HH:mm:ss.SSSZ", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", "yyyy MM dd HH mm ss SSS z",

@@ -6,9 +6,9 @@ import ast
 import tempfile
 from pathlib import Path
 
-from compiler.diagnostics import CompileError
-from compiler.model import Pipeline
-from compiler.project import build_all, generate_all
+from pipec.diagnostics import CompileError
+from pipec.model import Pipeline
+from pipec.project.driver import build_all, generate_all
 
 
 def compile_text(text: str) -> tuple[str | None, list[str]]:

@@ -1,4 +1,4 @@
-"""compiler/atomic.py writes a file whole through a temporary file beside it: the content and permissions asked
+"""compiler/project/atomic_write.py writes a file whole through a temporary file beside it: the content and permissions asked
 for, nothing left behind, another process's leftover temporary names skipped, the old file kept on failure."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from compiler import atomic
+from pipec.project import atomic_write as atomic
 
 
 def test_writes_the_text_with_the_mode_whatever_the_umask(tmp_path):

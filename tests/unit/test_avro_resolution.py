@@ -1,4 +1,4 @@
-"""Avro's schema resolution rules as compiler/avro_resolution.py applies them, case by case from the Avro
+"""Avro's schema resolution rules as compiler/tools/avro_resolution.py applies them, case by case from the Avro
 specification ("Schema Resolution") and Confluent's compatibility levels (its documentation's table: BACKWARD, the
 new schema reads data of the latest; FORWARD, the latest reads the new; FULL, both; _TRANSITIVE, every version)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.avro_resolution import compatibility_problems, read_problems
+from pipec.tools.avro_resolution import compatibility_problems, read_problems
 
 
 def record(name: str, *fields: dict, **extra) -> dict:

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from compiler.testing.compare import Float32, compare, differences, matches, show, show_record
+from pipec.testing.compare import Float32, compare, differences, matches, show, show_record
 
 # Python's reading of float32 values a parquet or avro sink wrote (struct-unpacked float32 bit patterns).
 AS_READ = {"3.14": 3.140000104904175, "8.1": 8.100000381469727, "0.1": 0.10000000149011612,

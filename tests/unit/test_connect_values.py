@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transforms.connect_values import Unsupported, big_decimal_text, java_float_text, literal_header_bytes
+from pipec.transforms.connect_values import Unsupported, big_decimal_text, java_float_text, literal_header_bytes
 
 KAFKA = [
     ('1', '1'),

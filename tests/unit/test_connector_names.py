@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from compiler.connectors import SINKS, SOURCES
+from pipec.connectors import SINKS, SOURCES
 
 COMPILER = Path(__file__).resolve().parents[2] / "compiler"
 NAMES = frozenset(SOURCES) | frozenset(SINKS)

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from compiler.tools.checkpoint_diff import spark_sink
+from pipec.tools.checkpoint_diff import spark_sink
 
 PIPELINE = """\
     version: 1

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler.format import is_formatted
-from compiler.render import comment_text
+from pipec.emit.format.black_mode import is_formatted
+from pipec.emit.render import comment_text
 from job_text import compile_text
 
 BASE = """\

@@ -1,14 +1,15 @@
-"""compiler/fusion.py without Spark: field paths, and which steps join a run (the code itself: tests/golden/lowering)."""
+"""compiler/lower/fusion.py without Spark: field paths, and which steps join a run (the code itself: tests/golden/lowering)."""
 
 from __future__ import annotations
 
 import pytest
 
-from compiler import fusion, ir
-from compiler.fusion import Run, Unfusable, split_path
-from compiler.shape import Shape
-from compiler.transforms.structs import spark_field_path
-from compiler.types import BIGINT, STRING, StructField, StructType
+from pipec.lower import fusion
+from pipec import ir
+from pipec.lower.fusion import Run, Unfusable, split_path
+from pipec.shape import Shape
+from pipec.transforms.structs import spark_field_path
+from pipec.types.sql import BIGINT, STRING, StructField, StructType
 
 
 @pytest.mark.parametrize("steps", [("a",), ("a", "b"), ("a.b", "c"), ("x`y", "z z"), ("``", "."), ("ü", "1a")])

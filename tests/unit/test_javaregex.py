@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from compiler.transforms.javaregex import check_java_regex
+from pipec.transforms.javaregex import check_java_regex
 
 JAVA_SETS = ["[a-z&&[^aeiou]]+", "[[a-c][x-z]]", "[a||b]", "[a~~b]"]
 
 
 @pytest.mark.parametrize("pattern", JAVA_SETS)
 def test_java_set_syntax_is_accepted_without_a_warning(pattern):
-    code = (f"import warnings; warnings.simplefilter('error'); from compiler.transforms.javaregex import check_java_regex; "
+    code = (f"import warnings; warnings.simplefilter('error'); from pipec.transforms.javaregex import check_java_regex; "
             f"print(check_java_regex({pattern!r}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "None", "")

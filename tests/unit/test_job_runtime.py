@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import Row
 
-from compiler.testing.runner import load_job
+from pipec.testing.runner import load_job
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic import pipeline_yaml
-from compiler import __version__
-from compiler.format import is_formatted
-from compiler.project import build_all, generate_all
+from pipec import __version__
+from pipec.emit.format.black_mode import is_formatted
+from pipec.project.driver import build_all, generate_all
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "# pipec runtime"

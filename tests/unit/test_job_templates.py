@@ -1,4 +1,4 @@
-"""compiler/job_templates.py, the job templates translated into Python (compiler/template_code.py), is current
+"""compiler/emit/job_templates.py, the job templates translated into Python (compiler/emit/template_translator.py), is current
 and renders exactly what jinja2 renders from the templates, for every pipeline of the repository that compiles;
 a stale module falls back to jinja2 (tests/cli/test_cold_imports.py: a cold compile never imports it)."""
 
@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from compiler import emit, job_templates, layout, template_code
-from compiler.diagnostics import Collector
-from compiler.project import build_file
+from pipec.emit import job as emit, job_templates, template_translator as template_code
+from pipec.emit.format import layout
+from pipec.diagnostics import Collector
+from pipec.project.driver import build_file
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINES = sorted([*ROOT.glob("pipelines/*.yaml"), *ROOT.glob("tests/**/*.yaml"), *ROOT.glob("examples/**/*.yaml")])
 
 
 def test_the_translated_module_is_current():
-    assert template_code.main(["--check"]) == 0, "run: python -m compiler.template_code --write"
+    assert template_code.main(["--check"]) == 0, "run: python -m pipec.emit.template_translator --write"
 
 
 def _compiled(path: Path):

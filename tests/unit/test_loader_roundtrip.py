@@ -1,5 +1,5 @@
 """Property: any YAML scalar, written plain, single-quoted, double-quoted or as a literal block, in any string
-slot, reaches the generated job as exactly the text it spells (compiler/scalars.py).
+slot, reaches the generated job as exactly the text it spells (compiler/validate/scalars.py).
 
 "Exactly" is Kafka Connect's reading of a string setting: transform configs are trimmed as ConfigDef trims
 them (`java_trim`), `$${` is a literal `${` outside test data, and the description is one line of the docstring.
@@ -17,9 +17,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.envrefs import mentions_env
-from compiler.render import comment_text
-from compiler.transforms.base import java_trim
+from pipec.envrefs import mentions_env
+from pipec.emit.render import comment_text
+from pipec.transforms.base import java_trim
 from job_text import compile_pipeline, literals
 
 # Words YAML 1.1 reads as something other than text, and text that stresses quoting and escapes.

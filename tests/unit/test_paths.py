@@ -7,13 +7,7 @@ import itertools
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from compiler.paths import (
-    FieldPath,
-    PathSyntaxError,
-    format_path,
-    parse_path,
-    parse_syntax_version,
-)
+from pipec.transforms.field_paths import FieldPath, PathSyntaxError, format_path, parse_path, parse_syntax_version
 
 
 def incomplete(path: str, position: int) -> str:

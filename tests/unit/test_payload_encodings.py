@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler import ir, render
-from compiler.connectors import SINKS
-from compiler.connectors.payload import encode_payload, payload_problem
-from compiler.type_parser import parse_type
-from compiler.types import StructType
+from pipec import ir
+from pipec.emit import render
+from pipec.connectors import SINKS
+from pipec.connectors.payload import encode_payload, payload_problem
+from pipec.types.parser import parse_type
+from pipec.types.sql import StructType
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUE = ir.Col("value")

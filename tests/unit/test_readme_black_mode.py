@@ -10,7 +10,7 @@ from pathlib import Path
 
 import black
 
-from compiler.format import MODE
+from pipec.emit.format.black_mode import MODE
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.diagnostics import CompileError
-from compiler.testing.runner import load_job
+from pipec.diagnostics import CompileError
+from pipec.testing.runner import load_job
 
 KAFKA_TO_KAFKA = """\
 version: 1

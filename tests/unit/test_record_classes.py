@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from compiler import records
-from compiler.records import FrozenInstanceError, field, field_names, record, replace
+from pipec import dataclass_lite as records
+from pipec.dataclass_lite import FrozenInstanceError, field, field_names, record, replace
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def _records() -> SimpleNamespace:
 
     @record
     class Checked:
-        """Normalises and checks in __post_init__, as compiler/types.py does."""
+        """Normalises and checks in __post_init__, as compiler/types/sql.py does."""
 
         steps: tuple
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from compiler import ir
-from compiler.record_errors import NULL, error_of, without_raises
+from pipec import ir
+from pipec.record_errors import NULL, error_of, without_raises
 
 PIPELINE = """\
     version: 1

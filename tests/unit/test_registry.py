@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler import schema_gen
-from compiler.build import STEP_KEYS as BUILD_STEP_KEYS
-from compiler.diagnostics import Collector
-from compiler.docs import DOC, render
-from compiler.loader import SourceMap
-from compiler.package_data import SCHEMA_PATH
-from compiler.records import replace
-from compiler.transforms import FAMILIES, REGISTRY
-from compiler.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, ConfigReader
+from pipec.validate import schema_gen
+from pipec.resolve.builder import STEP_KEYS as BUILD_STEP_KEYS
+from pipec.diagnostics import Collector
+from pipec.transforms.docs import DOC, render
+from pipec.load.document import SourceMap
+from pipec.package_data import SCHEMA_PATH
+from pipec.dataclass_lite import replace
+from pipec.transforms import FAMILIES, REGISTRY
+from pipec.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, ConfigReader
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_TEXT = SCHEMA_PATH.read_text(encoding="utf-8")
@@ -32,11 +32,11 @@ KINDS = {"ConfigString": "STRING", "ConfigList": "LIST", "ConfigNonEmptyList": "
 
 
 def test_docs_are_current():
-    assert (ROOT / DOC).read_text(encoding="utf-8") == render(), "run: python -m compiler.docs"
+    assert (ROOT / DOC).read_text(encoding="utf-8") == render(), "run: python -m pipec.transforms.docs"
 
 
 def test_schema_is_current():
-    assert schema_gen.render(SCHEMA_TEXT) == SCHEMA_TEXT, "run: python -m compiler.schema_gen --write"
+    assert schema_gen.render(SCHEMA_TEXT) == SCHEMA_TEXT, "run: python -m pipec.validate.schema_gen --write"
 
 
 def test_schema_gen_check_exits_0_when_current_and_1_when_stale(tmp_path, monkeypatch, capsys):
@@ -45,16 +45,16 @@ def test_schema_gen_check_exits_0_when_current_and_1_when_stale(tmp_path, monkey
     stale.write_text(SCHEMA_TEXT.replace("Needs `static.value`.", "Needs nothing."), encoding="utf-8")
     monkeypatch.setattr(schema_gen, "SCHEMA_PATH", stale)
     assert schema_gen.main([]) == 1
-    assert "compiler.schema_gen --write" in capsys.readouterr().err
+    assert "pipec.validate.schema_gen --write" in capsys.readouterr().err
     assert schema_gen.main(["--write"]) == 0
     assert stale.read_text(encoding="utf-8") == SCHEMA_TEXT
 
 
 def test_families_are_every_module_that_declares_specs():
-    package = Path(importlib.import_module("compiler.transforms").__file__).parent
+    package = Path(importlib.import_module("pipec.transforms").__file__).parent
     declaring = []
     for path in sorted(package.glob("*.py")):
-        module = importlib.import_module(f"compiler.transforms.{path.stem}")
+        module = importlib.import_module(f"pipec.transforms.{path.stem}")
         if hasattr(module, "SPECS"):
             declaring.append(module)
     assert sorted(m.__name__ for m in FAMILIES) == [m.__name__ for m in declaring]

@@ -1,14 +1,14 @@
 """Kafka Connect settings are strings: an unquoted YAML scalar in a string slot is its source text exactly
-(compiler/scalars.py); booleans, integers and test data keep their YAML values; `$${` is a literal `${`."""
+(compiler/validate/scalars.py); booleans, integers and test data keep their YAML values; `$${` is a literal `${`."""
 
 from __future__ import annotations
 
 import pytest
 
-from compiler.diagnostics import Collector
-from compiler.loader import load_text
-from compiler.project import build_all
-from compiler.validate import validate_document
+from pipec.diagnostics import Collector
+from pipec.load.document import load_text
+from pipec.project.driver import build_all
+from pipec.validate.schema import validate_document
 from job_text import compile_text, literals
 
 TEXTS = """\
@@ -53,7 +53,7 @@ def test_string_settings_take_the_scalars_source_text():
     assert b"777" in found
     # what YAML 1.1 reads these as (octal 0123, 010 and 0777, hex 0x1F, 1.50 as a float)
     assert not {"83", "8", "1.5", "31", "511", b"511"} & found
-    assert '"word": F.lit("off")}' in source  # a run of struct edits (compiler/fusion.py): value = {**value, ...}
+    assert '"word": F.lit("off")}' in source  # a run of struct edits (compiler/lower/fusion.py): value = {**value, ...}
 
 
 def test_test_names_and_record_keys_are_text():
@@ -159,8 +159,8 @@ KIND_TYPES = {  # kind -> (JSON types the slot must name, types it must not)
 
 
 def test_the_schema_gives_each_config_key_the_slot_its_kind_needs():
-    from compiler.transforms import REGISTRY
-    from compiler.validate import _slots
+    from pipec.transforms import REGISTRY
+    from pipec.validate.schema import _slots
 
     slots = _slots()
     defs = slots.root["$defs"]

@@ -7,8 +7,8 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from compiler.package_data import SCHEMA_PATH
-from compiler.transforms import PACKAGE, REGISTRY
+from pipec.package_data import SCHEMA_PATH
+from pipec.transforms import PACKAGE, REGISTRY
 
 SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)

@@ -1,4 +1,4 @@
-"""compiler/schema_check.py answers what jsonschema answers: whether a document is valid under the pipeline
+"""compiler/validate/compiled_schema.py answers what jsonschema answers: whether a document is valid under the pipeline
 schema. `validate` runs jsonschema only when the compiled check says a document is invalid, so a document the
 check passed and jsonschema refuses would lose its diagnostics. Held here over every pipeline YAML of the
 repository (valid ones and the error fixtures), over mutations of valid ones (each key dropped, each value of
@@ -14,10 +14,10 @@ import pytest
 from jsonschema._utils import equal as jsonschema_equal
 from jsonschema._utils import uniq as jsonschema_unique
 
-from compiler.diagnostics import Collector
-from compiler.loader import load_text
-from compiler.schema_check import SchemaCheck, equal, unique
-from compiler.validate import _validator, schema
+from pipec.diagnostics import Collector
+from pipec.load.document import load_text
+from pipec.validate.compiled_schema import SchemaCheck, equal, unique
+from pipec.validate.schema import _validator, schema
 
 ROOT = Path(__file__).resolve().parents[2]
 YAML_FILES = sorted(p for folder in ("pipelines", "tests") for p in (ROOT / folder).rglob("*.y*ml"))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from compiler.build import Builder
-from compiler.diagnostics import Collector
-from compiler.loader import load_text
-from compiler.validate import validate_document
+from pipec.resolve.builder import Builder
+from pipec.diagnostics import Collector
+from pipec.load.document import load_text
+from pipec.validate.schema import validate_document
 
 PIPELINE = """\
 version: 1

@@ -1,14 +1,15 @@
-"""Repeated subexpressions of a statement become locals (compiler/sharing.py): the op reads the same expression
+"""Repeated subexpressions of a statement become locals (compiler/emit/subexpressions.py): the op reads the same expression
 tree as before, the job's text stays linear in what the YAML asks."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from compiler import ir, render, sharing
-from compiler.project import build_all, generate_all
-from compiler.records import field_names, replace
-from compiler.transforms.javanumbers import decode_bytes
+from pipec import ir
+from pipec.emit import render, subexpressions as sharing
+from pipec.project.driver import build_all, generate_all
+from pipec.dataclass_lite import field_names, replace
+from pipec.transforms.javanumbers import decode_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 

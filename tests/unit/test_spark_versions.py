@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler import render, spark_versions
-from compiler.diagnostics import CompileError
-from compiler.spark_versions import AVRO, KAFKA, LINES, SINCE, coordinates
-from compiler.testing.runner import load_job
+from pipec.emit import render
+from pipec import spark_versions
+from pipec.diagnostics import CompileError
+from pipec.spark_versions import AVRO, KAFKA, LINES, SINCE, coordinates
+from pipec.testing.runner import load_job
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from compiler.connectors.kafka_rules import specific_offsets_problem
+from pipec.connectors.kafka_rules import specific_offsets_problem
 
 GOOD = ["partition:0,offset:42", "partition:0,offset:42;partition:1,offset:300", "partition:0,offset:-2;partition:1,offset:-1"]
 BAD = [  # text, offset of the mistake, words of the message

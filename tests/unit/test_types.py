@@ -1,4 +1,4 @@
-"""Tests for compiler.types: parsing, spelling (sql), Spark DDL and helpers."""
+"""Tests for pipec.types.sql: parsing, spelling (sql), Spark DDL and helpers."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.connect_types import CONNECT_TYPES, connect_type_name
-from compiler.type_parser import TypeSyntaxError, parse_type
-from compiler.types import (
+from pipec.types.connect import CONNECT_TYPES, connect_type_name
+from pipec.types.parser import TypeSyntaxError, parse_type
+from pipec.types.sql import (
     BIGINT,
     BOOLEAN,
     BYTES,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler.loader import _FastLoader, _Loader
-from compiler.yaml_limits import MAX_DEPTH, MAX_VALUES, scan, within
+from pipec.load.document import _FastLoader, _Loader
+from pipec.load.limits import MAX_DEPTH, MAX_VALUES, scan, within
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(p for folder in ("pipelines", "tests") for p in (ROOT / folder).rglob("*.y*ml"))
