@@ -110,6 +110,9 @@ def run_table_case(spark, job: ModuleType, compiled: Compiled, case: TestCase, t
                    record_error: str) -> tuple[bool, tuple[str, ...]]:
     """Whether the case passed (and why not): the table after every given record against `expect_table`; a
     case with `expect_error` passes when the job fails on a record (its failure line starts with `record_error`)."""
+    spark = spark.newSession()  # its own catalogs: a catalog's warehouse is this case's folder
+    for key, value in job.SESSION_CONF.items():
+        spark.conf.set(key, value)
     (tmp / "source").mkdir()
     argv = ["--sink-path", str(tmp / "table"), "--checkpoint", str(tmp / "checkpoint"), "--trigger", "available-now",
             "--source-path", str(tmp / "source")]
