@@ -137,6 +137,9 @@ class SinkConnector:
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
     applies_changes: Callable[[Sink], bool] = lambda sink: False  # applies each key's changes per micro-batch (MERGE)
     writes_table: bool = False  # writes a lakehouse table (delta, iceberg: templates/tables/)
+    # the columns it writes where they are not its encoding's last select (a table's), and how explain shows it
+    written: Callable[[Sink, Shape], tuple[str, ...]] | None = None
+    describe: Callable[[Sink, Shape], list[str]] | None = None
 
     @property
     def durable(self) -> bool:
@@ -153,6 +156,8 @@ class SinkConnector:
 
     def columns(self, sink: Sink, shape: Shape) -> tuple[str, ...]:
         """The columns the sink writes: those of the last select of its encoding."""
+        if self.written is not None:
+            return self.written(sink, shape)
         written = next(op for op in reversed(self.encode(sink, shape)) if isinstance(op, ir.Select))
         return tuple(name for name, _ in written.columns)
 

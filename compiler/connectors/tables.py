@@ -216,6 +216,19 @@ def columns_ddl(sink: Sink, shape: Shape) -> dict[str, str]:
     return {**{n: _ddl(t) for n, _, t in table_columns(sink, shape)}, **{n: t.ddl() for n, t in bookkeeping(sink, shape)}}
 
 
+def describe(sink: Sink, shape: Shape) -> list[str]:
+    """explain's lines: the table, how rows apply, its key and order, and its columns with their types."""
+    how = {"append": "append every row", "upsert": "upsert (SCD type 1, MERGE)", "history": "history (SCD type 2, MERGE)"}
+    lines = [f"table:   {sink.path.raw if sink.path else table_name(sink)} ({how[sink.apply]})"]
+    if sink.apply in APPLIES:
+        order = sink.sequence_by or "record timestamp, partition, offset"
+        lines.append(f"key:     {', '.join(sink.primary_key)}; changes ordered by {order}")
+    if sink.partition_by:
+        lines.append(f"partitioned by: {', '.join(sink.partition_by)}")
+    lines.append("types:   " + ", ".join(f"{n} {t}" for n, t in columns_ddl(sink, shape).items()))
+    return lines
+
+
 def _sink(name: str, options: frozenset[str]) -> SinkConnector:
     return SinkConnector(
         name=name,
@@ -228,6 +241,8 @@ def _sink(name: str, options: frozenset[str]) -> SinkConnector:
         applies_changes=lambda sink: sink.apply in APPLIES,
         writes_table=True,
         spark_sink=name,
+        written=lambda sink, shape: tuple(columns_ddl(sink, shape)),
+        describe=describe,
     )
 
 

@@ -21,4 +21,6 @@ def explain(compiled: Compiled) -> str:
         lines += ["", f"after step '{step.alias}' ({step.type_name}, line {step.loc.line}){cond}:"]
         lines += ["  " + line for line in shape.describe()]
     lines += ["", f"sink ({p.sink.connector}, line {p.sink.loc.line}) writes columns: {', '.join(sink_columns(compiled))}"]
+    describe = SINKS[p.sink.connector].describe
+    lines += ["  " + line for line in describe(p.sink, compiled.final)] if describe else []
     return "\n".join(lines)
