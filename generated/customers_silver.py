@@ -647,45 +647,44 @@ class Table:
             .when(seq > state, F.when(gone, F.lit("inserted")).otherwise(F.lit("updated")))
             .otherwise(F.lit("superseded"))
         )
-        changes = changes.withColumn("__fate", fate).persist()
-        try:
-            fates: dict[str, int] = {}
-            # a tombstone to write (a delete) or drop (a key revived)
-            remember = F.col("__delete") | F.coalesce(gone, F.lit(False))
-            for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():
-                fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]
-                if row["__remember"] and row["__fate"] in ("inserted", "deleted"):
-                    fates["remembered"] = fates.get("remembered", 0) + row["count"]
-            written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))
-            if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):
-                stored = [*self.values, "__SEQUENCE"]
-                self.merge(
-                    spark,
-                    written,
-                    self.ref,
-                    self.on_key(),
-                    [
-                        "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",
-                        "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
-                        + self.assignments(stored),
-                        "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),
-                    ],
-                )
-            if fates.get("remembered", 0):
-                self.merge(
-                    spark,
-                    written.where(remember),
-                    self.tombstones,
-                    self.on_key(),
-                    [
-                        "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
-                        "WHEN MATCHED THEN DELETE",
-                        "WHEN NOT MATCHED AND s.__delete THEN "
-                        + self.insert([*self.key, "__SEQUENCE"]),
-                    ],
-                )
-        finally:
-            changes.unpersist()
+        # materialized once: the counts and both MERGEs read the same fates, and the MERGE source is deterministic
+        # (Iceberg refuses a non-deterministic one: the arrival order is monotonically_increasing_id)
+        changes = changes.withColumn("__fate", fate).localCheckpoint()
+        fates: dict[str, int] = {}
+        # a tombstone to write (a delete) or drop (a key revived)
+        remember = F.col("__delete") | F.coalesce(gone, F.lit(False))
+        for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():
+            fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]
+            if row["__remember"] and row["__fate"] in ("inserted", "deleted"):
+                fates["remembered"] = fates.get("remembered", 0) + row["count"]
+        written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))
+        if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):
+            stored = [*self.values, "__SEQUENCE"]
+            self.merge(
+                spark,
+                written,
+                self.ref,
+                self.on_key(),
+                [
+                    "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",
+                    "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
+                    + self.assignments(stored),
+                    "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),
+                ],
+            )
+        if fates.get("remembered", 0):
+            self.merge(
+                spark,
+                written.where(remember),
+                self.tombstones,
+                self.on_key(),
+                [
+                    "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
+                    "WHEN MATCHED THEN DELETE",
+                    "WHEN NOT MATCHED AND s.__delete THEN "
+                    + self.insert([*self.key, "__SEQUENCE"]),
+                ],
+            )
         return self.fate_counts(fates)
 
     @staticmethod
@@ -730,7 +729,7 @@ class Table:
         same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(
             F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")
         )
-        events = events.withColumn("__dup", F.row_number().over(same) > 1).persist()
+        events = events.withColumn("__dup", F.row_number().over(same) > 1).localCheckpoint()
         in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")
         kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))
         previous = F.lag(F.struct("__delete", "__image")).over(in_order)
@@ -781,26 +780,30 @@ class Table:
             .when(F.col("__IS").isNull(), F.lit("delete"))
             .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))
         )
-        diff = diff.withColumn("__action", action).where(F.col("__action").isNotNull()).persist()
+        diff = (
+            diff.withColumn("__action", action)
+            .where(F.col("__action").isNotNull())
+            .localCheckpoint()
+        )
         new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))
-        try:
-            fates = {
-                r["__fate"]: r["count"]
-                for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
-            }
-            fates["filtered"] = filtered
-            if diff.limit(1).count():
-                self.merge(
-                    spark,
-                    diff,
-                    self.ref,
-                    self.on_key("__SEQUENCE"),
-                    [
-                        "WHEN MATCHED AND s.__action = 'delete' THEN DELETE",
-                        "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
-                        "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
-                    ],
-                )
+        fates = {
+            r["__fate"]: r["count"]
+            for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
+        }
+        fates["filtered"] = filtered
+        if diff.limit(1).count():
+            self.merge(
+                spark,
+                diff,
+                self.ref,
+                self.on_key("__SEQUENCE"),
+                [
+                    "WHEN MATCHED AND s.__action = 'delete' THEN DELETE",
+                    "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
+                    "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
+                ],
+            )
+        if fates.get("deleted", 0):
             self.merge(
                 spark,
                 new_deletes.select(*self.key, "__SEQUENCE"),
@@ -808,9 +811,6 @@ class Table:
                 self.on_key("__SEQUENCE"),
                 ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
             )
-        finally:
-            diff.unpersist()
-            events.unpersist()
         return self.fate_counts(fates)
 
 

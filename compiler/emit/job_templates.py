@@ -2,7 +2,7 @@
 `python -m pipec.emit.template_translator --write` (compiler/emit/template_translator.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit/job.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "90aa7d85c85967ea094c7f3672f5f9a1429b0c3dc348628f39e236cd16d4541e"
+TEMPLATES_SHA256 = "28764e23efb4d257c65381116b0cd312c3e5625224e543b059b6d10e93ab5eb0"
 
 
 def _attribute(value, name):
@@ -1770,45 +1770,44 @@ def _tables_runtime_py(context, out, finalize):
         '            .when(seq > state, F.when(gone, F.lit("inserted")).otherwise(F.lit("updated")))\n'
         '            .otherwise(F.lit("superseded"))\n'
         "        )\n"
-        '        changes = changes.withColumn("__fate", fate).persist()\n'
-        "        try:\n"
-        "            fates: dict[str, int] = {}\n"
-        "            # a tombstone to write (a delete) or drop (a key revived)\n"
-        '            remember = F.col("__delete") | F.coalesce(gone, F.lit(False))\n'
-        '            for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():\n'
-        '                fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]\n'
-        '                if row["__remember"] and row["__fate"] in ("inserted", "deleted"):\n'
-        '                    fates["remembered"] = fates.get("remembered", 0) + row["count"]\n'
-        '            written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))\n'
-        '            if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):\n'
-        '                stored = [*self.values, "__SEQUENCE"]\n'
-        "                self.merge(\n"
-        "                    spark,\n"
-        "                    written,\n"
-        "                    self.ref,\n"
-        "                    self.on_key(),\n"
-        "                    [\n"
-        '                        "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",\n'
-        '                        "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "\n'
-        "                        + self.assignments(stored),\n"
-        '                        "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),\n'
-        "                    ],\n"
-        "                )\n"
-        '            if fates.get("remembered", 0):\n'
-        "                self.merge(\n"
-        "                    spark,\n"
-        "                    written.where(remember),\n"
-        "                    self.tombstones,\n"
-        "                    self.on_key(),\n"
-        "                    [\n"
-        '                        "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",\n'
-        '                        "WHEN MATCHED THEN DELETE",\n'
-        '                        "WHEN NOT MATCHED AND s.__delete THEN "\n'
-        '                        + self.insert([*self.key, "__SEQUENCE"]),\n'
-        "                    ],\n"
-        "                )\n"
-        "        finally:\n"
-        "            changes.unpersist()\n"
+        "        # materialized once: the counts and both MERGEs read the same fates, and the MERGE source is deterministic\n"
+        "        # (Iceberg refuses a non-deterministic one: the arrival order is monotonically_increasing_id)\n"
+        '        changes = changes.withColumn("__fate", fate).localCheckpoint()\n'
+        "        fates: dict[str, int] = {}\n"
+        "        # a tombstone to write (a delete) or drop (a key revived)\n"
+        '        remember = F.col("__delete") | F.coalesce(gone, F.lit(False))\n'
+        '        for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():\n'
+        '            fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]\n'
+        '            if row["__remember"] and row["__fate"] in ("inserted", "deleted"):\n'
+        '                fates["remembered"] = fates.get("remembered", 0) + row["count"]\n'
+        '        written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))\n'
+        '        if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):\n'
+        '            stored = [*self.values, "__SEQUENCE"]\n'
+        "            self.merge(\n"
+        "                spark,\n"
+        "                written,\n"
+        "                self.ref,\n"
+        "                self.on_key(),\n"
+        "                [\n"
+        '                    "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",\n'
+        '                    "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "\n'
+        "                    + self.assignments(stored),\n"
+        '                    "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),\n'
+        "                ],\n"
+        "            )\n"
+        '        if fates.get("remembered", 0):\n'
+        "            self.merge(\n"
+        "                spark,\n"
+        "                written.where(remember),\n"
+        "                self.tombstones,\n"
+        "                self.on_key(),\n"
+        "                [\n"
+        '                    "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",\n'
+        '                    "WHEN MATCHED THEN DELETE",\n'
+        '                    "WHEN NOT MATCHED AND s.__delete THEN "\n'
+        '                    + self.insert([*self.key, "__SEQUENCE"]),\n'
+        "                ],\n"
+        "            )\n"
         "        return self.fate_counts(fates)\n"
         "\n"
         "    @staticmethod\n"
@@ -1853,7 +1852,7 @@ def _tables_runtime_py(context, out, finalize):
         '        same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(\n'
         '            F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")\n'
         "        )\n"
-        '        events = events.withColumn("__dup", F.row_number().over(same) > 1).persist()\n'
+        '        events = events.withColumn("__dup", F.row_number().over(same) > 1).localCheckpoint()\n'
         '        in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")\n'
         '        kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))\n'
         '        previous = F.lag(F.struct("__delete", "__image")).over(in_order)\n'
@@ -1904,26 +1903,30 @@ def _tables_runtime_py(context, out, finalize):
         '            .when(F.col("__IS").isNull(), F.lit("delete"))\n'
         '            .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))\n'
         "        )\n"
-        '        diff = diff.withColumn("__action", action).where(F.col("__action").isNotNull()).persist()\n'
+        "        diff = (\n"
+        '            diff.withColumn("__action", action)\n'
+        '            .where(F.col("__action").isNotNull())\n'
+        "            .localCheckpoint()\n"
+        "        )\n"
         '        new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))\n'
-        "        try:\n"
-        "            fates = {\n"
-        '                r["__fate"]: r["count"]\n'
-        '                for r in fates_of.groupBy(fate.alias("__fate")).count().collect()\n'
-        "            }\n"
-        '            fates["filtered"] = filtered\n'
-        "            if diff.limit(1).count():\n"
-        "                self.merge(\n"
-        "                    spark,\n"
-        "                    diff,\n"
-        "                    self.ref,\n"
-        '                    self.on_key("__SEQUENCE"),\n'
-        "                    [\n"
-        "                        \"WHEN MATCHED AND s.__action = 'delete' THEN DELETE\",\n"
-        "                        \"WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT\",\n"
-        "                        \"WHEN NOT MATCHED AND s.__action = 'insert' THEN \" + self.insert(stored),\n"
-        "                    ],\n"
-        "                )\n"
+        "        fates = {\n"
+        '            r["__fate"]: r["count"]\n'
+        '            for r in fates_of.groupBy(fate.alias("__fate")).count().collect()\n'
+        "        }\n"
+        '        fates["filtered"] = filtered\n'
+        "        if diff.limit(1).count():\n"
+        "            self.merge(\n"
+        "                spark,\n"
+        "                diff,\n"
+        "                self.ref,\n"
+        '                self.on_key("__SEQUENCE"),\n'
+        "                [\n"
+        "                    \"WHEN MATCHED AND s.__action = 'delete' THEN DELETE\",\n"
+        "                    \"WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT\",\n"
+        "                    \"WHEN NOT MATCHED AND s.__action = 'insert' THEN \" + self.insert(stored),\n"
+        "                ],\n"
+        "            )\n"
+        '        if fates.get("deleted", 0):\n'
         "            self.merge(\n"
         "                spark,\n"
         '                new_deletes.select(*self.key, "__SEQUENCE"),\n'
@@ -1931,9 +1934,6 @@ def _tables_runtime_py(context, out, finalize):
         '                self.on_key("__SEQUENCE"),\n'
         '                ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],\n'
         "            )\n"
-        "        finally:\n"
-        "            diff.unpersist()\n"
-        "            events.unpersist()\n"
         "        return self.fate_counts(fates)\n"
     )
 
