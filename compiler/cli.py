@@ -171,6 +171,9 @@ def parser() -> argparse.ArgumentParser:
     from .tools.commands import add_tool_commands
 
     add_tool_commands(sub)
+    from .catalog.command import add_docs_command
+
+    add_docs_command(sub)
     return top
 
 

@@ -182,6 +182,7 @@ class Pipeline:
     spark_conf: tuple[tuple[str, str], ...]
     tests: tuple[TestCase, ...]
     description: str = ""
+    meta: tuple[tuple[str, str], ...] = ()  # `meta:` (owner, team, ...) as written, values as text; only `pipec docs` reads it
     spark_version: str | None = None  # spark.version: the oldest Spark line the job must run on
     spark_version_loc: Location | None = None
 

@@ -21,6 +21,11 @@ from .tests import TestsBuilder
 __all__ = ["STEP_KEYS", "Builder", "Compiled", "initial_shape"]
 
 
+def _meta_text(value: object) -> str:
+    """A `meta:` value as text: YAML's true/false as written there, numbers as Python spells them."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 @record
 class Compiled:
     """A pipeline with the shapes after its source and after each step."""
@@ -66,6 +71,7 @@ class Builder(Part):
             spark_conf=options(spark.get("conf")),
             tests=tests,
             description=d.get("description", ""),
+            meta=tuple((k, _meta_text(v)) for k, v in (d.get("meta") or {}).items()),
             spark_version=spark.get("version"),
             spark_version_loc=self.at("spark", "version") if "version" in spark else None,
         )

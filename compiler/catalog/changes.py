@@ -1,0 +1,101 @@
+"""What `pipec diff` would say about the usual changes to a pipeline: each change is made to a copy of the compiled
+pipeline and judged by diff's own `judge` (tools/checkpoint_diff.py), so the site's answers are diff's answers.
+
+The changes are the ones on-call engineers ask about: moving the checkpoint, reading other topics or files, adding a
+filter or a rate limit, writing elsewhere, changing the upsert key or a setting Spark keeps in the checkpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..resolve.builder import Compiled
+from ..connectors import SINKS, SOURCES
+from ..envrefs import Text
+from ..model import Pipeline, Step
+from ..dataclass_lite import record, replace
+from ..tools.checkpoint_diff import VERDICTS, judge
+from ..tools.checkpoint_rules import RULES
+from ..tools.contract import writes_kafka
+
+ELSEWHERE = "<another>"  # the stand-in value a change gives a path, topic or key
+
+
+@record
+class WhatIf:
+    change: str  # the change, in words
+    verdict: str  # a key of VERDICTS
+    summary: str  # VERDICTS[verdict]
+    reasons: tuple[tuple[str, str, str], ...]  # (severity, message, the rule in words)
+
+
+def _checkpoint(p: Pipeline) -> Pipeline | None:
+    if p.sink.checkpoint is None:
+        return None
+    return replace(p, sink=replace(p.sink, checkpoint=Text(p.sink.checkpoint.raw.rstrip("/") + "-v2")))
+
+
+def _subscription(p: Pipeline) -> Pipeline | None:
+    s = p.source
+    if SOURCES[s.connector].reads_files:
+        return replace(p, source=replace(s, path=Text(f"{ELSEWHERE} folder")))
+    if s.topic_pattern is not None:
+        return replace(p, source=replace(s, topic_pattern=Text(f"{ELSEWHERE}-.*")))
+    return replace(p, source=replace(s, topics=s.topics + (Text(f"{ELSEWHERE}-topic"),)))
+
+
+def _filter(p: Pipeline) -> Pipeline:
+    step = Step("new_filter", "Filter", None, "Filter", None, p.sink.loc)
+    return replace(p, steps=p.steps + (step,))
+
+
+def _rate_limit(p: Pipeline) -> Pipeline:
+    key = "maxFilesPerTrigger" if SOURCES[p.source.connector].reads_files else "maxOffsetsPerTrigger"
+    return replace(p, source=replace(p.source, options=p.source.options + ((key, "1000"),)))
+
+
+def _destination(p: Pipeline) -> Pipeline | None:
+    sink = p.sink
+    if writes_kafka(sink):
+        return replace(p, sink=replace(sink, topic=Text(f"{ELSEWHERE}-topic")))
+    if SINKS[sink.connector].writes_files:
+        return replace(p, sink=replace(sink, path=Text(f"{ELSEWHERE} folder")))
+    return None
+
+
+def _upsert_key(p: Pipeline) -> Pipeline | None:
+    if not SOURCES[p.source.connector].per_key_state:
+        return None
+    return replace(p, source=replace(p.source, key_fields=p.source.key_fields + (f"{ELSEWHERE}_field",)))
+
+
+def _shuffle(p: Pipeline) -> Pipeline:
+    conf = dict(p.spark_conf)
+    conf["spark.sql.shuffle.partitions"] = str(int(conf.get("spark.sql.shuffle.partitions", "200")) * 2)
+    return replace(p, spark_conf=tuple(conf.items()))
+
+
+CHANGES: tuple[tuple[str, Callable[[Pipeline], Pipeline | None]], ...] = (
+    ("move the checkpoint to a new folder", _checkpoint),
+    ("read other topics or another folder", _subscription),
+    ("add a Filter step", _filter),
+    ("add a rate limit to the source", _rate_limit),
+    ("write to another topic or folder", _destination),
+    ("change the upsert key", _upsert_key),
+    ("change spark.sql.shuffle.partitions", _shuffle),
+)
+
+
+def what_ifs(compiled: Compiled) -> tuple[WhatIf, ...]:
+    """diff's verdict on each change that applies to this pipeline (a batch pipeline keeps no checkpoint, so only
+    its output contract is judged)."""
+    p = compiled.pipeline
+    out = []
+    for words, change in CHANGES:
+        changed = change(p)
+        if changed is None:
+            continue
+        verdict = judge(compiled, replace(compiled, pipeline=changed), p.file, p.file)
+        reasons = tuple((r.severity, r.message, RULES[r.rule].says) for r in verdict.reasons)
+        out.append(WhatIf(words, verdict.kind, VERDICTS[verdict.kind], reasons))
+    return tuple(out)
