@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from . import __version__
-from .diagnostics import CompileError, render_all
+from .diagnostics import CompileError, escaped, render_all
 from .project.batch import Batch, compile_all, stale
 from .project.driver import Result, build_all, generate_all, write_atomically
 
@@ -27,14 +28,6 @@ def _report(result: Result | Batch, fmt: str) -> int:
 def _say(args, text: str) -> None:
     """Progress lines: stdout in text mode, stderr in json mode (stdout then holds only the JSON)."""
     print(text, file=sys.stderr if args.format == "json" else sys.stdout)
-
-
-def _out_folder(args) -> Path | None:
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        print(f"pipec: --out {out} is a file, not a folder", file=sys.stderr)
-        return None
-    return out
 
 
 def _build(args) -> tuple[Result, int]:
@@ -63,20 +56,19 @@ def _generate(result: Result, fmt: str) -> dict[str, str] | None:
         return None
 
 
-def _jobs_for(args, use_cache: bool) -> tuple[Path | None, Batch | None, int]:
-    """(out folder, every file compiled, exit code) for compile and check."""
-    batch = compile_all(args.paths, use_cache)
-    code = _report(batch, args.format)
-    out = _out_folder(args) if code == OK else None
-    return out, batch, code if code != OK else (OK if out else INVALID)
-
-
 def cmd_compile(args) -> int:
-    out, batch, code = _jobs_for(args, use_cache=False)
+    batch = compile_all(args.paths, use_cache=False)
+    written = []
+    if not batch.diags.errors:
+        try:
+            written = write_atomically(Path(args.out), {name: job.source for name, job in batch.jobs.items()})
+        except CompileError as exc:
+            batch.diags.extend(exc.diagnostics)
+    code = _report(batch, args.format)
     if code != OK:
         return code
-    for path in write_atomically(out, {name: job.source for name, job in batch.jobs.items()}):
-        _say(args, f"wrote {path}")
+    for path in written:
+        _say(args, f"wrote {escaped(str(path))}")
     if args.lineage:
         from .tools.openlineage import write_events
 
@@ -86,10 +78,11 @@ def cmd_compile(args) -> int:
 
 
 def cmd_check(args) -> int:
-    out, batch, code = _jobs_for(args, use_cache=True)
+    batch = compile_all(args.paths, use_cache=True)
+    code = _report(batch, args.format)
     if code != OK:
         return code
-    problems = stale(out, batch.jobs)
+    problems = stale(Path(args.out), batch.jobs)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
@@ -189,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `pipec explain p.yaml | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return FAILED
 
 
 if __name__ == "__main__":

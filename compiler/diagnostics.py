@@ -3,9 +3,72 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+import re
+from typing import Any, Iterable, Sequence
 
 from .dataclass_lite import field, record
+
+WORD_AT_MOST = 200  # characters of one word (a run without spaces) of a message: a longer value is cut
+TEXT_AT_MOST = 1000  # characters of a whole message or hint
+
+_LONG_WORD = re.compile(r"\S{%d,}" % (WORD_AT_MOST + 1))
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(c: str) -> str:
+    if c.isprintable() or c == " ":
+        return c
+    if c in _ESCAPES:
+        return _ESCAPES[c]
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of a file name (surrogateescape): the byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _cut(text: str, at_most: int) -> str:
+    if len(text) <= at_most:
+        return text
+    tail = at_most // 4
+    return f"{text[:at_most - tail]}…[{len(text) - at_most:,} characters cut]…{text[-tail:]}"
+
+
+def escaped(text: str) -> str:
+    """`text` as one safe line for a terminal: every character Python does not call printable escaped, so none
+    is acted on or hidden: control characters (ESC, CR, a newline that would forge a second diagnostic), line
+    separators, bidirectional overrides, zero-width and other invisible characters (a byte order mark in a
+    key), lone surrogates (a file name's undecodable byte shows as `\\xff`). The one escaping function for
+    everything pipec shows of its input: messages, file names, `explain`."""
+    return text if text.isprintable() else "".join(map(_escape, text))
+
+
+def printable(text: str, at_most: int = TEXT_AT_MOST) -> str:
+    """`escaped(text)`, with each word over WORD_AT_MOST characters and the whole over `at_most` cut in the
+    middle: what a diagnostic's message and hint show."""
+    text = escaped(text)
+    if len(text) > WORD_AT_MOST:
+        text = _LONG_WORD.sub(lambda m: _cut(m.group(), WORD_AT_MOST), text)
+    return _cut(text, at_most)
+
+
+def _short_repr():
+    import reprlib  # only for an error message
+
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = short.maxlong = WORD_AT_MOST
+    short.maxlist = short.maxdict = short.maxtuple = short.maxset = 8
+    short.maxlevel = 3
+    return short
+
+
+_SHORT: list = []
+
+
+def shown(value: Any) -> str:
+    """A user's value as a message quotes it: its repr, cut (never building the whole repr of a large value)."""
+    if not _SHORT:
+        _SHORT.append(_short_repr())
+    return _SHORT[0].repr(value)
 
 
 @record(order=True)
@@ -17,7 +80,7 @@ class Location:
     col: int
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{escaped(self.file)}:{self.line}:{self.col}"
 
 
 @record
@@ -29,6 +92,11 @@ class Diagnostic:
     loc: Location | None
     hint: str | None = None
     severity: str = "error"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", printable(self.message))
+        if self.hint is not None:
+            object.__setattr__(self, "hint", printable(self.hint))
 
     def render(self) -> str:
         where = f"{self.loc}: " if self.loc else ""

@@ -6,7 +6,7 @@ from typing import Callable
 
 from .. import ir, spark_versions
 from ..changelog import OP
-from ..diagnostics import Collector
+from ..diagnostics import Collector, did_you_mean
 from ..model import Column, Sink, Source
 from ..record_errors import CONVERTER_STAGES, CORRUPT, in_source_file, not_valid
 from ..emit.render import doc_text, path_expr, py_literal
@@ -187,7 +187,8 @@ def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> 
         return columns
     physical = [c for c in columns if c.physical]
     if [(c.name, c.type.sql()) for c in physical] not in ([], [("value", "STRING")]):
-        where.diags.error("E220", "a text source has the single column {name: value, type: STRING}", where.at("columns"))
+        where.diags.error("E220", "a text source has the single column {name: value, type: STRING}", where.at("columns"),
+                          "declare columns: [{name: value, type: STRING}], and parse the line in steps")
     if not physical:
         columns = (Column("value", STRING, where.at()),) + columns
     return columns
@@ -291,6 +292,7 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                 "E501",
                 f"{sink.connector} sink: partition-by column '{p}' is not in the output; columns: {', '.join(names)}",
                 loc,
+                did_you_mean(p, names) or "partition by a column the sink writes",
             )
     if sink.format == "csv":
         value = shape.value

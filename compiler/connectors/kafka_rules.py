@@ -44,7 +44,7 @@ def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -
     """SPEC 4.1 rules Spark and Flink impose on a Kafka source (`formats`: its insert-only value and key formats)."""
     diags, at = where.diags, where.at
     if not source.topics and not source.topic_pattern:  # both: validate/exclusive_keys.py
-        diags.error("E230", "set one of topics and topic-pattern", at())
+        diags.error("E230", "set one of topics and topic-pattern", at(), "add topics: [NAME, ...] or topic-pattern: REGEX")
     for key, _ in source.properties:
         if key in REFUSED_CONSUMER_PROPERTIES:
             diags.error("E231", f"Spark's Kafka source refuses the consumer property '{key}'", where.key_at("properties", key),
@@ -56,7 +56,8 @@ def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -
     if mode == "latest-offset" and not where.streaming:
         diags.error("E233", "startup mode latest-offset reads nothing in a batch pipeline", at("startup", "mode"), "use earliest-offset")
     if mode == "specific-offsets" and len(source.topics) != 1:
-        diags.error("E234", "specific-offsets needs exactly one topic in topics", at("startup", "specific-offsets"))
+        diags.error("E234", "specific-offsets needs exactly one topic in topics", at("startup", "specific-offsets"),
+                    "read one topic in this pipeline, or start from earliest-offset or a timestamp")
     offsets = Text(str(source.startup.get("specific-offsets", "")))
     problem = specific_offsets_problem(offsets.raw) if offsets.raw and not offsets.has_env else None
     if problem:
@@ -74,18 +75,22 @@ def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -
         diags.error("E243", f"{SCHEMA_INCLUDE} applies to value format debezium-json only, not {source.format}",
                     where.key_at("value", SCHEMA_INCLUDE), "remove it: only Debezium messages carry a schema/payload wrapper")
     if source.key_format not in ("none", *formats):
-        diags.error("E107", f"key format {source.key_format} is not implemented yet", at("key", "format"))
+        diags.error("E107", f"key format {source.key_format} is not implemented yet", at("key", "format"),
+                    f"available now: {', '.join(('none', *formats))}")
     if source.key_format == "none" and source.key_fields:
         diags.error("E236", "key fields need a key format", at("key"), "set key.format (json, csv or raw)")
     if source.key_format in ("json", "csv") and not source.key_fields:
-        diags.error("E237", f"a {source.key_format} key needs key.fields", at("key"))
+        diags.error("E237", f"a {source.key_format} key needs key.fields", at("key"), "add key.fields: [COLUMN, ...]")
     if source.key_format == "raw" and len(source.key_fields) > 1:
-        diags.error("E238", "a raw key holds exactly one column", at("key", "fields"))
+        diags.error("E238", "a raw key holds exactly one column", at("key", "fields"), "name one column, or use a json or csv key")
     if source.key_fields_prefix:
         if source.fields_include != "EXCEPT_KEY":
-            diags.error("E239", "key.fields-prefix needs value.fields-include: EXCEPT_KEY", at("key", "fields-prefix"))
+            diags.error("E239", "key.fields-prefix needs value.fields-include: EXCEPT_KEY", at("key", "fields-prefix"),
+                        "add value.fields-include: EXCEPT_KEY, or remove fields-prefix")
         for k in source.key_fields:
             if not k.startswith(source.key_fields_prefix):
-                diags.error("E240", f"key field '{k}' does not start with the prefix '{source.key_fields_prefix}'", at("key", "fields"))
+                diags.error("E240", f"key field '{k}' does not start with the prefix '{source.key_fields_prefix}'", at("key", "fields"),
+                            f"name the column {source.key_fields_prefix}{k} (the prefix is part of the column's name)")
     if source.fields_include == "EXCEPT_KEY" and not source.key_fields:
-        diags.error("E241", "fields-include EXCEPT_KEY needs key.fields", at("value", "fields-include"))
+        diags.error("E241", "fields-include EXCEPT_KEY needs key.fields", at("value", "fields-include"),
+                    "add key.fields, or use fields-include: ALL")

@@ -156,7 +156,8 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     value = shape.value
     names = value.names() if isinstance(value, StructType) else ()
     if not isinstance(value, StructType) and (sink.key_fields or sink.fields_include != "ALL" or sink.metadata):
-        error("E521", f"key fields, fields-include and metadata need a struct value; the value here is {kind_words(value)}")
+        error("E521", f"key fields, fields-include and metadata need a struct value; the value here is {kind_words(value)}",
+              "keep a struct value (drop the ExtractField step), or remove key.fields, fields-include and metadata")
         return
     key_locs = dict(zip(sink.key_fields, sink.key_field_locs))
     for k in sink.key_fields:
@@ -164,7 +165,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             what, loc = ("primary-key", sink.primary_key_loc) if sink.primary_key else ("key field", None)
             loc = key_locs.get(k) or loc
             diags.error("E522", f"{sink.connector} sink: {what} '{k}' is not a field of the value; fields: "
-                        f"{', '.join(names) or '(none)'}", loc or sink.loc, did_you_mean(k, names))
+                        f"{', '.join(names) or '(none)'}", loc or sink.loc, did_you_mean(k, names) or "name a field the value has")
         elif sink.key_format == "csv" and isinstance(value.field(k).type, (StructType, ArrayType, MapType)):
             error("E532", f"a csv key cannot hold '{k}', a {value.field(k).type.sql()}", "use a json key", at=key_locs.get(k))
         elif sink.key_format == "raw" and len(sink.key_fields) > 1:
@@ -174,7 +175,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             error("E533", f"a raw key writes one STRING or BYTES field, and '{k}' is {value.field(k).type.sql()}",
                   "Cast it to string first, or use a json key", at=key_locs.get(k))
     if sink.fields_include == "EXCEPT_KEY" and not sink.key_fields:
-        error("E523", "fields-include EXCEPT_KEY needs key.fields")
+        error("E523", "fields-include EXCEPT_KEY needs key.fields", "add key.fields, or use fields-include: ALL")
     metadata_locs = dict(zip((k for k, _ in sink.metadata), sink.metadata_locs))
     for key, column in sink.metadata:
         at = metadata_locs.get(key)
@@ -183,13 +184,14 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                   "remove metadata.timestamp: records carry the producer's time", at)
         elif column not in names:
             error("E525", f"metadata.{key} names '{column}', which is not a field of the value; fields: {', '.join(names)}",
-                  did_you_mean(column, names), at)
+                  did_you_mean(column, names) or "name a field the value has", at)
         else:
             t = value.field(column).type
             allowed = (INT,) if key == "partition" else (HEADERS, HEADERS_MAP)
             if t not in allowed:
                 error("E526", f"metadata.{key} column '{column}' is {t.sql()}; it must be {' or '.join(a.sql() for a in allowed)}",
-                      at=at)
+                      f"Cast it with spec {column}:int32 in a step before the sink" if key == "partition"
+                      else "name a headers: true column, or one of MAP<STRING, BYTES>", at=at)
     if sink.format == "debezium-json" and not isinstance(value, StructType):
         diags.error("E531", "kafka sink: a debezium-json value must be a struct (the row in before/after); the value "
                     f"here is {kind_words(value)}", sink.format_loc or sink.loc, "keep a struct value, or use json")
@@ -200,7 +202,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
         for side, sid in wanted:
             if sid is None and side not in through_registry:
                 error("E530", f"avro-confluent needs {side}.url (a Schema Registry) or {side}.schema-id (the id written in "
-                      "Confluent's header)")
+                      "Confluent's header)", f"add {side}.url: http://HOST:8081, or {side}.schema-id: N")
     check_payloads(sink, shape, diags)
 
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..diagnostics import Collector, Location
 from ..dataclass_lite import field, record
-from .limits import scan, within
+from ..diagnostics import Collector, Location, escaped, shown
+from .inputs import read_text
+from .limits import MAX_CHARS, scan, within
+from .yaml_errors import YamlProblem, describe
 
 YamlPath = tuple  # of str keys and int indexes
 
@@ -75,8 +79,19 @@ MERGE = "tag:yaml.org,2002:merge"
 _Loader.yaml_implicit_resolvers = _FastLoader.yaml_implicit_resolvers = _RESOLVERS
 
 
-def _loc(file: str, node: yaml.Node) -> Location:
-    return Location(file, node.start_mark.line + 1, node.start_mark.column + 1)
+# What the loader builds: JSON's kinds of value only. A timestamp tag keeps its text (pipec parses timestamps where a
+# setting takes one); another tag that makes something else (!!set, !!binary, !!omap) is an error at the value.
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_PLAIN_COLLECTIONS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # only a double-quoted \\u escape makes one: UTF-8 text cannot hold it
+_KIND_NAMES = {"bytes": "bytes (write BYTES as base64 text)"}
+_TAGGED = {"!!int": "an integer", "!!float": "a number", "!!bool": "true or false", "!!null": "null",
+           "!!timestamp": "a date or time (2024-01-31T10:00:00Z)", "!!binary": "base64 text"}
+
+
+def _short(tag: str) -> str:
+    return tag.replace("tag:yaml.org,2002:", "!!")
 
 
 @record(frozen=False)
@@ -91,6 +106,7 @@ class _Tree:
     keys: dict = field(default_factory=dict)
     quoted: set = field(default_factory=set)
     plain: dict = field(default_factory=dict)
+    failed: bool = False  # a value could not be read: the document is not built
 
     def loc(self, node: yaml.Node) -> Location:
         return Location(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
@@ -100,7 +116,10 @@ class _Tree:
         if node.tag == MERGE:
             self.diags.error("E001", "YAML merge keys (<<) are not supported", self.loc(node), "write the keys out")
         elif not isinstance(node, yaml.ScalarNode):
-            self.diags.error("E001", "mapping keys must be plain scalars", self.loc(node))
+            self.diags.error("E001", "mapping keys must be plain scalars", self.loc(node),
+                             "write the key as text (quote it if it looks like a list or mapping: \"[a]\": 1)")
+        elif not node.value.isprintable() and _SURROGATE.search(node.value):
+            self.lone_surrogate(node, _SURROGATE.search(node.value).group())
         else:
             return node.value
         return None
@@ -108,6 +127,16 @@ class _Tree:
     def build(self, node: yaml.Node, path: tuple) -> Any:
         mark = node.start_mark
         self.values[path] = (mark.line + 1, mark.column + 1)
+        if isinstance(node, yaml.CollectionNode):  # a tree: yaml_limits.scan refused a recursive alias
+            return self.collection(node, path)
+        return self.leaf(node, path)
+
+    def collection(self, node: yaml.CollectionNode, path: tuple) -> Any:
+        if node.tag not in _PLAIN_COLLECTIONS:  # !!set, !!omap, !!pairs, a tag of one's own
+            self.diags.error("E000", f"the tag {_short(node.tag)} makes something other than a mapping or a list",
+                             self.loc(node), f"remove the tag {_short(node.tag)}: pipec reads plain mappings and lists")
+            self.failed = True
+            return None
         if isinstance(node, yaml.MappingNode):
             result: dict = {}
             for key_node, value_node in node.value:
@@ -126,25 +155,71 @@ class _Tree:
                 self.keys[path + (key,)] = (mark.line + 1, mark.column + 1)
                 result[key] = self.build(value_node, path + (key,))
             return result
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(n, path + (i,)) for i, n in enumerate(node.value)]
+        return [self.build(n, path + (i,)) for i, n in enumerate(node.value)]
+
+    def leaf(self, node: yaml.ScalarNode, path: tuple) -> Any:
         if node.tag == MERGE:  # `<<` as a value, not a key: its text
             self.plain[path] = node.value
             return node.value
+        implicit = node.tag == self.loader.resolve(yaml.ScalarNode, node.value, (True, False))
         if node.style in ("'", '"'):
             self.quoted.add(path)
-        elif not node.style and node.tag == self.loader.resolve(yaml.ScalarNode, node.value, (True, False)):
+        elif not node.style and implicit:
             self.plain[path] = node.value  # not quoted, no explicit tag: YAML picked its type from the text
-        return self.loader.construct_object(node, deep=True)
+        return self.scalar(node, implicit)
+
+    def scalar(self, node: yaml.ScalarNode, implicit: bool) -> Any:
+        """The scalar's value, when it is one of JSON's kinds (text, number, boolean, null); else an error."""
+        try:
+            value = self.loader.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, TypeError, KeyError, AttributeError, OverflowError):
+            self.unreadable(node, implicit)
+            return None
+        if type(value) not in _JSON_SCALARS:
+            if node.tag == _TIMESTAMP:  # pipec reads a timestamp from its text, where a setting takes one
+                return node.value
+            self.unreadable(node, implicit, type(value).__name__)
+            return None
+        if type(value) is str and not value.isprintable() and _SURROGATE.search(value):
+            self.lone_surrogate(node, _SURROGATE.search(value).group())
+        return value
+
+    def unreadable(self, node: yaml.ScalarNode, implicit: bool, kind: str = "") -> None:
+        """The error for a scalar YAML cannot construct (`kind`: the type it made instead of a JSON value)."""
+        tag = _short(node.tag)
+        if implicit and node.tag == "tag:yaml.org,2002:int":  # only Python's digit limit refuses a plain integer
+            digits = sum(c.isdigit() for c in node.value)
+            self.diags.error("E000", f"an integer of {digits:,} digits: pipec reads integers of at most "
+                             f"{sys.get_int_max_str_digits():,} digits", self.loc(node),
+                             "quote it ('...') if it is text; no setting takes a number this large")
+        elif node.tag not in self.loader.yaml_constructors:
+            self.diags.error("E000", f"unknown tag {tag}", self.loc(node),
+                             f"remove the tag {tag}: pipec reads text, numbers, true/false and null by the setting's slot")
+        elif kind:
+            made = _KIND_NAMES.get(kind, f"a {kind}")
+            self.diags.error("E000", f"the tag {tag} makes {made}, which no pipeline setting takes", self.loc(node),
+                             "remove the tag: pipec reads text, numbers, true/false, null, lists and mappings")
+        else:
+            wanted = _TAGGED.get(tag, f"a valid {tag} value")
+            self.diags.error("E000", f"the tag {tag} needs {wanted}, not {shown(node.value)}", self.loc(node),
+                             f"remove the tag {tag} (a setting's slot decides how pipec reads its value), or write {wanted}")
+        self.failed = True
+
+    def lone_surrogate(self, node: yaml.Node, char: str) -> None:
+        self.diags.error("E000", f"the escape \\u{ord(char):04x} is half of a UTF-16 surrogate pair, not a character",
+                         self.loc(node),
+                         "write the character itself, or one \\U escape of 8 hex digits (\\U0001F600, not \\ud83d\\ude00)")
+        self.failed = True
 
 
 def display_name(path: Path, root: Path | None = None) -> str:
-    """A path relative to `root` (default: the working directory) when inside it, else absolute; '/'-separated."""
+    """A path relative to `root` (default: the working directory) when inside it, else absolute; '/'-separated,
+    escaped (`diagnostics.escaped`: a newline or an undecodable byte in a file name is shown, never acted on)."""
     path = path.resolve()
     try:
-        return path.relative_to((root or Path.cwd()).resolve()).as_posix()
+        return escaped(path.relative_to((root or Path.cwd()).resolve()).as_posix())
     except ValueError:
-        return path.as_posix()
+        return escaped(path.as_posix())
 
 
 def repo_root(start: Path | None = None) -> Path | None:
@@ -165,33 +240,35 @@ def _compose_fast(text: str) -> yaml.Node | None | object:
     fast = _FastLoader(text)
     try:
         return fast.get_single_node()
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):
         return _FAILED
     finally:
         fast.dispose()
 
 
-def _compose_slow(text: str) -> yaml.Node | None:
-    """The document's node tree from the pure-Python parser, whose error messages the fixtures pin."""
-    loader = _Loader(text)
+def _compose_slow(text: str) -> tuple[yaml.Node | None, YamlProblem | None]:
+    """The document's node tree from the pure-Python parser, or what stopped it (yaml_errors.py)."""
+    loader = None
     try:
-        return loader.get_single_node()
+        loader = _Loader(text)  # its reader refuses a character YAML does not allow here
+        return loader.get_single_node(), None
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: a \U escape past U+10FFFF
+        return None, describe(exc, text, loader and loader.get_mark())
     finally:
-        loader.dispose()
-
-
-def _yaml_error(exc: yaml.YAMLError, file: str, what: str) -> tuple[str, Location]:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc) or "invalid YAML"
-    return f"{what}: {problem}", Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
+        if loader is not None:
+            loader.dispose()
 
 
 def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None, repo_file: str | None = None) -> Document | None:
-    """Parse YAML text; syntax errors, duplicate keys and crossed limits go to `diags`.
+    """Parse YAML text; syntax errors, duplicate keys, values that cannot be read and crossed limits go to `diags`.
 
     `file` names the file in diagnostics, `repo_file` in generated code (default `file`); `raw` is the file's
     bytes (for its sha256)."""
     sha = hashlib.sha256(raw if raw is not None else text.encode("utf-8")).hexdigest()
+    if len(text) > MAX_CHARS:
+        diags.error("E008", f"the file holds {len(text):,} characters; pipec reads at most {MAX_CHARS:,}",
+                    Location(file, 1, 1), "split it: one pipeline a file, and large test data in fewer, smaller records")
+        return None
     # A small file is composed first (libyaml keeps aliases as shared nodes: no expansion), and a tree within the
     # limits needs no scan; a large one is scanned first, so a hostile file never costs a tree.
     small = len(text) <= COMPOSE_FIRST_AT_MOST
@@ -201,24 +278,19 @@ def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None, 
         if exceeded:
             diags.error("E008", exceeded.message, Location(file, exceeded.line + 1, exceeded.col + 1), exceeded.hint)
             return None
-    try:
-        if node is _FAILED and not small:
-            node = _compose_fast(text)
-        if node is _FAILED:
-            node = _compose_slow(text)
-    except yaml.YAMLError as exc:
-        message, loc = _yaml_error(exc, file, "YAML syntax error")
-        diags.error("E000", message, loc, "check indentation and quoting near here")
-        return None
+    if node is _FAILED and not small:
+        node = _compose_fast(text)
+    if node is _FAILED:
+        node, problem = _compose_slow(text)
+        if problem:
+            diags.error("E000", problem.message, Location(file, problem.line + 1, problem.col + 1), problem.hint)
+            return None
     if node is None:
         diags.error("E003", "the file is empty", Location(file, 1, 1), "a pipeline needs at least version, name, source and sink")
         return None
     tree = _Tree(file, _Loader(""), diags)
-    try:
-        data = tree.build(node, ())
-    except yaml.YAMLError as exc:
-        message, loc = _yaml_error(exc, file, "YAML error")
-        diags.error("E000", message, loc)
+    data = tree.build(node, ())
+    if tree.failed:
         return None
     smap = SourceMap(file, tree.values, tree.keys, frozenset(tree.quoted), tree.plain)
     return Document(file, repo_file or file, text, sha, data, smap)
@@ -228,10 +300,8 @@ def load_file(path: Path, diags: Collector, root: Path | None = None) -> Documen
     """Read and parse one pipeline file: named relative to the working directory in diagnostics, relative to
     `root` (the repository) in generated code."""
     file = display_name(path)
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        diags.error("E004", f"cannot read the file: {exc}", Location(file, 1, 1))
+    read = read_text(path, file, diags)
+    if read is None:
         return None
+    raw, text = read
     return load_text(text, file, diags, raw, display_name(path, root) if root else file)

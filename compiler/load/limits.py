@@ -1,8 +1,11 @@
 """Limits on what a pipeline file may ask of the loader, checked on YAML's event stream before any tree is built.
 
 A document nested deeper than MAX_DEPTH, or whose aliases expand it to more than MAX_VALUES values (a
-"billion laughs" file is a few lines that expand to billions), is refused at the event that crosses the
-limit. The scan is iterative and linear in the file's length, so hostile input costs as much as reading it.
+"billion laughs" file is a few lines that expand to billions) or MAX_CHARS characters of scalars (one long
+string repeated through an alias 20,000 times), is refused at the event that crosses the limit. MAX_CHARS is
+the one budget of a document's size: the loader refuses a file's text over it too, so a tree without aliases
+(whose scalars are never longer than the text that spells them) is within it. The scan is iterative and linear
+in the file's length, so hostile input costs as much as reading it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from ..dataclass_lite import record
 
 MAX_DEPTH = 64  # nested mappings and sequences; a pipeline needs about 8, test records a few more
 MAX_VALUES = 50_000  # values (scalars, mappings, sequences) after expanding aliases; a large pipeline has ~2,000
+MAX_CHARS = 2_000_000  # characters of the file, and of its scalars with aliases expanded; a large pipeline has ~50,000
 
 _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
@@ -31,11 +35,16 @@ class Exceeded:
 
 @record(frozen=False)
 class _Node:
-    """An open collection: the values counted when it opened, its tallest child, its anchor."""
+    """An open collection: the values and characters counted when it opened, its tallest child, its anchor."""
 
     start: int
+    chars: int
     anchor: str | None
     height: int = 0
+
+
+_RECURSIVE = ("a recursive alias: it repeats a collection that holds it, without end",
+              "an alias (*name) may only repeat a value that ends before it")
 
 
 def _too_deep(depth: int) -> tuple[str, str]:
@@ -51,9 +60,17 @@ def _too_big(values: int, aliased: int) -> tuple[str, str]:
     return (f"the document holds more than {MAX_VALUES:,} values", f"pipec reads at most {MAX_VALUES:,} values; split the file")
 
 
+def _too_long(chars: int, aliased: int) -> tuple[str, str]:
+    through = f", {aliased:,} of them through aliases" if aliased else ""
+    return (f"the document's text is longer than {MAX_CHARS:,} characters, counting each repetition through an alias "
+            f"({chars:,} by here{through})",
+            f"pipec reads at most {MAX_CHARS:,} characters of values with aliases (*name) expanded; repeat less")
+
+
 def within(node: yaml.Node) -> bool:
     """True when a composed document certainly crosses no limit: a tree (no node reached twice: no alias) of
-    at most MAX_VALUES values nested at most MAX_DEPTH collections deep. Cheaper than `scan`, which finds
+    at most MAX_VALUES values nested at most MAX_DEPTH collections deep (and, from a text within MAX_CHARS,
+    within MAX_CHARS). Cheaper than `scan`, which finds
     where a limit is crossed; for anything else (aliases, a large or deep document) ask `scan`."""
     seen: set[int] = set()
     pending = [(node, 0)]
@@ -83,7 +100,7 @@ def scan(text: str, *loader_classes: type) -> Exceeded | None:
     for loader_class in loader_classes:
         try:
             return _scan(text, loader_class)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):  # ValueError: a \U escape past U+10FFFF (the parser reports it)
             continue
     return None
 
@@ -91,8 +108,8 @@ def scan(text: str, *loader_classes: type) -> Exceeded | None:
 def _scan(text: str, loader_class: type) -> Exceeded | None:
     loader = loader_class(text)
     stack: list[_Node] = []
-    values = aliased = 0
-    anchors: dict[str, tuple[int, int]] = {}  # anchor -> (values, height) of the node it names
+    values = chars = aliased = aliased_chars = 0
+    anchors: dict[str, tuple[int, int, int]] = {}  # anchor -> (values, characters, height) of the node it names
     try:
         while True:
             event = loader.get_event()
@@ -100,7 +117,7 @@ def _scan(text: str, loader_class: type) -> Exceeded | None:
                 return None
             size = height = 0
             if isinstance(event, _OPEN):
-                stack.append(_Node(values, event.anchor))
+                stack.append(_Node(values, chars, event.anchor))
                 values += 1
                 if len(stack) > MAX_DEPTH:
                     return Exceeded(*_too_deep(len(stack)), event.start_mark.line, event.start_mark.column)
@@ -108,15 +125,19 @@ def _scan(text: str, loader_class: type) -> Exceeded | None:
                 node = stack.pop()
                 size, height = values - node.start, node.height + 1
                 if node.anchor:
-                    anchors[node.anchor] = (size, height)
+                    anchors[node.anchor] = (size, chars - node.chars, height)
             elif isinstance(event, yaml.ScalarEvent):
                 values += 1
+                chars += len(event.value)
                 size, height = 1, 1
                 if event.anchor:
-                    anchors[event.anchor] = (1, 1)
+                    anchors[event.anchor] = (1, len(event.value), 1)
             elif isinstance(event, yaml.AliasEvent):
-                size, height = anchors.get(event.anchor, (1, 1))
+                if any(node.anchor == event.anchor for node in stack):
+                    return Exceeded(*_RECURSIVE, event.start_mark.line, event.start_mark.column)
+                size, length, height = anchors.get(event.anchor, (1, 0, 1))
                 values, aliased = values + size, aliased + size
+                chars, aliased_chars = chars + length, aliased_chars + length
                 if len(stack) + height > MAX_DEPTH:
                     return Exceeded(*_too_deep(len(stack) + height), event.start_mark.line, event.start_mark.column)
             else:
@@ -125,5 +146,7 @@ def _scan(text: str, loader_class: type) -> Exceeded | None:
                 stack[-1].height = max(stack[-1].height, height)
             if values > MAX_VALUES:
                 return Exceeded(*_too_big(values, aliased), event.start_mark.line, event.start_mark.column)
+            if chars > MAX_CHARS:
+                return Exceeded(*_too_long(chars, aliased_chars), event.start_mark.line, event.start_mark.column)
     finally:
         loader.dispose()

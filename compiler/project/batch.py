@@ -144,6 +144,9 @@ def stale(out: Path, jobs: dict[str, Outcome]) -> list[str]:
         except FileNotFoundError:
             problems.append(f"{target}: missing")
             continue
+        except OSError as exc:  # a folder named like the job, no permission
+            problems.append(f"{target}: cannot be read ({(exc.strerror or str(exc)).lower()})")
+            continue
         if digest(current) != outcome.digest:
             problems.append(f"{target}: differs from its pipeline")
     return problems

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from ..dataclass_lite import field, record
-from ..diagnostics import Collector, CompileError, Location
+from ..diagnostics import Collector, CompileError, Diagnostic, Location, escaped
+from ..load.inputs import SUFFIXES, discover
 from ..pipeline import CHECKS, Unit, run
 from ..resolve.builder import Compiled
-from .atomic_write import write_text
-
-SUFFIXES = (".yaml", ".yml")
-
-
-
-def discover(paths: list[str], diags: Collector) -> list[Path]:
-    """Files named, and every *.yaml / *.yml below folders named, in a stable order."""
-    found: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            found += sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file())
-        elif p.is_file():
-            found.append(p)
-        else:
-            diags.error("E005", f"no such file or folder: {raw}", None)
-    unique = list(dict.fromkeys(f.resolve() for f in found))
-    return unique
+from .atomic_write import write_all
 
 
 @record(frozen=False)
@@ -41,7 +25,8 @@ def discover_or_say(paths: list[str], diags: Collector) -> list[Path]:
     """`discover`, with an error when nothing is found."""
     files = discover(paths, diags)
     if not files and not diags.errors:
-        diags.error("E006", f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}", None)
+        diags.error("E006", f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}", Location(paths[0], 1, 1),
+                    "name a folder holding pipeline files, or the files themselves")
     return files
 
 
@@ -81,15 +66,26 @@ def generate_all(result: Result) -> dict[str, str]:
     return {job.filename: job.source for job in (generate(c) for c in result.compiled)}
 
 
+_WRITE_HINTS = {
+    errno.ENAMETOOLONG: "shorten the pipeline's name (the job is NAME.py)",
+    errno.EISDIR: "a folder has the job's name: move it, or choose another --out",
+    errno.EEXIST: "--out names a file: name a folder (it is made when missing)",
+    errno.ENOTDIR: "--out must be a folder, and every part of its path a folder",
+    errno.EACCES: "give yourself write permission there, or choose another --out",
+    errno.EROFS: "the file system is read-only: choose another --out",
+    errno.ENOSPC: "the disk is full: free some space",
+}
+
+
 def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
-    """Write each file through a temp file and a rename, so no reader sees half a file."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in files.items():
-        target = out / name
-        write_text(target, text)
-        written.append(target)
-    return written
+    """Write every job into `out`, or none (atomic_write.write_all); a failure is one error at the path at fault."""
+    try:
+        return write_all(out, files)
+    except OSError as exc:
+        at = escaped(str(exc.filename or out))
+        reason = (exc.strerror or str(exc)).lower()
+        raise CompileError([Diagnostic("E010", f"cannot write {at}: {reason}; nothing was written", Location(at, 1, 1),
+                                       _WRITE_HINTS.get(exc.errno, "check --out and its permissions"))]) from None
 
 
-__all__ = ["CompileError", "Result", "build_all", "discover", "generate_all", "write_atomically"]
+__all__ = ["SUFFIXES", "CompileError", "Result", "build_all", "discover", "generate_all", "write_atomically"]

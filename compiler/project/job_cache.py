@@ -40,7 +40,7 @@ class JobCache:
 
     @staticmethod
     def key(job_file: str, file_sha256: str) -> str:
-        return digest(f"{fingerprint()}\0{job_file}\0{file_sha256}".encode("utf-8"))
+        return digest(f"{fingerprint()}\0{job_file}\0{file_sha256}".encode("utf-8", "surrogateescape"))
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"

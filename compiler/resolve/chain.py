@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..diagnostics import did_you_mean
+from ..diagnostics import did_you_mean, one_of
 from ..model import Predicate, Step
 from ..shape import Shape
 from ..transforms import REGISTRY, ConfigReader, Context
@@ -22,7 +22,7 @@ class ChainBuilder(Part):
             spec = REGISTRY.lookup_predicate(raw["type"])
             if spec is None:
                 self.diags.error("E310", f"unknown predicate type '{raw['type']}'", self.at("predicates", alias, "type"),
-                                 did_you_mean(raw["type"], REGISTRY.predicates))
+                                 did_you_mean(raw["type"], REGISTRY.predicates) or f"write {one_of(sorted(REGISTRY.predicates))}")
                 continue
             config_raw = {k: v for k, v in raw.items() if k != "type"}
             reader = ConfigReader(f"{spec.name} '{alias}'", config_raw, self.doc.smap, ("predicates", alias), self.diags)
@@ -36,12 +36,14 @@ class ChainBuilder(Part):
             path = ("transforms", i)
             alias, type_name = raw["name"], raw["type"]
             if alias in seen:
-                self.diags.error("E320", f"duplicate step name '{alias}' (first at line {seen[alias].line})", self.at(*path, "name"))
+                self.diags.error("E320", f"duplicate step name '{alias}' (first at line {seen[alias].line})", self.at(*path, "name"),
+                                 "give each step its own name: it names the step in the job and in errors")
             seen[alias] = self.at(*path, "name")
             spec, side = REGISTRY.lookup(type_name)
             if spec is None:
                 self.diags.error("E321", f"unknown transform type '{type_name}'", self.at(*path, "type"),
-                                 did_you_mean(type_name.rsplit(".", 1)[-1], REGISTRY.spellings()))
+                                 did_you_mean(type_name.rsplit(".", 1)[-1], REGISTRY.spellings())
+                                 or "write a Kafka Connect transform class, e.g. InsertField$Value (docs/transforms.md lists them)")
                 continue
             pred = raw.get("predicate")
             if pred is not None and pred not in predicates and pred not in (self.data.get("predicates") or {}):

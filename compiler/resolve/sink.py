@@ -25,7 +25,8 @@ class SinkBuilder(Part):
         if streaming and connector.checkpoint_required and "checkpoint" not in raw:
             self.diags.error("E510", "a streaming sink needs a checkpoint", self.at("sink"), "add checkpoint: <folder> (it may use ${env:...})")
         if not streaming and "trigger" in raw:
-            self.diags.error("E511", "trigger applies to streaming pipelines only", self.key_at("sink", "trigger"))
+            self.diags.error("E511", "trigger applies to streaming pipelines only", self.key_at("sink", "trigger"),
+                             "remove trigger, or set mode: streaming")
         sink = Sink(
             connector=raw["connector"],
             loc=self.at("sink"),

@@ -13,7 +13,7 @@ from ..model import Column, Source
 from ..shape import Shape
 from ..types.parser import TypeSyntaxError, parse_type
 from ..types.sql import BYTES, HEADERS, SqlType, StructField, StructType
-from ..types.field_names import same_name
+from ..types.field_names import fold
 from .part import Part, options, text
 
 
@@ -26,30 +26,34 @@ class SourceBuilder(Part):
             return parse_type(text)
         except TypeSyntaxError as exc:
             shown = text if len(text) <= 80 else text[:77] + "..."
-            self.diags.error("E200", f"bad type '{shown}': {exc.message}", self.doc.smap.text_at(path, exc.offset))
+            self.diags.error("E200", f"bad type '{shown}': {exc.message}", self.doc.smap.text_at(path, exc.offset),
+                             "types are BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, BYTES, DATE, "
+                             "TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K,V>, STRUCT<name T, ...>")
             return None
 
     def columns(self, src: dict, connector: SourceConnector, fmt: str | None) -> tuple[Column, ...]:
         keys = connector.metadata_keys(fmt)
-        out, seen, header_keys, header_paths = [], {}, {}, {}
+        out, seen, header_keys, header_paths = [], {}, {}, {}  # seen: folded name -> (name, where)
         headers_col = None
         for i, raw in enumerate(src.get("columns", [])):
             path = ("source", "columns", i)
             name = raw["name"]
-            twin = next((n for n in seen if same_name(n, name)), None)
+            twin = seen.get(fold(name))
             if twin is not None:
-                self.diags.error("E201", f"duplicate column '{name}' (same as '{twin}' at line {seen[twin].line}; Spark ignores case)",
-                                 self.at(*path, "name"))
+                self.diags.error("E201", f"duplicate column '{name}' (same as '{twin[0]}' at line {twin[1].line}; Spark ignores case)",
+                                 self.at(*path, "name"), "rename one of the two columns, or remove this one")
                 continue
-            seen[name] = self.at(*path, "name")
+            seen[fold(name)] = (name, self.at(*path, "name"))
             meta = raw.get("metadata")
             meta = name if meta is True else meta
             declared = self.column_type(raw["type"], path + ("type",)) if "type" in raw else None
             if raw.get("headers"):
                 if declared is not None and declared != HEADERS:
-                    self.diags.error("E210", f"a headers column must be of type {HEADERS.sql()}, not {declared.sql()}", self.at(*path, "type"))
+                    self.diags.error("E210", f"a headers column must be of type {HEADERS.sql()}, not {declared.sql()}", self.at(*path, "type"),
+                                     "remove the type (that is the default), or read one header with header: KEY")
                 if headers_col:
-                    self.diags.error("E211", "at most one column may be defined as HEADERS", self.at(*path, "headers"))
+                    self.diags.error("E211", "at most one column may be defined as HEADERS", self.at(*path, "headers"),
+                                     "keep one headers: true column; read single headers with header: KEY")
                 headers_col = name
                 out.append(Column(name, HEADERS, self.at(*path), headers=True))
                 continue
@@ -59,7 +63,8 @@ class SourceBuilder(Part):
                     self.diags.error("E212", f"a header column must be of type BYTES, not {declared.sql()}", self.at(*path, "type"),
                                      "declare it BYTES and Cast it with bytes.order or bytes.string.encoding")
                 if hkey in header_keys:
-                    self.diags.error("E213", f"two columns read header '{hkey}' ('{header_keys[hkey]}' and '{name}')", self.at(*path, "header"))
+                    self.diags.error("E213", f"two columns read header '{hkey}' ('{header_keys[hkey]}' and '{name}')", self.at(*path, "header"),
+                                     "keep one of them; copy the value with a transform if you need it twice")
                 header_keys[hkey] = name
                 header_paths.setdefault(hkey, path + ("header",))
                 out.append(Column(name, parse_type("BYTES"), self.at(*path), header=hkey))
@@ -71,10 +76,12 @@ class SourceBuilder(Part):
                 continue
             if declared is None:
                 if "type" not in raw:
-                    self.diags.error("E203", f"column '{name}' needs a type", self.at(*path))
+                    self.diags.error("E203", f"column '{name}' needs a type", self.at(*path),
+                                     f"add type: to the column, e.g. {{name: {name}, type: STRING}}")
                 continue
             if raw.get("virtual"):
-                self.diags.error("E204", f"column '{name}' is not a metadata column, so it cannot be virtual", self.at(*path, "virtual"))
+                self.diags.error("E204", f"column '{name}' is not a metadata column, so it cannot be virtual", self.at(*path, "virtual"),
+                                 "remove virtual:, or make it a metadata column with metadata: KEY")
             out.append(Column(name, declared, self.at(*path)))
         if headers_col:
             for hkey, hpath in header_paths.items():
@@ -90,14 +97,15 @@ class SourceBuilder(Part):
                              connector.metadata_hint(key, fmt) or did_you_mean(key, keys) or f"keys: {', '.join(keys)}")
             return None
         if spec.warning:
-            self.diags.warn("W206", spec.warning, self.at(*path, "metadata"))
+            self.diags.warn("W206", spec.warning, self.at(*path, "metadata"), "remove the column unless a later Spark exposes the key")
         virtual = bool(raw.get("virtual"))
         if not spec.writable and not virtual:
             self.diags.error("E206", f"metadata key '{key}' is read-only, so column '{name}' must be declared virtual: true", self.at(*path),
                              "add virtual: true (Flink: read-only columns must be declared VIRTUAL)")
         declared = declared or spec.type
         if not castable(spec.type, declared):
-            self.diags.error("E207", f"metadata key '{key}' is {spec.type.sql()} and cannot be cast to {declared.sql()}", self.at(*path, "type"))
+            self.diags.error("E207", f"metadata key '{key}' is {spec.type.sql()} and cannot be cast to {declared.sql()}", self.at(*path, "type"),
+                             f"declare it {spec.type.sql()} (or leave the type out), then Cast it in a step")
         return Column(name, declared, self.at(*path), metadata=key, virtual=virtual)
 
     def build(self) -> Source | None:
@@ -117,7 +125,7 @@ class SourceBuilder(Part):
         for i, k in enumerate(key_fields):
             if k not in names:
                 self.diags.error("E221", f"{what} '{k}' is not a physical column; columns: {', '.join(sorted(names))}",
-                                 self.at("source", *key_path, i), did_you_mean(k, names))
+                                 self.at("source", *key_path, i), did_you_mean(k, names) or f"name one of: {', '.join(sorted(names))}")
         if not any(c.physical for c in columns):
             self.diags.error("E222", "the source declares no physical column", self.at("source"), "add at least one column with a name and a type")
         topics = src.get("topics", [])

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..diagnostics import Collector, Location, render_all
+from ..diagnostics import Collector, CompileError, Location, render_all
 from ..project.driver import build_all, write_atomically
 from .connect_columns import SampleError, read_sample
 from .connect_config import ConfigSyntaxError, ConnectorConfig, read_config
@@ -61,12 +61,13 @@ def import_connect(args) -> int:
     for name in args.files:
         path = Path(name)
         if not path.is_file():
-            diags.error("E005", f"no such file: {name}", None)
+            diags.error("E005", f"no such file: {name}", Location(name, 1, 1), "name a Kafka Connect config (.json or .properties)")
             continue
         try:
             config = read_config(path)
         except (ConfigSyntaxError, UnicodeDecodeError) as exc:
-            diags.error("I001", getattr(exc, "message", str(exc)), getattr(exc, "loc", Location(str(path), 1, 1)))
+            diags.error("I001", getattr(exc, "message", str(exc)), getattr(exc, "loc", Location(str(path), 1, 1)),
+                        "write the config as Kafka Connect's JSON or .properties, in UTF-8")
             continue
         imported = Importer(config, value_sample, key_sample).run()
         if not imported.diags.errors:
@@ -83,7 +84,12 @@ def import_connect(args) -> int:
         print(f"pipec import connect: two connectors give the same pipeline name ({', '.join(names)})", file=sys.stderr)
         return 2
     if args.out:
-        for target in write_atomically(Path(args.out), {f"{r.name}.yaml": r.text for r in results}):
+        try:
+            written = write_atomically(Path(args.out), {f"{r.name}.yaml": r.text for r in results})
+        except CompileError as exc:
+            print(render_all(exc.diagnostics, args.format), file=sys.stderr)
+            return 2
+        for target in written:
             print(f"wrote {target}", file=sys.stderr)
     else:
         print("---\n".join(r.text for r in results), end="")

@@ -46,6 +46,23 @@ ERRORS = {  # Connect's errors.* key -> pipec's errors: key
     "errors.deadletterqueue.context.headers.enable": "deadletterqueue.context.headers.enable",
     "errors.log.enable": "log.enable", "errors.log.include.messages": "log.include.messages",
 }
+
+
+def _connect_boolean(text: str) -> bool | str:
+    """ConfigDef's BOOLEAN: `true`/`false` in any case, trimmed; other text stays text (validate refuses it)."""
+    word = text.strip().lower()
+    return word == "true" if word in ("true", "false") else text.strip()
+
+
+# How Connect's ConfigDef reads these errors.* values from their text (a .properties value is always text):
+# BOOLEAN is true or false in any case, trimmed; errors.tolerance is none or all in any case (ToleranceType).
+ERROR_VALUES = {
+    "tolerance": lambda text: text.strip().lower(),
+    "deadletterqueue.context.headers.enable": _connect_boolean,
+    "log.enable": _connect_boolean,
+    "log.include.messages": _connect_boolean,
+}
+
 STEP_KEYS = ("type", "predicate", "negate")
 RAW_SUFFIX = ".raw"
 
@@ -207,12 +224,12 @@ class Importer:
                           if e.key.startswith("errors.retry") else f"{e.key} has no pipec equivalent; left out")
         if not entries:
             return
-        tolerance = next((e.value.strip() for k, e in entries if k == "tolerance"), "none")
+        tolerance = next((ERROR_VALUES["tolerance"](e.value) for k, e in entries if k == "tolerance"), "none")
         y.key("errors")
         with y.indent():
             for key, e in entries:
                 y.comment(*e.comments)
-                y.pair(key, e.value.strip())
+                y.pair(key, ERROR_VALUES.get(key, str.strip)(e.value))
             if tolerance == "all" and not any(k == "deadletterqueue.topic.name" for k, _ in entries):
                 y.comment("Kafka Connect skips (and logs) records that fail with errors.tolerance=all and no dead-letter",
                           "topic; pipec never drops a bad record silently: they go to this folder")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS
+from ..diagnostics import escaped
+from ..resolve.builder import Compiled
 
 
 def sink_columns(compiled: Compiled) -> tuple[str, ...]:
@@ -23,4 +24,4 @@ def explain(compiled: Compiled) -> str:
     lines += ["", f"sink ({p.sink.connector}, line {p.sink.loc.line}) writes columns: {', '.join(sink_columns(compiled))}"]
     describe = SINKS[p.sink.connector].describe
     lines += ["  " + line for line in describe(p.sink, compiled.final)] if describe else []
-    return "\n".join(lines)
+    return "\n".join(map(escaped, lines))  # a name holding a newline or ESC is shown, never acted on

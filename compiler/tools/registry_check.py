@@ -106,7 +106,7 @@ def check_source(client: Client, registry: Registry, reader: dict, compiled: Com
     for field in reader["fields"]:
         if field["name"] != DECODED and field["name"] not in written:
             diags.warn("W250", f"{registry.payload}: column '{field['name']}' is not in {at}: it reads as null",
-                       columns.get(field["name"], registry.loc))
+                       columns.get(field["name"], registry.loc), "remove the column, or add the field to the subject's schema")
 
 
 def check_sink(client: Client, registry: Registry, schema: dict, diags: Collector) -> None:
@@ -140,4 +140,5 @@ def check_registries(compiled: Compiled, url: str | None, diags: Collector, envi
             else:
                 check_sink(client, registry, json.loads(call.args[2].value), diags)
         except RegistryError as exc:
-            diags.error("E252", f"{registry.payload}: cannot ask the Schema Registry: {exc}", registry.loc)
+            diags.error("E252", f"{registry.payload}: cannot ask the Schema Registry: {exc}", registry.loc,
+                        "check the url and that the registry is up, or validate without --registry")

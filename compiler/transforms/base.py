@@ -6,9 +6,9 @@ import re
 from typing import Any, Callable
 
 from .. import ir
-from ..diagnostics import Collector, Location, did_you_mean, one_of
-from ..load.document import SourceMap
+from ..diagnostics import Collector, Location, did_you_mean, one_of, shown
 from ..dataclass_lite import field, record
+from ..load.document import SourceMap
 from ..shape import Shape
 
 PACKAGE = "org.apache.kafka.connect.transforms."  # Kafka's own transforms; a spec from elsewhere names its package
@@ -86,7 +86,7 @@ class ConfigReader:
         if value is None:
             return None
         if isinstance(value, (dict, list)):
-            self.error(key, f"'{key}' must be a single value")
+            self.error(key, f"'{key}' must be a single value", "write one value; a list goes only where Kafka takes a LIST")
             return None
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return java_trim(text)
@@ -95,14 +95,14 @@ class ConfigReader:
         value = self._scalar(key)
         if value is None:
             if required:
-                self.error(None, f"'{key}' is required", code="E301")
+                self.error(None, f"'{key}' is required", f"add {key}: to the step", code="E301")
             return default
         return value
 
     def nonempty(self, key: str) -> str | None:
         value = self.string(key, required=True)
         if value == "":
-            self.error(key, f"'{key}' must be non-empty")
+            self.error(key, f"'{key}' must be non-empty", f"write a value for {key}, or remove it where it is optional")
             return None
         return value
 
@@ -115,7 +115,8 @@ class ConfigReader:
             out = []
             for i, item in enumerate(value):
                 if isinstance(item, (dict, list)) or item is None:
-                    self.diags.error("E300", f"{self.owner}: '{key}' items must be strings", self.smap.at(self.path + (key, i)))
+                    self.diags.error("E300", f"{self.owner}: '{key}' items must be strings", self.smap.at(self.path + (key, i)),
+                                     "write each item as text: [a, b], or Kafka's comma-separated string a,b")
                     continue
                 out.append(java_trim(str(item)))
             return out
@@ -131,7 +132,7 @@ class ConfigReader:
         text = str(value).strip().lower()
         if text in ("true", "false"):
             return text == "true"
-        self.error(key, f"'{key}' must be true or false, not {value!r}")
+        self.error(key, f"'{key}' must be true or false, not {shown(value)}", "write true or false")
         return default
 
     def enum(self, key: str, choices: tuple[str, ...], default: str, ignore_case: bool = False) -> str:
@@ -140,7 +141,7 @@ class ConfigReader:
             return default
         match = [c for c in choices if (c.lower() == value.lower() if ignore_case else c == value)]
         if not match:
-            self.error(key, f"'{key}' must be {one_of(choices)}, not '{value}'", did_you_mean(value, choices))
+            self.error(key, f"'{key}' must be {one_of(choices)}, not '{value}'", did_you_mean(value, choices) or f"write {one_of(choices)}")
             return default
         return match[0]
 
@@ -154,7 +155,7 @@ class Context:
     reader: ConfigReader
     diags: Collector
 
-    def error(self, key: str | None, message: str, hint: str | None = None, code: str = "E400", item: str | None = None) -> None:
+    def error(self, key: str | None, message: str, hint: str, code: str, item: str | None = None) -> None:
         """Report at the key's value, or at the LIST item `item` of that key."""
         loc = self.reader.item_loc(key, item) if key and item is not None else self.reader.loc(key)
         self.diags.error(code, f"{self.owner}: {message}", loc, hint)

@@ -8,7 +8,7 @@ from ..dataclass_lite import record, replace
 from ..shape import Shape
 from ..types.parser import parse_type
 from ..types.sql import BIGINT, INT, STRING, StructField, StructType, SqlType
-from ..types.field_names import same_name
+from ..types.field_names import fold, same_name
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
@@ -32,7 +32,7 @@ def read_syntax(reader: ConfigReader) -> str:
         return "V1"
     version = parse_syntax_version(raw)
     if version is None:
-        reader.error("field.syntax.version", f"'field.syntax.version' must be V1 or V2 (any case), not '{raw}'")
+        reader.error("field.syntax.version", f"'field.syntax.version' must be V1 or V2 (any case), not '{raw}'", "write V1 or V2")
         return "V1"
     return version
 
@@ -95,7 +95,8 @@ def parse_insert(reader: ConfigReader) -> InsertFieldConfig:
     static_value = reader.string("static.value")
     if static_field:
         if static_value is None:
-            reader.error("static.field", f"'static.value' is required with 'static.field' ({static_field})", code="E301")
+            reader.error("static.field", f"'static.value' is required with 'static.field' ({static_field})",
+                         "add static.value: the value to insert", code="E301")
         else:
             path = read_path(reader, "static.field", _strip_suffix(static_field), version)
             if path:
@@ -124,7 +125,8 @@ def infer_insert(cfg: InsertFieldConfig, shape: Shape, ctx: Context) -> Shape:
         for i in range(1, len(ins.path.steps)):
             parent = type_at(t, ins.path.steps[:i])
             if parent is not None and not isinstance(parent, StructType):
-                ctx.error(ins.key, f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct", code="E402")
+                ctx.error(ins.key, f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct",
+                          "insert the field beside it, or into a struct field", code="E402")
                 return shape
         parent = type_at(t, ins.path.parent) if ins.path.parent else t
         if isinstance(parent, StructType) and parent.field(ins.path.name) is None:
@@ -312,12 +314,12 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
 
 def _check_names(plan, ctx: Context, where: str = "") -> bool:
     """No two output fields of one struct share a name (Spark compares names case-insensitively)."""
-    ok, seen = True, []
+    ok, seen = True, set()
     for _, name, nested in plan:
-        if any(same_name(name, other) for other in seen):
+        if fold(name) in seen:
             ctx.error("renames", f"the rename gives two fields named '{where}{name}'", "rename onto a name no other field has", code="E404")
             ok = False
-        seen.append(name)
+        seen.add(fold(name))
         if nested is not None:
             ok = _check_names(nested, ctx, f"{where}{name}.") and ok
     return ok

@@ -46,7 +46,7 @@ def parse_topic_name_matches(reader: ConfigReader) -> TopicNameMatchesConfig | N
         return None
     problem = check_java_regex(pattern)
     if problem:
-        reader.error("pattern", f"invalid regex '{pattern}': {problem}", code="E304")
+        reader.error("pattern", f"invalid regex '{pattern}': {problem}", "write a Java regular expression (java.util.regex)", code="E304")
         return None
     return TopicNameMatchesConfig(pattern)
 

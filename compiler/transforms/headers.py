@@ -213,7 +213,8 @@ class DropHeadersConfig:
 def parse_drop_headers(reader: ConfigReader) -> DropHeadersConfig | None:
     keys = reader.items("headers")
     if not keys:
-        reader.error("headers" if reader.has("headers") else None, "'headers' must list at least one header key", code="E801")
+        reader.error("headers" if reader.has("headers") else None, "'headers' must list at least one header key",
+                     "list the header keys: headers: [a, b]", code="E801")
         return None
     return DropHeadersConfig(tuple(dict.fromkeys(keys)))
 
@@ -252,7 +253,8 @@ def parse_header_from(reader: ConfigReader) -> HeaderFromConfig | None:
     fields, headers = reader.items("fields"), reader.items("headers")
     for key, items in (("fields", fields), ("headers", headers)):
         if not items:
-            reader.error(key if reader.has(key) else None, f"'{key}' must list at least one entry", code="E801")
+            reader.error(key if reader.has(key) else None, f"'{key}' must list at least one entry",
+                         f"list them: {key}: [a, b], one header for each field", code="E801")
     if fields and headers and len(fields) != len(headers):
         reader.error(
             "headers",
@@ -262,7 +264,7 @@ def parse_header_from(reader: ConfigReader) -> HeaderFromConfig | None:
         )
         return None
     if not reader.has("operation"):
-        reader.error(None, "'operation' is required (move or copy)", code="E301")
+        reader.error(None, "'operation' is required (move or copy)", "add operation: copy (or move)", code="E301")
     operation = reader.enum("operation", ("move", "copy"), "copy")
     paths = [read_path(reader, "fields", text, version) for text in fields]
     if not fields or not headers or None in paths:

@@ -108,7 +108,7 @@ def parse_regex_router(reader: ConfigReader) -> RegexRouterConfig | None:
         return None
     problem = check_java_regex(regex)
     if problem:
-        reader.error("regex", f"Invalid regex '{regex}': {problem}", code="E804")
+        reader.error("regex", f"Invalid regex '{regex}': {problem}", "write a Java regular expression (java.util.regex)", code="E804")
         return None
     problem = replacement_problem(replacement, *java_groups(regex))
     if problem:
@@ -168,7 +168,8 @@ def parse_timestamp_router(reader: ConfigReader) -> TimestampRouterConfig | None
         spark = spark_pattern(pattern)
     except PatternError as exc:
         if exc.invalid:
-            reader.error("timestamp.format", f"invalid SimpleDateFormat pattern '{pattern}': {exc.message}", exc.hint, code="E806")
+            reader.error("timestamp.format", f"invalid SimpleDateFormat pattern '{pattern}': {exc.message}", exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'",
+                         code="E806")
         else:
             reader.error("timestamp.format", f"timestamp.format '{pattern}' cannot be formatted exactly: {exc.message}",
                          exc.hint or "use y, M, d, H, m, s, SSS, E, a, z, Z or X letters", code="E807")

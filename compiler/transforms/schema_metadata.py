@@ -31,7 +31,8 @@ def parse_set_schema_metadata(reader: ConfigReader) -> SetSchemaMetadataConfig |
     version = None
     if raw_version is not None:
         if not re.fullmatch(r"[+-]?[0-9]+", raw_version) or not INT_MIN <= int(raw_version) <= INT_MAX:
-            reader.error("schema.version", f"'schema.version' must be a 32-bit integer, not '{raw_version}'", code="E808")
+            reader.error("schema.version", f"'schema.version' must be a 32-bit integer, not '{raw_version}'",
+                         "write a whole number from -2147483648 to 2147483647", code="E808")
             return None
         version = int(raw_version)
     if name is None and version is None:
@@ -49,6 +50,7 @@ def infer_set_schema_metadata(cfg: SetSchemaMetadataConfig, shape: Shape, ctx: C
             None,
             f"works only on a struct {ctx.side}, but the {ctx.side} here is {t.sql()} (Kafka fails every record: "
             "Cannot list fields on non-struct type)",
+            f"set the schema name on a struct {ctx.side}: move this step before the one that made it {t.sql()}",
             code="E810",
         )
         return shape

@@ -30,7 +30,8 @@ def read_paths(reader: ConfigReader, key: str, version: str, code: str) -> tuple
     """A required, non-empty LIST key of field paths (an empty list is an error at the key, a missing one at the step)."""
     items = reader.items(key)
     if not items:
-        reader.error(key if reader.has(key) else None, f"'{key}' must list at least one field", code=code)
+        reader.error(key if reader.has(key) else None, f"'{key}' must list at least one field",
+                     f"list the fields: {key}: [a, b], or Kafka's a,b", code=code)
     return tuple(p for p in (read_path(reader, key, text, version) for text in items) if p is not None)
 
 
@@ -189,7 +190,7 @@ def parse_hoist(reader: ConfigReader) -> HoistFieldConfig | None:
     version = read_syntax(reader)
     name = reader.string("field", required=True)
     if name == "":
-        reader.error("field", "'field' must be non-empty: it names the field of the new struct", code="E760")
+        reader.error("field", "'field' must be non-empty: it names the field of the new struct", "write field: NAME", code="E760")
         return None
     text = reader.string("hoisted", "")
     hoisted = read_path(reader, "hoisted", text, version) if text else None

@@ -50,9 +50,9 @@ def _check_pattern(report: Report, java: str, parsing: bool, used: bool = True) 
         return spark_pattern(java, parsing)
     except PatternError as exc:
         if exc.invalid:
-            report(f"'format' is not a valid SimpleDateFormat pattern: {exc.message}", exc.hint, "E723")
+            report(f"'format' is not a valid SimpleDateFormat pattern: {exc.message}", exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'", "E723")
         elif used:
-            report(f"cannot {'parse' if parsing else 'format'} with '{java}' exactly: {exc.message}", exc.hint, "E724")
+            report(f"cannot {'parse' if parsing else 'format'} with '{java}' exactly: {exc.message}", exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'", "E724")
         return None
 
 
@@ -96,7 +96,8 @@ def infer_timestamp(cfg: TimestampConfig, shape: Shape, ctx: Context) -> Shape:
     key = "field" if cfg.path else None
     if kind is None:
         shown = source.sql() if isinstance(source, Primitive) else source.sql().split("<")[0]
-        hint = "cast an epoch number to int64 first (Cast)" if source.is_numeric else None
+        hint = ("cast an epoch number to int64 first (Cast)" if source.is_numeric
+                else "name a STRING, BIGINT, DATE or TIMESTAMP field (explain shows each step's fields)")
         ctx.error(key, f"{what} is {shown}, which is not a timestamp type: TimestampConverter reads STRING (with format), "
                   "BIGINT (unix.precision), DATE or TIMESTAMP", hint, "E725")
         return shape

@@ -73,6 +73,25 @@ def unique(items: list) -> bool:
         return True
 
 
+def ecma_regex(pattern: str) -> re.Pattern:
+    """`pattern` compiled with ECMA-262's meaning of `$`, as JSON Schema defines patterns: the end of the value.
+    Python's `$` also matches before a final newline, so each `$` outside a character class becomes `\\Z`."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(r"\Z" if c == "$" and not in_class else c)
+        i += 1
+    return re.compile("".join(out))
+
+
 KEY_TEST_ANSWERS = 1024  # answers remembered per dispatching condition (a few dozen types and connectors)
 
 
@@ -207,7 +226,7 @@ def _properties(sc: SchemaCheck, value: dict, schema: dict) -> Check:
 def _additional(sc: SchemaCheck, value: Any, schema: dict) -> Check | None:
     named = schema.get("properties", {})
     patterns = "|".join(schema.get("patternProperties", {}))
-    search = re.compile(patterns).search if patterns else None
+    search = ecma_regex(patterns).search if patterns else None
 
     def extras(x: dict):
         return (k for k in x if k not in named and not (search and search(k)))
@@ -221,7 +240,7 @@ def _additional(sc: SchemaCheck, value: Any, schema: dict) -> Check | None:
 
 
 def _pattern_properties(sc: SchemaCheck, value: dict, schema: dict) -> Check:
-    checks = [(re.compile(p).search, sc.check(sub)) for p, sub in value.items()]
+    checks = [(ecma_regex(p).search, sc.check(sub)) for p, sub in value.items()]
     return lambda x: not isinstance(x, dict) or all(c(v) for search, c in checks for k, v in x.items() if search(k))
 
 
@@ -234,6 +253,11 @@ def _required(sc: SchemaCheck, value: list, schema: dict) -> Check:
 
 def _dependent_required(sc: SchemaCheck, value: dict, schema: dict) -> Check:
     return lambda x: not isinstance(x, dict) or all(d in x for k, deps in value.items() if k in x for d in deps)
+
+
+def _property_names(sc: SchemaCheck, value: Any, schema: dict) -> Check:
+    check = sc.check(value)
+    return lambda x: not isinstance(x, dict) or all(check(key) for key in x)
 
 
 def _items(sc: SchemaCheck, value: Any, schema: dict) -> Check:
@@ -292,7 +316,7 @@ def _const(sc: SchemaCheck, value: Any, schema: dict) -> Check:
 
 
 def _pattern(sc: SchemaCheck, value: str, schema: dict) -> Check:
-    search = re.compile(value).search
+    search = ecma_regex(value).search
     return lambda x: not isinstance(x, str) or search(x) is not None
 
 
@@ -329,6 +353,7 @@ _KEYWORDS: dict[str, Callable[[SchemaCheck, Any, dict], Check | None]] = {
     "properties": _properties,
     "patternProperties": _pattern_properties,
     "additionalProperties": _additional,
+    "propertyNames": _property_names,
     "items": _items,
     "format": lambda sc, value, schema: None,  # an annotation: jsonschema asserts it only given a format checker
     "$ref": _ref,

@@ -5,13 +5,11 @@ branch, and any `if` of another form, goes through jsonschema as before."""
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from .compiled_schema import ecma_regex
 
-@lru_cache(maxsize=None)
-def _pattern(regex: str) -> re.Pattern:
-    return re.compile(regex)
+_pattern = lru_cache(maxsize=None)(ecma_regex)
 
 
 def _if_fails(branch: dict, instance: object) -> bool:

@@ -42,7 +42,9 @@ STEP_PROPERTIES = {
     "name": {
         "type": "string",
         "minLength": 1,
-        "description": "Required: the step's alias, unique in the pipeline; names the step in generated code and error messages.",
+        "maxLength": 255,
+        "description": "Required: the step's alias, unique in the pipeline; names the step in generated code and error messages. "
+        "At most 255 characters.",
     },
     "predicate": {
         "type": "string",

@@ -248,15 +248,15 @@ def test_a_missing_path_is_an_error(capsys, workdir):
     write(workdir / "a.yaml", minimal("a"))
     run = run_cli(["validate", "a.yaml", "no/such/file.yaml"], capsys)
     assert run.code == 2
-    assert diagnostic_lines(run.err) == ["error[E005]"]
-    assert "no/such/file.yaml" in run.err
+    assert diagnostic_lines(run.err, hints=True) == [
+        "no/such/file.yaml:1:1: error[E005]", "  hint: name a pipeline file or a folder of them (*.yaml, *.yml)"]
 
 
 def test_a_folder_without_pipelines_is_an_error(capsys, workdir):
     (workdir / "empty").mkdir()
     run = run_cli(["validate", "empty"], capsys)
     assert run.code == 2
-    assert diagnostic_lines(run.err) == ["error[E006]"]
+    assert diagnostic_lines(run.err) == ["empty:1:1: error[E006]"]
 
 
 def test_diagnostics_of_several_files_come_sorted_by_file_then_position(capsys, monkeypatch):
@@ -301,11 +301,11 @@ def test_json_format_of_several_mistakes_lists_every_one(capsys, monkeypatch):
     assert all(d["loc"]["file"] == rel(INVALID) for d in data)
 
 
-def test_json_format_gives_a_null_location_for_a_missing_path(capsys, workdir):
+def test_json_format_locates_a_missing_path_at_the_path(capsys, workdir):
     run = run_cli(["validate", "nothing-here.yaml", "--format", "json"], capsys)
     assert run.code == 2
     (d,) = json.loads(run.out)
-    assert d["code"] == "E005" and d["loc"] is None and d["severity"] == "error"
+    assert d["code"] == "E005" and d["loc"] == {"file": "nothing-here.yaml", "line": 1, "col": 1} and d["hint"]
 
 
 def test_json_format_of_a_valid_file_is_an_empty_list(capsys, monkeypatch):

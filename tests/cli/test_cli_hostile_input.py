@@ -35,6 +35,12 @@ def _deep_alias() -> str:
     return f"x: &deep {'[' * 40}1{']' * 40}\ny: {'[' * 40}*deep{']' * 40}\n"
 
 
+def _alias_amplification() -> str:
+    """One 100,000-character string repeated 20,000 times through an alias: 20,002 values, within the value
+    limit, but 2 GB of text once expanded (jsonschema then rendered it into its messages: 1.9 GB, MemoryError)."""
+    return minimal("p").replace("name: p", "name: [&t " + "x" * 100_000 + ", " + ", ".join(["*t"] * 20_000) + "]")
+
+
 CASES = {
     # name: (file text, code, line of the error)
     "flow_nesting_1000_deep": (minimal("p") + "description: " + "[" * 1000 + "]" * 1000 + "\n", "E008", 15),
@@ -46,6 +52,13 @@ CASES = {
     "a_huge_flat_document": (
         minimal("p") + "tests:\n  - name: t\n    given:\n" + "      - {value: {id: 1}}\n" * 20_000 + "    expect: []\n",
         "E008", 10_009),
+    "alias_amplification": (_alias_amplification(), "E008", 2),
+    "recursive_alias": (minimal("p") + "spark: &s {conf: *s}\n", "E008", 15),
+    "a_file_larger_than_the_budget": (minimal("p") + "description: " + "x" * 3_000_000 + "\n", "E008", 1),
+    # 5.5 s to compile before names were capped: black measures each non-ASCII character of every statement naming it
+    "a_100_kb_non_ascii_column_name": (minimal("p").replace("name: name,", "name: " + "中" * 33_000 + ","), "E100", 10),
+    # 0.8 s of CPU warm: black measured it in the two statements that name the servers
+    "a_100_kb_non_ascii_setting": (minimal("p").replace("path: out", "path: " + "中" * 100_000), "E100", 13),
     "struct_type_400_deep": (
         minimal("p").replace("type: STRING}", "type: '" + "STRUCT<a " * 400 + "INT" + ">" * 400 + "'}"), "E200", 10),
 }
@@ -107,6 +120,20 @@ def test_the_limits_are_said_in_the_message(tmp_path):
     assert "deeper than 64 levels" in messages["block_nesting_1000_deep"]
     assert "more than 50,000 values" in messages["alias_bomb"] and "alias" in messages["alias_bomb"]
     assert "deeper than 64 levels" in messages["struct_type_400_deep"]
+
+
+def test_names_at_their_limits_compile_within_a_second(tmp_path):
+    """A 249-character pipeline name, and 20 columns and 10 steps with 255-character non-ASCII names, each
+    named in several statements of the job."""
+    columns = "".join(f"    - {{name: {'é' * 250}{i:05d}, type: STRING}}\n" for i in range(20))
+    steps = "".join(f"  - {{name: {'中' * 250}{i:05d}, type: InsertField$Value, static.field: f{i}, static.value: v}}\n"
+                    for i in range(10))
+    text = minimal("p" * 249).replace("    - {name: name, type: STRING}\n", columns).replace("sink:", "transforms:\n" + steps + "sink:")
+    (tmp_path / "p.yaml").write_text(text, encoding="utf-8")
+    run = _pipec(["compile", "p.yaml", "--out", "generated"], tmp_path)
+    assert run.code == 0, run.stderr[-3000:]
+    assert run.cpu < CPU_SECONDS, f"{run.cpu:.2f} s of CPU"
+    assert (tmp_path / "generated" / f"{'p' * 249}.py").exists()
 
 
 def test_a_pipeline_at_the_limits_compiles(tmp_path):

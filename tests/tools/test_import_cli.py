@@ -101,3 +101,18 @@ def test_stdout_and_a_source_connector(tmp_path):
     assert [s["name"] for s in data["transforms"]] == ["restore_topic", "route"]
     assert data["sink"]["connector"] == "kafka" and "topic" not in data["sink"]
     assert "pw" not in proc.stdout
+
+
+def test_properties_values_are_read_as_connect_reads_them(tmp_path):
+    """Every value of a .properties file is text; Connect's ConfigDef reads a BOOLEAN from `true`/`false` in any
+    case, trimmed, and errors.tolerance in any case: pipec's YAML gets the boolean and the lowercase word
+    (the import refused `errors.deadletterqueue.context.headers.enable=true` as 'not of type boolean')."""
+    repo = Repo(tmp_path / "r")
+    repo.write("orders.properties", PROPERTIES.replace("errors.tolerance=all\n", "errors.tolerance=ALL\n")
+               + "errors.deadletterqueue.context.headers.enable=true\nerrors.log.enable = TRUE \nerrors.log.include.messages=False\n")
+    proc = repo.pipec("import", "connect", "orders.properties", "--out", "pipelines")
+    assert proc.returncode == 0, proc.stderr
+    data = yaml.safe_load((repo.path / "pipelines/orders_sink.yaml").read_text())
+    assert data["errors"] == {"tolerance": "all", "deadletterqueue.topic.name": "orders-dlq",
+                              "deadletterqueue.context.headers.enable": True, "log.enable": True, "log.include.messages": False}
+    assert repo.pipec("validate", "pipelines").returncode == 0

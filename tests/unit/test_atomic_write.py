@@ -1,5 +1,6 @@
-"""compiler/project/atomic_write.py writes a file whole through a temporary file beside it: the content and permissions asked
-for, nothing left behind, another process's leftover temporary names skipped, the old file kept on failure."""
+"""compiler/project/atomic_write.py writes a file whole through a temporary file beside it: the content and
+permissions asked for, nothing left behind, another process's leftover temporary names skipped, the old file kept
+on failure; and many files all or none."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_writes_the_text_with_the_mode_whatever_the_umask(tmp_path):
 def test_replaces_an_existing_file_and_skips_taken_temporary_names(tmp_path):
     target = tmp_path / "job.py"
     target.write_text("old", encoding="utf-8")
-    taken = [tmp_path / f".job.py.{os.getpid()}-{i}.tmp" for i in range(3)]
+    taken = [tmp_path / f".pipec-{os.getpid()}-{i}.tmp" for i in range(3)]
     for path in taken:
         path.write_text("someone else's", encoding="utf-8")
     atomic.write_text(target, "new ünïcode")
@@ -47,6 +48,23 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
 def test_gives_up_after_the_attempts(tmp_path, monkeypatch):
     monkeypatch.setattr(atomic, "ATTEMPTS", 2)
     for i in range(2):
-        (tmp_path / f".job.py.{os.getpid()}-{i}.tmp").touch()
+        (tmp_path / f".pipec-{os.getpid()}-{i}.tmp").touch()
     with pytest.raises(FileExistsError, match="no free temporary name"):
         atomic.write_text(tmp_path / "job.py", "x")
+
+
+def test_many_files_are_written_all_or_none(tmp_path):
+    out = tmp_path / "made" / "out"
+    assert atomic.write_all(out, {"a.py": "a", "b.py": "b"}) == [out / "a.py", out / "b.py"]
+    (out / "c.py").mkdir()
+    with pytest.raises(IsADirectoryError):
+        atomic.write_all(out, {"a.py": "new a", "c.py": "c", "d.py": "d"})
+    assert sorted(p.name for p in out.iterdir()) == ["a.py", "b.py", "c.py"]
+    assert (out / "a.py").read_text(encoding="utf-8") == "a"
+
+
+def test_a_name_longer_than_the_file_system_takes_fails_before_any_rename(tmp_path):
+    with pytest.raises(OSError, match="at most") as failed:
+        atomic.write_all(tmp_path / "out", {"a.py": "a", "b" * 300 + ".py": "b"})
+    assert failed.value.filename.endswith(".py")
+    assert not (tmp_path / "out").exists()  # the folder it made is gone too

@@ -32,4 +32,4 @@ def test_an_error_stops_the_file_at_its_stage(tmp_path):
     unit = run(Unit(bad, Collector()))
     assert unit.document is None and unit.compiled is None and unit.lowered is None and unit.job is None
     ((code, message, file),) = [(d.code, d.message, d.loc.file) for d in unit.diags.errors]  # validate's, only
-    assert (code, message) == ("E100", "unknown key 'surprise' in the top level") and file.endswith("bad.yaml")
+    assert (code, message) == ("E100", "unknown top-level key 'surprise'") and file.endswith("bad.yaml")

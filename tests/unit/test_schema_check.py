@@ -123,3 +123,13 @@ def test_equality_is_jsons(one, two):
 ])
 def test_uniqueness_is_jsons(items):
     assert unique(items) == jsonschema_unique(items)
+
+
+@pytest.mark.parametrize("value,valid", [("p", True), ("p\n", False), ("p\n\n", False), ("\np", False), ("P", False)])
+def test_a_pattern_matches_the_whole_value(both, value, valid):
+    """JSON Schema patterns are ECMA-262's, where `$` is the end of the value: Python's `$` also matches before
+    a final newline, so `name: "p\\n"` would have passed `^[a-z][a-z0-9_]*$` (and named the job `p\\n.py`)."""
+    check, jsonschema = both
+    sub = check.root["properties"]["name"]
+    assert check.valid(sub, value) == valid
+    assert jsonschema.evolve(schema=sub).is_valid(value) == valid

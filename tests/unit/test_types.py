@@ -732,3 +732,40 @@ def test_spark_parses_every_ddl_to_the_intended_type():
         if proc is not None:
             proc.kill()
             proc.wait()
+
+
+def _java_equals_ignoring_case(a: str, b: str) -> bool:
+    """java.lang.String.regionMatches(ignoreCase) on one UTF-16 unit each: equal, or their one-character upper
+    cases equal, or the one-character lower cases of those."""
+    if a == b:
+        return True
+    up_a, up_b = (c.upper() if len(c.upper()) == 1 else c for c in (a, b))
+    if up_a == up_b:
+        return True
+    low_a, low_b = (u.lower() if len(u.lower()) == 1 else u for u in (up_a, up_b))
+    return low_a == low_b
+
+
+def test_folded_names_compare_as_java_compares_them_ignoring_case():
+    """field_names.fold(a) == fold(b) exactly when Java's equalsIgnoreCase says so, for every pair of cased BMP
+    characters that Java's rule could call equal (those sharing an upper case, or the lower case of it)."""
+    from collections import defaultdict
+
+    from pipec.types.field_names import fold
+
+    cased = [chr(i) for i in range(0x10000) if not 0xD800 <= i <= 0xDFFF and (chr(i).upper() != chr(i) or chr(i).lower() != chr(i))]
+    groups: dict = defaultdict(set)
+    for c in cased:
+        up = c.upper() if len(c.upper()) == 1 else c
+        groups["U", up].add(c)
+        groups["L", up.lower() if len(up.lower()) == 1 else up].add(c)
+        groups["F", fold(c)].add(c)
+    pairs = checked = 0
+    for members in groups.values():
+        for a in members:
+            for b in members:
+                pairs += 1
+                checked += (fold(a) == fold(b)) == _java_equals_ignoring_case(a, b)
+    assert checked == pairs > 5_000
+    assert fold("\U00010400") != fold("\U00010428")  # Deseret: Java compares UTF-16 units, which have no case
+    assert fold("Straße") == fold("STRAßE") != fold("STRASSE")
