@@ -119,10 +119,11 @@ def check_table_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                         sink.loc, f"add primary-key: [<column>]; columns: {', '.join(names)}")
         for k, loc in zip(sink.primary_key, sink.key_field_locs):
             if k not in names:
-                diags.error("E563", f"{where} sink: primary-key column '{k}' is not in the table; columns: {', '.join(names)}", loc)
+                diags.error("E563", f"{where} sink: primary-key column '{k}' is not in the table; columns: {', '.join(names)}", loc,
+                            "name a column the value has (after the chain's renames)")
         if sink.sequence_by and sink.sequence_by not in names:
             diags.error("E564", f"{where} sink: sequence-by column '{sink.sequence_by}' is not in the table; columns: {', '.join(names)}",
-                        sink.sequence_by_loc or sink.loc)
+                        sink.sequence_by_loc or sink.loc, "name a column the value has, or leave sequence-by out: the record timestamp then orders changes")
         elif sink.sequence_by and sink.sequence_by in sink.primary_key:
             diags.error("E565", f"{where} sink: sequence-by column '{sink.sequence_by}' is part of the primary key, so it "
                         "cannot order a key's changes", sink.sequence_by_loc or sink.loc, "name a column that changes, e.g. updated_at")
