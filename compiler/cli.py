@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -93,14 +94,21 @@ def cmd_check(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    result, code = _build(args)
-    if code != OK:
-        return code
-    from .tools.explain import explain
+    """Text: diagnostics on stderr, then each pipeline. json: one document on stdout, {diagnostics, pipelines}."""
+    from .tools.explain import explain, facts
 
-    for compiled in result.compiled:
+    result = build_all(args.paths)
+    code = INVALID if result.diags.errors else OK
+    items = sorted(result.diags.items, key=lambda d: (d.loc.file, d.loc.line, d.loc.col) if d.loc else ("", 0, 0))
+    if args.format == "json":
+        pipelines = [facts(c) for c in result.compiled] if code == OK else []
+        print(json.dumps({"diagnostics": [d.to_json() for d in items], "pipelines": pipelines}, indent=2))
+        return code
+    if items:
+        print(render_all(items, args.format), file=sys.stderr)
+    for compiled in result.compiled if code == OK else ():
         print(explain(compiled))
-    return OK
+    return code
 
 
 def cmd_test(args) -> int:
@@ -112,7 +120,7 @@ def cmd_test(args) -> int:
         return INVALID
     from .testing.runner import run_tests
 
-    return OK if run_tests(result.compiled, files) else FAILED
+    return OK if run_tests(result.compiled, files, verbose=args.verbose) else FAILED
 
 
 def cmd_run(args) -> int:
@@ -129,6 +137,14 @@ def cmd_run(args) -> int:
         (path,) = write_atomically(Path(tmp), files)
         job_args = args.job_args[1:] if args.job_args[:1] == ["--"] else args.job_args
         return subprocess.call([sys.executable, str(path), *job_args])
+
+
+def cmd_schema(args) -> int:
+    """The pipeline JSON Schema, for an editor's `# yaml-language-server: $schema=...` line."""
+    from .package_data import SCHEMA_PATH
+
+    sys.stdout.write(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return OK
 
 
 def parser() -> argparse.ArgumentParser:
@@ -157,8 +173,14 @@ def parser() -> argparse.ArgumentParser:
     compile_ = command("compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True, changed=True)
     compile_.add_argument("--lineage", metavar="DIR", help="also write each pipeline's OpenLineage run event (column lineage) into DIR")
     command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True, changed=True)
-    command("test", cmd_test, "run each pipeline's tests: on a local Spark", changed=True)
-    command("explain", cmd_explain, "the record schema after each step and the sink's layout", many=False)
+    test = command("test", cmd_test, "run each pipeline's tests: on a local Spark", changed=True)
+    test.add_argument("--verbose", action="store_true",
+                      help="show Spark's own start-up output (Ivy's resolution, its warnings); default: one line, the rest in a log")
+    command("explain", cmd_explain, "the record schema after each step, and the sink's layout: columns, key and value "
+            "encodings, topic, partitioning, dead letters (--format json: one JSON document)", many=False)
+    schema = sub.add_parser("schema", help="print the pipeline JSON Schema (save it for your editor: pipec schema > pipeline.schema.json)",
+                            description="Print the JSON Schema of pipeline files, which editors use for completion and descriptions on hover.")
+    schema.set_defaults(func=cmd_schema)
     run = command("run", cmd_run, "compile to a temp folder and run the job locally", many=False)
     run.add_argument("job_args", nargs=argparse.REMAINDER, help="arguments for the job, after --")
     from .tools.commands import add_tool_commands

@@ -117,6 +117,8 @@ class Sink:
     key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
     primary_key_loc: Location | None = None
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
+    timestamp_format: str = "iso-8601"  # how a json value writes timestamps (`timestamp-format`)
+    key_timestamp_format: str = "iso-8601"  # how a json key writes them (`key.timestamp-format`)
     # table sinks (delta, iceberg: compiler/connectors/tables.py)
     table: str | None = None  # a catalog table name, where `path` is not given
     apply: str = "append"  # append | upsert | history
@@ -161,7 +163,8 @@ class TestCase:
     given: tuple[TestRecord, ...]
     expect: tuple[TestRecord, ...] | None
     expect_error: str | None = None
-    dead_letters: tuple[TestRecord, ...] | None = None  # errors.tolerance: all: the records the DLQ must get
+    expect_dead_letters: tuple[TestRecord, ...] | None = None  # errors.tolerance: all: the records the queue must get
+    wire: bool = False  # compare the key and value as the bytes written
     expect_table: tuple[TestRecord, ...] | None = None  # table sinks: the table's rows after the case
     table_before: tuple[TestRecord, ...] = ()  # table sinks: the table's rows before it
 

@@ -44,25 +44,6 @@ class Shape:
         persisted = tuple((k, f) for k, f in self.persisted if f in names)
         return replace(self, value=new, virtual=self.virtual & names, persisted=persisted)
 
-    def describe(self) -> list[str]:
-        """Lines for `pipec explain`."""
-        lines = [
-            f"key:     {self.key.sql() if self.key else 'null'}",
-            f"value:   {self.value.sql() if self.value else 'null'}",
-            "headers: ARRAY<STRUCT<key STRING, value BYTES>> (every header, in wire order)",
-        ]
-        if self.headers_added:
-            lines.append(f"         added by the chain: {', '.join(self.headers_added)}")
-        if self.headers_dropped:
-            lines.append(f"         dropped by the chain: {', '.join(self.headers_dropped)}")
-        if self.virtual:
-            lines.append(f"virtual: {', '.join(sorted(self.virtual))} (dropped at the sink)")
-        if self.routed:
-            lines.append("topic:   set per record by a router step")
-        if self.changelog:
-            lines.append("op:      STRING, one of +I, -U, +U, -D (a changelog)")
-        return lines
-
 
 def kind_words(t: SqlType | None) -> str:
     """What a key or value is, for messages: `a primitive (BIGINT)`, or `always null` for a side without a type."""

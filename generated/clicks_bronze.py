@@ -19,7 +19,9 @@ import argparse
 import os
 import re
 import sys
+import tempfile
 import threading
+import time
 
 import pyspark
 from pyspark.sql import Column, DataFrame, Observation, SparkSession, Window
@@ -685,6 +687,10 @@ SPARK_LINES = {
     "4.3": ["2.13", None],
 }
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"  # for a JVM the job starts itself: compile Spark's large generated methods too
+# where a JVM the job starts writes its own output (start_quietly)
+SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
+    tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
+)
 
 # Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
 SINK_COUNTS: dict[str, dict[str, int]] = {}
@@ -1065,6 +1071,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--source-path", help="read from this path instead of the YAML's (files source)"
     )
     parser.add_argument("--sink-path", help="write to this path instead of the YAML's (files sink)")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
+    )
     args = parser.parse_args(argv)
     args.streaming = STREAMING
     for name in ("checkpoint", "source_path", "sink_path"):
@@ -1075,15 +1086,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def session(args: argparse.Namespace) -> SparkSession:
     """The job's own session: its configuration, UTC and ANSI; a JVM it starts itself also gets the master, the
-    connectors of its Spark and JVM_OPTIONS. Under spark-submit (its JVM exists: its --master and --packages
-    stand) and Spark Connect (SPARK_REMOTE: the server has them) only SQL configuration is set."""
+    connectors of its Spark and JVM_OPTIONS, and starts quietly. Under spark-submit (its JVM exists: its --master
+    and --packages stand) and Spark Connect (SPARK_REMOTE: the server has them) only SQL configuration is
+    set."""
     builder = SparkSession.builder.appName(PIPELINE)
     extra = dict(item.split("=", 1) for item in args.conf)
-    if "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ:
+    embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
+    packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
+    if embedded:
         builder = builder.master(args.master or "local[*]").config(
             "spark.ui.showConsoleProgress", "false"
         )
-        packages = spark_packages(pyspark.__version__, args.spark_packages_version)
         if packages:
             builder = builder.config("spark.jars.packages", ",".join(packages))
         for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
@@ -1097,10 +1110,40 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
     for key, value in {**extra, **SESSION_CONF}.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
+        spark = start_quietly(builder, packages)
+    else:
+        spark = builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
     check_spark(spark)
+    return spark
+
+
+def start_quietly(builder, packages: list[str]) -> SparkSession:
+    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"): the JVM's own
+    output (Ivy's resolution report, its proxy and repository warnings, log4j's start-up warnings and later lines)
+    goes to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
+    names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
+    what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"
+    print(f"{what} ...", end="", file=sys.stderr, flush=True)
+    began, saved = time.monotonic(), os.dup(2)
+    try:
+        with open(SPARK_LOG, "wb") as log:
+            os.dup2(log.fileno(), 2)  # the JVM inherits it; Python's stderr comes back below
+            try:
+                spark = builder.getOrCreate()
+            finally:
+                os.dup2(saved, 2)
+    except Exception:
+        with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
+            why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
+        said = f": {why[-1]}" if why else ""
+        print(f" failed{said} (Spark's output: {SPARK_LOG})", file=sys.stderr, flush=True)
+        raise
+    finally:
+        os.close(saved)
+    print(f" done in {time.monotonic() - began:.1f} s", file=sys.stderr, flush=True)
     return spark
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..resolve.builder import Compiled
 from ..connectors import SOURCES
-from ..tools.explain import sink_columns
+from ..tools.explain import shape_facts, shape_lines, sink_columns
 from ..model import Pipeline, Source, TestRecord
 from ..dataclass_lite import record, replace
 from ..shape import Shape
@@ -119,7 +119,7 @@ def _removed(old: Flat, new: Flat) -> tuple[str, ...]:
 
 def _notes(shape: Shape) -> tuple[str, ...]:
     """explain's lines after key and value (headers, virtual columns, routing, changelog), one string each."""
-    lines = replace(shape, key=None, value=None).describe()[2:]  # key and value are shown as fields
+    lines = shape_lines(shape_facts(shape))[2:]  # key and value are shown as fields
     notes: list[str] = []
     for line in lines:
         if line.startswith(" ") and notes:
@@ -179,7 +179,7 @@ def _records(recs: tuple[TestRecord, ...] | None) -> tuple[str, ...] | None:
 
 
 def tests(p: Pipeline) -> tuple[RecordTestView, ...]:
-    return tuple(RecordTestView(t.name, t.loc.line, _records(t.given), _records(t.expect), t.expect_error, _records(t.dead_letters))
+    return tuple(RecordTestView(t.name, t.loc.line, _records(t.given), _records(t.expect), t.expect_error, _records(t.expect_dead_letters))
                  for t in p.tests)
 
 

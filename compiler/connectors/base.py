@@ -11,7 +11,7 @@ from ..load.document import SourceMap
 from ..model import Column, Sink, Source
 from ..dataclass_lite import field, record
 from ..shape import Shape
-from ..types.sql import BIGINT, HEADERS, Primitive, SqlType
+from ..types.sql import BIGINT, HEADERS, INT, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType, StructType
 
 # The record model inside every job (SPEC section 5): Spark's Kafka source columns.
 RECORD_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")
@@ -84,7 +84,6 @@ class SourceConnector:
     # ops that drop the messages carrying no record (counted as filtered), run before the chain
     skip_messages: Callable[[Source], tuple[ir.Op, ...]] = lambda source: ()
     per_key_state: bool = False  # keeps per-key state across micro-batches (the job runs foreachBatch)
-    dead_letters: bool = False  # `pipec test` matches its dead letters to given records by topic, partition and offset
     # tolerance: all: the reader and decode where they differ from `reader` and `decode`; the decode whose record
     # errors keep a record out of the per-key state (the job's `decode_errors`); the record a dead letter carries
     # (None: the Kafka columns as read); what is wrong with dead letters from this source (message, path, hint)
@@ -107,6 +106,30 @@ class SourceConnector:
     def value_format(self, raw: dict) -> str | None:
         """The value format a source block as written sets."""
         return _lookup(raw, self.format_path)
+
+
+@record
+class TestLayout:
+    """What a record test's `expect` can name of the records a sink writes (SPEC section 9): each record field the
+    sink writes with its type (None: always null), and why any other field is never written."""
+
+    fields: dict[str, SqlType | None]
+    unwritten: str  # the reason, for an error at a field the sink does not write
+
+
+def envelope_layout(sink: Sink, shape: Shape) -> TestLayout:
+    """A files or console sink: the value's columns, and with `envelope: true` the envelope's (and `op`)."""
+    value = shape.value
+    if isinstance(value, StructType):
+        value = StructType(tuple(f for f in value.fields if f.name not in shape.virtual))
+    fields: dict[str, SqlType | None] = {"value": value}
+    if sink.envelope:
+        fields.update({"key": shape.key, "topic": STRING, "partition": INT, "offset": BIGINT,
+                       "timestamp": TIMESTAMP_LTZ_3, "headers": HEADERS})
+        if shape.changelog:
+            fields["op"] = STRING
+        return TestLayout(fields, f"a {sink.connector} sink writes a record's value and envelope columns only")
+    return TestLayout(fields, f"a {sink.connector} sink without envelope: true writes only the value; add envelope: true")
 
 
 @record
@@ -135,6 +158,7 @@ class SinkConnector:
     writes_files: bool = False  # writes files into a folder (with Spark's _spark_metadata log when streaming)
     spark_sink: str = "file"  # the Spark sink its stream writes through (outside foreachBatch)
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
+    test_layout: Callable[[Sink, Shape], TestLayout] = envelope_layout  # what a record test's `expect` can name
     applies_changes: Callable[[Sink], bool] = lambda sink: False  # applies each key's changes per micro-batch (MERGE)
     writes_table: bool = False  # writes a lakehouse table (delta, iceberg: templates/tables/)
     # the columns it writes where they are not its encoding's last select (a table's), and how explain shows it

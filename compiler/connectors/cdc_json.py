@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ir
+from . import json_timestamps
 from ..changelog import ADDS, DELETE, INSERT, OP, UPDATE_AFTER, UPDATE_BEFORE
 from ..model import Column, Source
 from ..dataclass_lite import record
@@ -84,7 +85,7 @@ DEBEZIUM_METADATA = {
 
 
 def debezium_envelope(source: Source, values: list[Column]) -> StructType:
-    image = image_type(values)
+    image = json_timestamps.as_text(image_type(values))  # a timestamp: ISO-8601 text or epoch millis, as in json
     payload = StructType((
         StructField("before", image), StructField("after", image), StructField("op", STRING),
         StructField("ts_ms", BIGINT), StructField("source", TEXT_MAP),
@@ -102,7 +103,9 @@ def debezium_changes(source: Source, values: list[Column], errors: Lowering) -> 
     def image(field: str, kind: str) -> ir.Expr:
         value = ir.Get(payload, field)
         hint = " (a Postgres table needs REPLICA IDENTITY FULL)" if field == "before" else ""
-        return errors.fail_if(ir.IsNull(value), f'the "{field}" field of {kind} message is null{hint}', value)
+        if json_timestamps.has_timestamp(image_type(values)):  # Debezium writes Timestamp as epoch milliseconds
+            value = json_timestamps.converted(value, image_type(values), errors, field)
+        return errors.fail_if(ir.IsNull(ir.Get(payload, field)), f'the "{field}" field of {kind} message is null{hint}', value)
 
     wrapped = f"; a message with schema and payload needs {SCHEMA_INCLUDE}: true" if not source.schema_include else ""
     unknown = errors.record_error(f'unknown or missing "op" value (expected c, r, u or d){wrapped}')

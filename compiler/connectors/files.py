@@ -238,6 +238,8 @@ def _typed_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType
         cols += [(name, ir.Col(name), types[name]) for name in ENVELOPE_COLUMNS]
         if shape.changelog:
             cols.append((OP, ir.Col(OP), STRING))
+    if sink.format == "json":  # timestamp-format: written as epoch milliseconds or SQL text where asked
+        cols = [(n, *json_timestamps.written(e, t, sink.timestamp_format)) for n, e, t in cols]
     return cols
 
 

@@ -77,3 +77,56 @@ def _timestamp(text: ir.Expr, t: Primitive, errors: Lowering | None, path: str) 
         return ir.Func("coalesce", parsed) if len(parsed) > 1 else parsed[0]
     bad = errors.record_error(f"field '{path}' is neither epoch milliseconds nor an ISO-8601 timestamp")
     return ir.Func("coalesce", (*parsed, ir.If(ir.Method(text, "isNotNull"), bad, ir.Null(t.ddl()))))
+
+
+# ---------------------------------------------------------------- writing: a json sink's `timestamp-format`
+
+# How a `json` (or `debezium-json`) key or value writes a timestamp (Flink's json.timestamp-format.standard, plus
+# Kafka Connect's epoch milliseconds); the first is the default.
+TIMESTAMP_FORMATS = ("iso-8601", "epoch-millis", "sql")
+# Flink's SQL standard: "2026-11-28 10:15:00.123" (TIMESTAMP), with a trailing Z for TIMESTAMP_LTZ; the fraction has
+# as many digits as it needs (none for a whole second), as Flink's formatter writes it
+_SQL_PATTERN = "yyyy-MM-dd HH:mm:ss.SSSSSS"
+_TRAILING_ZEROS = r"\.?0+$"
+
+
+def _written_type(t: SqlType, fmt: str) -> SqlType:
+    if isinstance(t, StructType):
+        return StructType(tuple(StructField(f.name, _written_type(f.type, fmt)) for f in t.fields))
+    if isinstance(t, ArrayType):
+        return ArrayType(_written_type(t.element, fmt))
+    if isinstance(t, MapType):
+        return MapType(t.key, _written_type(t.value, fmt))
+    return (Primitive("BIGINT") if fmt == "epoch-millis" else STRING) if t.is_timestamp else t
+
+
+def _write_timestamp(ts: ir.Expr, t: Primitive, fmt: str) -> ir.Expr:
+    if fmt == "epoch-millis":  # a TIMESTAMP (no time zone) is read as UTC, the job's session time zone
+        return ir.Func("unix_millis", (ts if t.ddl() == "TIMESTAMP" else ir.Cast(ts, "TIMESTAMP"),))
+    text = ir.Func("regexp_replace", (ir.Func("date_format", (ts, ir.Arg(_SQL_PATTERN))), ir.Arg(_TRAILING_ZEROS), ir.Arg("")))
+    return ir.Func("concat", (text, ir.Lit("Z"))) if t.ddl() == "TIMESTAMP" else text
+
+
+def written(expr: ir.Expr, t: SqlType | None, fmt: str, depth: int = 0) -> tuple[ir.Expr, SqlType | None]:
+    """`expr` (of type `t`) with every timestamp, at any depth, as `fmt` writes it (epoch-millis: a BIGINT; sql: its
+    text), and the type that gives; iso-8601 (Spark's to_json: "2026-11-28T10:15:00.000Z") leaves it as it is."""
+    if fmt == TIMESTAMP_FORMATS[0] or t is None or not has_timestamp(t):
+        return expr, t
+    if isinstance(t, StructType):
+        struct = expr
+        for f in t.fields:
+            if has_timestamp(f.type):
+                inner, _ = written(ir.Get(expr, f.name), f.type, fmt, depth)
+                struct = ir.Method(struct, "withField", (ir.Arg(quote_name(f.name)), inner))
+        return struct, _written_type(t, fmt)
+    if isinstance(t, ArrayType):
+        element = ir.Var(f"x{depth}" if depth else "x")
+        each, _ = written(element, t.element, fmt, depth + 1)
+        return ir.Func("transform", (expr, ir.Lambda(element.name, each))), _written_type(t, fmt)
+    if isinstance(t, MapType):
+        value = ir.Var(f"v{depth}" if depth else "v")
+        each, _ = written(value, t.value, fmt, depth + 1)
+        values = ir.Func("transform", (ir.Func("map_values", (expr,)), ir.Lambda(value.name, each)))
+        return ir.Func("map_from_arrays", (ir.Func("map_keys", (expr,)), values)), _written_type(t, fmt)
+    assert isinstance(t, Primitive)
+    return _write_timestamp(expr, t, fmt), _written_type(t, fmt)

@@ -193,7 +193,6 @@ KAFKA_SOURCE = SourceConnector(
     format_metadata=cdc_json.metadata_keys,
     metadata_hint=cdc_json.foreign_key_hint,
     skip_messages=lambda source: (cdc_json.skip_unchanged(),) if source.format in cdc_json.FORMATS else (),
-    dead_letters=True,
     real_time=True,
     json_null=True,
 )

@@ -10,10 +10,11 @@ from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean
 from ..model import Sink
 from ..shape import Shape, kind_words
-from ..types.sql import HEADERS, HEADERS_MAP, INT, ArrayType, MapType, StructField, StructType, SqlType
+from ..types.sql import HEADERS, HEADERS_MAP, INT, STRING, ArrayType, MapType, StructField, StructType, SqlType
 from . import avro, cdc_json
-from .base import SinkConnector
+from .base import SinkConnector, TestLayout
 from .kafka import KAFKA_PACKAGE
+from .json_timestamps import written
 from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
 from .schema_registry import through
 from .spark_io import kafka_writer
@@ -70,6 +71,20 @@ def written_value_type(sink: Sink, shape: Shape) -> SqlType | None:
     return shape.value
 
 
+def kafka_layout(sink: Sink, shape: Shape) -> TestLayout:
+    """A Kafka record as written: key, value (debezium-json: its before/after/op message), topic, headers and, when
+    a column is named for it, partition."""
+    key = written_key(sink, shape)
+    value = written_value_type(sink, shape)
+    if sink.format == "debezium-json" and isinstance(value, StructType):
+        value = StructType((StructField("before", value), StructField("after", value), StructField("op", STRING)))
+    fields: dict[str, SqlType | None] = {"key": key[1] if key else None, "value": value, "topic": STRING, "headers": HEADERS}
+    if "partition" in metadata_columns(sink, shape) and not sink.primary_key:
+        fields["partition"] = INT
+    return TestLayout(fields, f"a {sink.connector} sink writes key, value, topic and headers: the broker assigns the offset, "
+                              "the producer the timestamp" + ("" if "partition" in fields else ", and the partition (no metadata.partition)"))
+
+
 def _headers(sink: Sink, shape: Shape) -> ir.Expr:
     column = metadata_columns(sink, shape).get("headers")
     if column is None:
@@ -123,15 +138,16 @@ def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     if value_type is None:  # always null (Drop$Value): every record is a tombstone
         binds, value_bytes = (), ir.Null("BINARY")
     elif sink.format == "debezium-json" and isinstance(value_type, StructType):
-        binds, value_bytes = (), cdc_json.encode_debezium(value, value_type, shape.changelog, JSON_OPTIONS)
+        row, row_type = written(value, value_type, sink.timestamp_format)
+        binds, value_bytes = (), cdc_json.encode_debezium(row, row_type, shape.changelog, JSON_OPTIONS)
     else:
         binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape),
-                                          framing(sink, "value"))
+                                          framing(sink, "value"), sink.timestamp_format)
     key = written_key(sink, shape)
     key_bytes: ir.Expr = ir.Null("BINARY")
     if key is not None:
         key_binds, key_bytes = encode_bound(*key, sink.key_format or "json", WRITTEN_KEY, record_name(sink, shape, "key"),
-                                            framing(sink, "key"))
+                                            framing(sink, "key"), sink.key_timestamp_format)
         binds = key_binds + binds
     columns = [
         ("key", key_bytes),
@@ -238,4 +254,5 @@ KAFKA_SINK = SinkConnector(
     before_routing=keep_source_topic,
     spark_sink="kafka",
     real_time=True,
+    test_layout=kafka_layout,
 )

@@ -13,6 +13,7 @@ from typing import Callable
 from .. import ir
 from ..types.sql import ArrayType, MapType, SqlType, StructField, StructType
 from . import avro
+from .json_timestamps import TIMESTAMP_FORMATS, written
 
 PRIMITIVE_FIELD = "value"  # the one field of the record csv and avro write a primitive as
 JSON_OPTIONS = {"ignoreNullFields": "false"}  # json writes null fields, as Kafka Connect and Flink do
@@ -75,9 +76,12 @@ ENCODERS: dict[str, Callable[[ir.Expr, SqlType, str, int | str | None], ir.Expr]
 }
 
 
-def encode_payload(expr: ir.Expr, t: SqlType, fmt: str, name: str = "record", schema: int | str | None = None) -> ir.Expr:
+def encode_payload(expr: ir.Expr, t: SqlType, fmt: str, name: str = "record", schema: int | str | None = None,
+                   timestamps: str = TIMESTAMP_FORMATS[0]) -> ir.Expr:
     """A key or value expression of type `t` as bytes in `fmt` (one of ENCODERS); null stays null. `schema`:
-    avro-confluent's schema id, or its Schema Registry entry (avro.encode)."""
+    avro-confluent's schema id, or its Schema Registry entry (avro.encode); `timestamps`: json's timestamp-format."""
+    if fmt == "json":
+        expr, t = written(expr, t, timestamps)
     return ENCODERS[fmt](expr, t, name, schema)
 
 
@@ -93,13 +97,13 @@ def _count(node: object, target: ir.Expr) -> int:
 
 
 def encode_bound(expr: ir.Expr, t: SqlType, fmt: str, column: str, name: str = "record",
-                 schema: int | str | None = None) -> tuple[tuple[tuple[str, ir.Expr], ...], ir.Expr]:
+                 schema: int | str | None = None, timestamps: str = TIMESTAMP_FORMATS[0]) -> tuple[tuple[tuple[str, ir.Expr], ...], ir.Expr]:
     """`encode_payload`, reading `expr` from the column `column` when the encoding would repeat it (csv, raw):
     (the column to set first, if any; the encoding)."""
-    encoded = encode_payload(expr, t, fmt, name, schema)
+    encoded = encode_payload(expr, t, fmt, name, schema, timestamps)
     if isinstance(expr, ir.Col) or _count(encoded, expr) < 2:
         return (), encoded
-    return ((column, expr),), encode_payload(ir.Col(column), t, fmt, name, schema)
+    return ((column, expr),), encode_payload(ir.Col(column), t, fmt, name, schema, timestamps)
 
 
 # ---------------------------------------------------------------- what a format cannot write

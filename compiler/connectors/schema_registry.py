@@ -29,6 +29,11 @@ OPTIONS = {
     "ssl.ca-location": "A PEM file of the certificate authorities an https registry is checked against (needs `url`; "
     "default: the system's).",
 }
+EXAMPLES = {  # what the reference (docs/reference/keys.md) and editors show for each
+    "url": "${env:SCHEMA_REGISTRY_URL:-http://localhost:8081}", "subject": "orders-value",
+    "basic-auth.user-info": "${env:REGISTRY_USER_INFO}", "bearer-auth.token": "${env:REGISTRY_TOKEN}",
+    "ssl.ca-location": "/etc/ssl/certs/registry-ca.pem",
+}
 CLIENT_OPTIONS = ("basic-auth.user-info", "bearer-auth.token", "ssl.ca-location")
 _URL = re.compile(r"https?://[^/\s?#]+(/\S*)?")
 

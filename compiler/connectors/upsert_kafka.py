@@ -83,7 +83,6 @@ UPSERT_KAFKA_SOURCE = SourceConnector(
     check=KAFKA_SOURCE.check,
     metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
     per_key_state=True,
-    dead_letters=True,
     tolerant_decode=decode_tolerant,
     state_check=state_check,
     schema_hints=SCHEMA_HINTS,
@@ -129,7 +128,8 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     *kafka_binds, kafka_rows = encode_kafka(sink, shape)
     (_, value, topic, headers, *_) = kafka_rows.columns  # never a partition column; the key is the primary key
     key_binds, encoded_key = encode_bound(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
-                                          WRITTEN_KEY, record_name(sink, shape, "key"), framing(sink, "key"))
+                                          WRITTEN_KEY, record_name(sink, shape, "key"), framing(sink, "key"),
+                                          sink.key_timestamp_format)
     value_binds = tuple(c for op in kafka_binds for c in op.columns if c[0] != WRITTEN_KEY)
     binds = (ir.SetColumns(key_binds + value_binds),) if key_binds + value_binds else ()
     key = ("key", encoded_key)
@@ -185,4 +185,5 @@ UPSERT_KAFKA_SINK = SinkConnector(
     writes_kafka=True,
     before_routing=KAFKA_SINK.before_routing,
     spark_sink="kafka",
+    test_layout=KAFKA_SINK.test_layout,
 )

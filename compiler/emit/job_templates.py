@@ -2,7 +2,7 @@
 `python -m pipec.emit.template_translator --write` (compiler/emit/template_translator.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit/job.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "28764e23efb4d257c65381116b0cd312c3e5625224e543b059b6d10e93ab5eb0"
+TEMPLATES_SHA256 = "87d8878450f69415e87dff1102641852b4f5ca945c7db50f737ab90492b18e78"
 
 
 def _attribute(value, name):
@@ -422,7 +422,9 @@ def _job_py(context, out, finalize):
         "import os\n"
         "import re\n"
         "import sys\n"
+        "import tempfile\n"
         "import threading\n"
+        "import time\n"
         "\n"
         "import pyspark\n"
     )
@@ -641,6 +643,10 @@ def _runtime_py(context, out, finalize):
     out.append(str(finalize(context["jvm_options"])))
     out.append(
         "  # for a JVM the job starts itself: compile Spark's large generated methods too\n"
+        "# where a JVM the job starts writes its own output (start_quietly)\n"
+        'SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(\n'
+        '    tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"\n'
+        ")\n"
         "\n"
         "# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)\n"
         "SINK_COUNTS: dict[str, dict[str, int]] = {}\n"
@@ -1021,6 +1027,11 @@ def _runtime_py(context, out, finalize):
         '        "--source-path", help="read from this path instead of the YAML\'s (files source)"\n'
         "    )\n"
         '    parser.add_argument("--sink-path", help="write to this path instead of the YAML\'s (files sink)")\n'
+        "    parser.add_argument(\n"
+        '        "--verbose",\n'
+        '        action="store_true",\n'
+        "        help=f\"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}\",\n"
+        "    )\n"
         "    args = parser.parse_args(argv)\n"
         "    args.streaming = STREAMING\n"
         '    for name in ("checkpoint", "source_path", "sink_path"):\n'
@@ -1031,15 +1042,17 @@ def _runtime_py(context, out, finalize):
         "\n"
         "def session(args: argparse.Namespace) -> SparkSession:\n"
         '    """The job\'s own session: its configuration, UTC and ANSI; a JVM it starts itself also gets the master, the\n'
-        "    connectors of its Spark and JVM_OPTIONS. Under spark-submit (its JVM exists: its --master and --packages\n"
-        '    stand) and Spark Connect (SPARK_REMOTE: the server has them) only SQL configuration is set."""\n'
+        "    connectors of its Spark and JVM_OPTIONS, and starts quietly. Under spark-submit (its JVM exists: its --master\n"
+        "    and --packages stand) and Spark Connect (SPARK_REMOTE: the server has them) only SQL configuration is\n"
+        '    set."""\n'
         "    builder = SparkSession.builder.appName(PIPELINE)\n"
         '    extra = dict(item.split("=", 1) for item in args.conf)\n'
-        '    if "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ:\n'
+        '    embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ\n'
+        "    packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []\n"
+        "    if embedded:\n"
         '        builder = builder.master(args.master or "local[*]").config(\n'
         '            "spark.ui.showConsoleProgress", "false"\n'
         "        )\n"
-        "        packages = spark_packages(pyspark.__version__, args.spark_packages_version)\n"
         "        if packages:\n"
         '            builder = builder.config("spark.jars.packages", ",".join(packages))\n'
         "        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog\n"
@@ -1053,10 +1066,40 @@ def _runtime_py(context, out, finalize):
         "        )\n"
         "    for key, value in {**extra, **SESSION_CONF}.items():\n"
         "        builder = builder.config(key, value)\n"
-        "    spark = builder.getOrCreate()\n"
+        "    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts\n"
+        "        spark = start_quietly(builder, packages)\n"
+        "    else:\n"
+        "        spark = builder.getOrCreate()\n"
         "    for key, value in SESSION_CONF.items():\n"
         "        spark.conf.set(key, value)\n"
         "    check_spark(spark)\n"
+        "    return spark\n"
+        "\n"
+        "\n"
+        "def start_quietly(builder, packages: list[str]) -> SparkSession:\n"
+        '    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"): the JVM\'s own\n'
+        "    output (Ivy's resolution report, its proxy and repository warnings, log4j's start-up warnings and later lines)\n"
+        '    goes to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""\n'
+        "    names = \", \".join(f\"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}\" for c in packages)\n"
+        '    what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"\n'
+        '    print(f"{what} ...", end="", file=sys.stderr, flush=True)\n'
+        "    began, saved = time.monotonic(), os.dup(2)\n"
+        "    try:\n"
+        '        with open(SPARK_LOG, "wb") as log:\n'
+        "            os.dup2(log.fileno(), 2)  # the JVM inherits it; Python's stderr comes back below\n"
+        "            try:\n"
+        "                spark = builder.getOrCreate()\n"
+        "            finally:\n"
+        "                os.dup2(saved, 2)\n"
+        "    except Exception:\n"
+        '        with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:\n'
+        '            why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]\n'
+        '        said = f": {why[-1]}" if why else ""\n'
+        '        print(f" failed{said} (Spark\'s output: {SPARK_LOG})", file=sys.stderr, flush=True)\n'
+        "        raise\n"
+        "    finally:\n"
+        "        os.close(saved)\n"
+        '    print(f" done in {time.monotonic() - began:.1f} s", file=sys.stderr, flush=True)\n'
         "    return spark\n"
         "\n"
         "\n"

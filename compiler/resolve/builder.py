@@ -51,7 +51,7 @@ class Builder(Part):
         sinks = SinkBuilder(doc, diags)
         sink = sinks.build(shapes[-1], source) if shapes and source else None
         errors = sinks.errors(source)
-        tests = TestsBuilder(doc, diags).build(source, errors)
+        tests = TestsBuilder(doc, diags).build(source, errors, sink, shapes[-1] if shapes else None)
         if source is not None and sink is not None:
             RealTimeCheck(doc, diags).check(source, sink, errors)
         if self.diags.errors or source is None or sink is None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
+from ..connectors.json_timestamps import TIMESTAMP_FORMATS
 from .errors_policy import dead_letter_problems
 from ..model import ErrorPolicy, Sink, Source
 from ..dataclass_lite import replace
 from ..shape import Shape
 from .part import Part, integer, options, text
+
+
+JSON_FORMATS = ("json", "debezium-json")  # the formats that take a timestamp-format
 
 
 class SinkBuilder(Part):
@@ -62,7 +66,9 @@ class SinkBuilder(Part):
             catalog=tuple((k, Text(str(v))) for k, v in (raw.get("catalog") or {}).items()),
         )
         formats = {"key": sink.key_format, "value": sink.format}
-        sink = replace(sink, registries=self.registries("sink", raw, formats, sink.topic))
+        sink = replace(sink, registries=self.registries("sink", raw, formats, sink.topic),
+                       timestamp_format=self.timestamp_format(raw, connector.format_path[:-1], sink.format),
+                       key_timestamp_format=self.timestamp_format(raw, ("key",), sink.key_format))
         if connector.primary_key or "primary-key" in raw:
             sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
                            key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))
@@ -74,6 +80,19 @@ class SinkBuilder(Part):
         connector.check(sink, shape, self.diags)
         connector.check_changelog(sink, shape, self.diags)
         return sink
+
+    def timestamp_format(self, raw: dict, block: tuple[str, ...], fmt: str | None) -> str:
+        """The `timestamp-format` of the key or value block at `block` (json formats only)."""
+        options = raw
+        for key in block:
+            options = options.get(key) or {}
+        chosen = options.get("timestamp-format")
+        if chosen is None:
+            return TIMESTAMP_FORMATS[0]
+        if fmt not in JSON_FORMATS:
+            self.diags.error("E549", f"timestamp-format applies to json and debezium-json, and this {'.'.join(block + ('format',))} is {fmt}",
+                             self.key_at("sink", *block, "timestamp-format"), "remove it, or write json")
+        return chosen
 
     def errors(self, source: Source | None) -> ErrorPolicy:
         raw = self.data.get("errors") or {}

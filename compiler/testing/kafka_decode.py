@@ -7,10 +7,12 @@ import csv
 import datetime as dt
 import io
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
 from ..resolve.builder import Compiled
+from ..connectors import SINKS
 from ..connectors import avro
 from ..connectors.kafka_sink import record_name, written_key, written_value_type
 from ..connectors.payload import PRIMITIVE_FIELD, record_type
@@ -32,8 +34,7 @@ def typed(value: Any, t: SqlType | None) -> Any:
     if t.is_binary:
         return base64.b64decode(value)
     if t.is_timestamp:
-        parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+        return instant(value)
     if t.sql() == "DATE":
         return dt.date.fromisoformat(str(value))
     if t == FLOAT:
@@ -45,16 +46,35 @@ def typed(value: Any, t: SqlType | None) -> Any:
     return value
 
 
-def float32s(value: Any, t: SqlType | None) -> Any:
-    """A value Spark collected, its FLOATs (Python floats) marked as the float32s the sink wrote."""
+_TIMESTAMP_TEXT = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?(Z|[+-]\d\d:\d\d)?")
+
+
+def instant(value: Any) -> dt.datetime:
+    """A timestamp as a json sink writes it (any `timestamp-format`): epoch milliseconds, or ISO-8601 or SQL text
+    with any number of fraction digits; an aware UTC datetime (a time without an offset is UTC)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return dt.datetime.fromtimestamp(value / 1000, dt.timezone.utc)
+    match = _TIMESTAMP_TEXT.fullmatch(str(value))
+    if match is None:
+        raise ValueError(f"not a timestamp a json sink writes: {value!r}")
+    day, time, fraction, offset = match.groups()
+    text = f"{day}T{time}.{(fraction or '').ljust(6, '0')}{'+00:00' if offset in (None, 'Z') else offset}"
+    return dt.datetime.fromisoformat(text).astimezone(dt.timezone.utc)
+
+
+def read_back(value: Any, t: SqlType | None) -> Any:
+    """A value Spark collected as the sink wrote it: its FLOATs (Python floats) marked as float32s, its timestamps
+    (epoch milliseconds or text under a json `timestamp-format`) as instants."""
     if value is None or t is None:
         return value
     if isinstance(t, StructType) and isinstance(value, dict):
-        return {**value, **{f.name: float32s(value.get(f.name), f.type) for f in t.fields if f.name in value}}
+        return {**value, **{f.name: read_back(value.get(f.name), f.type) for f in t.fields if f.name in value}}
     if isinstance(t, ArrayType):
-        return [float32s(v, t.element) for v in value]
+        return [read_back(v, t.element) for v in value]
     if isinstance(t, MapType):
-        return {k: float32s(v, t.value) for k, v in value.items()}
+        return {k: read_back(v, t.value) for k, v in value.items()}
+    if t.is_timestamp and not isinstance(value, dt.datetime):
+        return instant(value)
     return Float32(value) if t == FLOAT else value
 
 
@@ -94,7 +114,7 @@ def avro_decoder(spark, fmt: str, t: SqlType, name: str):
         values = [None if r.v is None else _plain(r.v) for r in out]
         if not isinstance(t, StructType):
             values = [None if v is None else v[PRIMITIVE_FIELD] for v in values]
-        return [float32s(v, t) for v in values]
+        return [read_back(v, t) for v in values]
 
     return decode
 
@@ -107,9 +127,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def kafka_sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict], set[str]]:
-    """Records as the Kafka sink would write them, and the fields known before the broker assigns the rest."""
+def kafka_sink_records(compiled: Compiled, rows: list, spark=None, wire: bool = False) -> tuple[list[dict], set[str]]:
+    """Records as the Kafka sink would write them (with `wire`, key and value as their bytes), and the fields known
+    before the broker assigns the rest."""
     sink, shape = compiled.pipeline.sink, compiled.final
+    fields = set(SINKS[sink.connector].test_layout(sink, shape).fields)
+    if wire:
+        return [{**row.asDict(recursive=False), "headers": [(h["key"], h["value"]) for h in row["headers"] or []]}
+                for row in rows], fields
     key = written_key(sink, shape)
     key_type = key[1] if key is not None else None
     value_type = written_value_type(sink, shape)
@@ -130,5 +155,4 @@ def kafka_sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list
         if "partition" in data:
             rec["partition"] = data["partition"]
         records.append(rec)
-    fields = {"key", "value", "topic", "headers"} | ({"partition"} if rows and "partition" in rows[0].asDict() else set())
     return records, fields

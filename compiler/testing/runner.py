@@ -28,10 +28,10 @@ from ..model import TestCase
 from ..record_errors import CORRUPT
 from ..dataclass_lite import record
 from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
-from ..types.sql import StructType
+from ..types.sql import TIMESTAMP_LTZ_3, StructType
 from .compare import compare, show
-from .dead_letters import check_dead_letters, split_rows
-from .kafka_decode import float32s, kafka_sink_records
+from .dead_letters import check_counts, check_dead_letters, split_rows, with_letter_headers
+from .kafka_decode import kafka_sink_records, read_back
 from .frames import rows_frame
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from .session import local_session, stop_local_session, table_settings
@@ -110,11 +110,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict], set[str]]:
-    """The sink's rows decoded as records, and the record fields this sink writes."""
+def sink_records(compiled: Compiled, rows: list, spark=None, wire: bool = False) -> tuple[list[dict], set[str]]:
+    """The sink's rows decoded as records (with `wire`, a Kafka record's key and value as the bytes written), and the
+    record fields this sink writes."""
     sink = compiled.pipeline.sink
     if SINKS[sink.connector].writes_kafka:
-        return kafka_sink_records(compiled, rows, spark)
+        return kafka_sink_records(compiled, rows, spark, wire)
     primitive = not isinstance(compiled.final.value, StructType)
     records = []
     for row in rows:
@@ -127,14 +128,58 @@ def sink_records(compiled: Compiled, rows: list, spark=None) -> tuple[list[dict]
         # a files sink writes a tombstone as a row of nulls: read such a row back as a null value (a row with no
         # value columns is an empty struct)
         value = data["value"] if primitive else (None if data and all(v is None for v in data.values()) else data)
-        rec["value"] = float32s(value, compiled.final.value)
+        rec["value"] = read_back(value, compiled.final.value)
         if "key" in rec:
-            rec["key"] = float32s(rec["key"], compiled.final.key)
+            rec["key"] = read_back(rec["key"], compiled.final.key)
+        if "timestamp" in rec:
+            rec["timestamp"] = read_back(rec["timestamp"], TIMESTAMP_LTZ_3)
         records.append(rec)
-    fields = {"value", *ENVELOPE_COLUMNS} if sink.envelope else {"value"}
-    if sink.envelope and compiled.final.changelog:
-        fields.add(OP)
-    return records, fields
+    return records, set(SINKS[sink.connector].test_layout(sink, compiled.final).fields)
+
+
+def _ok(lines: list[tuple[str, bool]]) -> list[str]:
+    """The count lines of a job's `batch_lines` or `progress_lines`, and the lines saying why a batch has none (not
+    log.enable's dead-letter line)."""
+    return [line for line, counted in lines if counted or "counts unavailable" in line]
+
+
+def _streamed_counts(job: ModuleType, query) -> list[str]:
+    """The count line of each micro-batch of a finished query, from its progress (as the job reads them)."""
+    return [line for p in query.recentProgress if p.observedMetrics for line in _ok(job.progress_lines(p.batchId, p.observedMetrics))]
+
+
+def _micro_batches(job: ModuleType, raw, tmp: Path, collected: list, lines: list[str]):
+    """The stream writer of a job with its own foreachBatch step (per-key state, numbered lines): each micro-batch
+    through `micro_batch`, with its counts."""
+    checkpoint = str(tmp / "checkpoint")
+
+    def one(df, batch_id: int) -> None:
+        counts = job.Counts(False)
+        collected.extend(with_letter_headers(job, job.micro_batch(df, batch_id, checkpoint, counts)).collect())
+        lines.extend(_ok(counts.batch_lines(f"micro-batch {batch_id}")))
+
+    return raw.writeStream.foreachBatch(one)
+
+
+def _stream(job: ModuleType, raw, tmp: Path, collected: list, lines: list[str]) -> None:
+    """Run the given micro-batch through the job's code (transform on the stream, or its micro_batch step)."""
+    if hasattr(job, "micro_batch"):
+        writer = _micro_batches(job, raw, tmp, collected, lines)
+        counted = False
+    else:
+        rows = with_letter_headers(job, job.transform(raw, job.Counts(True)))
+        writer = rows.writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
+        counted = True
+    query = writer.option("checkpointLocation", str(tmp / "checkpoint")).trigger(availableNow=True).start()
+    query.awaitTermination()
+    if counted:
+        lines.extend(_streamed_counts(job, query))
+
+
+def _batch(job: ModuleType, raw) -> tuple[list, list[str]]:
+    counts = job.Counts(False)
+    rows = with_letter_headers(job, job.transform(raw, counts)).collect()
+    return rows, _ok(counts.batch_lines("batch"))
 
 
 def _batches(case: TestCase) -> list[list]:
@@ -144,59 +189,35 @@ def _batches(case: TestCase) -> list[list]:
     return [groups[k] for k in sorted(groups)]
 
 
-def _run_files(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> list:
-    """The rows the sink would write, micro-batch by micro-batch in streaming mode."""
+def _run_files(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> tuple[list, list[str]]:
+    """The rows the sink would write, micro-batch by micro-batch in streaming mode, and the job's count lines."""
     src = tmp / "source"
     src.mkdir()
     args = job.parse_args(["--source-path", str(src)])
     if not args.streaming:
         write_given_files(spark, job, compiled, [v for b in _batches(case) for v in b], src, 0)
-        return job.transform(job.read_source(spark, args)).collect()
+        return _batch(job, job.read_source(spark, args))
     collected: list = []
+    lines: list[str] = []
     for i, values in enumerate(_batches(case)):
         write_given_files(spark, job, compiled, values, src, i)
-        raw = job.read_source(spark, args)
-        if hasattr(job, "micro_batch"):  # lines numbered per file: the job's own foreachBatch step
-            writer = raw.writeStream.foreachBatch(
-                lambda df, batch_id: collected.extend(job.micro_batch(df, batch_id, str(tmp / "checkpoint")).collect()))
-        else:
-            writer = job.transform(raw).writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
-        query = (
-            writer
-            .option("checkpointLocation", str(tmp / "checkpoint"))
-            .trigger(availableNow=True)
-            .start()
-        )
-        query.awaitTermination()
-    return collected
+        _stream(job, job.read_source(spark, args), tmp, collected, lines)
+    return collected, lines
 
 
-def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> list:
+def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> tuple[list, list[str]]:
     """Given records as Spark Kafka rows; micro-batches are parquet files read as a stream."""
     rows = kafka_rows(compiled.pipeline.source, list(case.given))
     if not compiled.pipeline.streaming:
-        raw = rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA)
-        return job.transform(raw).collect()
+        return _batch(job, rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA))
     collected: list = []
+    lines: list[str] = []
     folder = tmp / "kafka"
     for batch in sorted({b for b, _ in rows}):
         part = rows_frame(spark, [r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
         part.coalesce(1).write.mode("append").parquet(str(folder))
-        raw = spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder))
-        if hasattr(job, "micro_batch"):  # per-key work: the job's own foreachBatch step, state under the checkpoint
-            checkpoint = str(tmp / "checkpoint")
-            writer = raw.writeStream.foreachBatch(
-                lambda df, batch_id: collected.extend(job.micro_batch(df, batch_id, checkpoint).collect()))
-        else:
-            writer = job.transform(raw).writeStream.foreachBatch(lambda df, _id: collected.extend(df.collect()))
-        query = (
-            writer
-            .option("checkpointLocation", str(tmp / "checkpoint"))
-            .trigger(availableNow=True)
-            .start()
-        )
-        query.awaitTermination()
-    return collected
+        _stream(job, spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder)), tmp, collected, lines)
+    return collected, lines
 
 
 RECORD_ERROR = "record error: "  # how a job's `failure` line starts when a record failed it
@@ -212,7 +233,7 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
             run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_kafka
-            rows = run(spark, job, compiled, case, Path(tmp))
+            rows, counts = run(spark, job, compiled, case, Path(tmp))
         except Exception as exc:  # a record error surfaces as a failed Spark job; the job's own line says why
             why = job.failure(exc)
             if case.expect_error is not None and why.startswith(RECORD_ERROR):
@@ -223,22 +244,24 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
         if dead:
             return Outcome(True)
         return Outcome(False, (f"  expected a record error ({case.expect_error}), but {len(rows)} record(s) were written",))
-    dead_lines = check_dead_letters(compiled, case, dead) if SOURCES[compiled.pipeline.source.connector].dead_letters else []
-    if dead_lines:
-        return Outcome(False, tuple(dead_lines))
-    actual, fields = sink_records(compiled, rows, spark)
-    unwritten = sorted({k for rec in case.expect for k in rec.fields} - fields)
-    if unwritten:
-        sink = compiled.pipeline.sink
-        kafka = SINKS[sink.connector].writes_kafka and not SINKS[sink.connector].primary_key  # as before: upsert-kafka says envelope
-        why = " without envelope: true" if not kafka and not sink.envelope else " (the broker assigns them)"
-        return Outcome(False, (f"  expect names {', '.join(unwritten)}, which a {sink.connector} sink{why} does not write",))
+    lines = check_dead_letters(compiled, case, dead)
+    if case.expect_dead_letters is not None:
+        lines += check_counts(counts, len(rows), len(dead))
+    actual, fields = sink_records(compiled, rows, spark, case.wire)
     mismatch = compare([(r.loc.line, r.fields) for r in case.expect], actual, ordered="topic" in fields)
-    return Outcome(mismatch is None, tuple(mismatch.lines()) if mismatch else ())
+    lines += mismatch.lines() if mismatch else []
+    return Outcome(not lines, tuple(lines))
 
 
-def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, out=sys.stdout) -> bool:
-    """Run every case; print one PASS/FAIL line each (with a diff on failure). True when all pass."""
+def quiet_start(job: ModuleType):
+    """A job's start_quietly, its log named for the test run: `pipec test` starts Spark in one line too."""
+    job.SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(tempfile.gettempdir(), "pipec-test-spark.log")
+    return job.start_quietly
+
+
+def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, out=sys.stdout, verbose: bool = False) -> bool:
+    """Run every case; print one PASS/FAIL line each (with a diff on failure). True when all pass. The Spark this
+    starts says one line on stderr (`verbose`: its own output)."""
     cases = [(c, t) for c in compiled_list for t in c.pipeline.tests]
     if not cases:
         print("no tests: found in the pipelines", file=out)
@@ -257,7 +280,8 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
         packages = {p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p}
         tables = any(hasattr(job, "sink_table") for job in jobs.values())
         table_packages, conf = table_settings(pyspark.__version__) if tables else ([], {})
-        session = spark or local_session(packages=sorted(packages | set(table_packages)), conf=conf)
+        start = None if verbose else quiet_start(next(iter(jobs.values())))
+        session = spark or local_session(packages=sorted(packages | set(table_packages)), conf=conf, start=start)
         try:
             for compiled, case in cases:
                 job = jobs[f"{compiled.pipeline.name}.py"]

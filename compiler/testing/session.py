@@ -44,9 +44,11 @@ def table_settings(spark_version: str) -> tuple[list[str], dict[str, str]]:
     return packages, conf
 
 
-def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...] = (), conf: dict[str, str] | None = None):
+def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...] = (), conf: dict[str, str] | None = None,
+                  start=None):
     """local[2], few shuffle partitions, no UI; Python's clock in UTC so collected timestamps read as UTC.
-    `packages` are Maven coordinates Spark fetches (and caches) at start, e.g. spark-avro; `conf` more settings."""
+    `packages` are Maven coordinates Spark fetches (and caches) at start, e.g. spark-avro; `conf` more settings. `start(builder, packages)`
+    starts the session (a job's start_quietly: one line, the JVM's own output in a log), else getOrCreate."""
     global _jvm_folder
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -67,7 +69,7 @@ def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...]
     if starts_jvm:
         _jvm_folder = tempfile.mkdtemp(prefix="pipec-spark-")
     with _working_directory(_jvm_folder if starts_jvm else None):
-        session = (
+        builder = (
             builder.master("local[2]")
             .appName(app)
             .config("spark.driver.extraJavaOptions", JVM_OPTIONS)
@@ -77,8 +79,8 @@ def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...]
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.ansi.enabled", "true")
             .config("spark.sql.optimizer.excludedRules", FOLDING_RULE)
-            .getOrCreate()
         )
+        session = start(builder, sorted(set(packages))) if start else builder.getOrCreate()
     session.sparkContext.setLogLevel("FATAL")  # failed tasks of expect_error cases would print JVM stack traces
     return session
 

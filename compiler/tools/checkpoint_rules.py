@@ -17,7 +17,7 @@ ADDITIONAL = "https://spark.apache.org/docs/latest/streaming/additional-informat
 KAFKA_GUIDE = "https://spark.apache.org/docs/latest/streaming/structured-streaming-kafka-integration.html"
 FILE_SINK = ("https://github.com/apache/spark/blob/v4.0.0/sql/core/src/main/scala/org/apache/spark/sql/"
              "execution/streaming/FileStreamSink.scala (addBatch: 'Skipping already committed batch')")
-SPEC_SINKS = "SPEC.md section 7 (Sinks): delivery, topic, payload and encoding"
+SPEC_SINKS = "docs/reference/semantics.md (Sinks): delivery, topic, payload and encoding"
 
 
 @record

@@ -84,6 +84,8 @@ def add_tool_commands(sub) -> None:
     connect.add_argument("--value-sample", metavar="FILE", help="a record value (plain JSON, or a JsonConverter envelope with its Connect schema) whose fields become the columns")
     connect.add_argument("--key-sample", metavar="FILE", help="a record key, likewise, for the key columns")
     connect.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
+    connect.add_argument("--allow-todo", action="store_true",
+                         help="exit 0 although the YAML holds TODO_ placeholders (each is a warning at its line; default: exit 1)")
     connect.set_defaults(func=cmd_import_connect)
 
 

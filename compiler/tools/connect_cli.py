@@ -3,6 +3,7 @@ write (all or nothing), and say what did not map."""
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -74,6 +75,7 @@ def import_connect(args) -> int:
             check_compiles(imported, config)
         diags.extend(imported.diags.items)
         results.append(imported)
+    placed = 0 if diags.errors else placeholders(results, args.out, diags)
     if diags.items:
         print(render_all(diags.items, args.format), file=sys.stderr)
     if diags.errors:
@@ -93,4 +95,30 @@ def import_connect(args) -> int:
             print(f"wrote {target}", file=sys.stderr)
     else:
         print("---\n".join(r.text for r in results), end="")
+    if placed and not args.allow_todo:
+        print(f"pipec import connect: {placed} placeholder(s) to replace before the pipeline can run (exit 1; "
+              "--allow-todo exits 0)", file=sys.stderr)
+        return 1
     return 0
+
+
+PLACEHOLDER = re.compile(r"\bTODO_\w+")
+
+
+def placeholders(results: list[Imported], out: str | None, diags: Collector) -> int:
+    """A warning at each `TODO_...` placeholder of the YAML (outside comments), located in the file written (or in
+    stdout, the documents one after the other); how many there are."""
+    count, offset = 0, 0
+    for r in results:
+        where = (Path(out) / f"{r.name}.yaml").as_posix() if out else "<stdout>"
+        lines = r.text.splitlines()
+        for number, line in enumerate(lines, 1):
+            if line.lstrip().startswith("#"):
+                continue
+            for found in PLACEHOLDER.finditer(line):
+                why = r.placeholders.get(found.group(), "")
+                diags.warn("I400", f"placeholder {found.group()}" + (f": {why}" if why else ""),
+                           Location(where, offset + number, found.start() + 1), "replace it before deploying")
+                count += 1
+        offset += len(lines) + 1  # the `---` between documents
+    return count

@@ -24,6 +24,10 @@ from ..dataclass_lite import field, record
 from ..transforms import PREDICATE_PACKAGE, REGISTRY
 from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, Entry
+from .connect_debezium import (
+    FLAT_SUFFIX, FLAT_TOPIC, IS_DELETE, SCHEMA_INCLUDE, Flattening, added_column, debezium_topics, find_flattening,
+    flat_topic_step, flattened_steps, flattening, row_columns,
+)
 from .yaml_text import YamlWriter
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
@@ -81,6 +85,7 @@ class Imported:
     kind: str  # source | sink
     text: str = ""
     diags: Collector = field(default_factory=Collector)
+    placeholders: dict[str, str] = field(default_factory=dict)  # TODO_... in the text -> what to write there
 
 
 def pipeline_name(name: str) -> str:
@@ -94,6 +99,8 @@ class Importer:
         self.out = Imported(pipeline_name(config.name), "sink" if self.is_sink else "source")
         self.diags = self.out.diags
         self.used: set[str] = set()
+        self.flat: Flattening | None = None  # Debezium's ExtractNewRecordState, read as a debezium-json changelog
+        self.key_columns: list[tuple[str, str]] = []
 
     @property
     def is_sink(self) -> bool:
@@ -107,6 +114,12 @@ class Importer:
     def refuse(self, key: str, message: str, hint: str | None = None) -> None:
         e = self.c.entries.get(key)
         self.diags.error("I100", message + (f" (at {e.pointer})" if e and e.pointer else ""), self.c.loc(key), hint)
+
+    def placeholder(self, name: str, why: str) -> str:
+        """A `TODO_<name>` the user must replace (a warning at its place in the YAML, exit 1 without --allow-todo)."""
+        token = f"TODO_{name}"
+        self.out.placeholders.setdefault(token, why)
+        return token
 
     def warn(self, key: str, message: str, hint: str | None = None) -> None:
         e = self.c.entries.get(key)
@@ -130,16 +143,23 @@ class Importer:
         enable = (self.c.get(f"{key}.schemas.enable", "true") or "").lower()
         return Format(mapped, envelope=mapped == "json" and enable == "true")
 
+    @property
+    def json_converter(self) -> bool:
+        """Whether the records are JsonConverter's (named, or the worker's assumed one): a Timestamp is epoch millis."""
+        return self.c.get("value.converter", JSON_CONVERTER) == JSON_CONVERTER
+
     def value_columns(self, fmt: Format, steps) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
         """(columns, the lines of a TODO comment, if any)."""
         if fmt.name == "raw":
             return [("value", fmt.raw_type)], ()
         if self.value_sample:
-            return self.value_sample.columns, ()
+            return (row_columns(self.value_sample) if self.flat else self.value_sample.columns), ()
         inferred = columns_from_steps(steps, "value")
         todo = ("TODO: Connect configs declare no schema: these columns are the fields the transforms name, typed as",
                 "they read them; declare every field of the records (or import again with --value-sample FILE)")
-        return inferred or [("TODO_field", "STRING")], todo
+        field = self.placeholder("field", "Connect configs declare no schema: declare the records' fields (or import again "
+                                 "with --value-sample FILE)")
+        return inferred or [(field, "STRING")], todo
 
     @staticmethod
     def payload_type(sample: Sample | None, columns: list[tuple[str, str]]) -> str:
@@ -173,12 +193,16 @@ class Importer:
     def write_steps(self, y: YamlWriter, steps, predicates: set[str]) -> None:
         for alias, type_entry, config, entries in steps:
             cls = type_entry.value.strip()
+            if self.flat and alias == self.flat.alias:
+                y.item_comment(*[c for e in entries for c in e.comments], *self.flat.notes)
+                flattened_steps(y, self.flat)
+                continue
             spec, side = REGISTRY.lookup(cls)
             comments = [c for e in entries for c in e.comments]
             if spec is None:
                 self.warn(type_entry.key, f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
                           did_you_mean(cls.rsplit(".", 1)[-1], REGISTRY.spellings()) or "pipec runs the transforms of Kafka's "
-                          "org.apache.kafka.connect.transforms package (SPEC section 6) and Confluent's Drop")
+                          "org.apache.kafka.connect.transforms package and Confluent's Drop (docs/transforms.md)")
                 y.comment(f"TODO: transform '{alias}' ({cls}) has no pipec equivalent; it was:", *comments)
                 for e in entries:
                     y.comment(f"  {e.key}={e.value}")
@@ -193,11 +217,14 @@ class Importer:
 
     def write_predicates(self, y: YamlWriter) -> set[str]:
         names = self.aliases("predicates")
-        if not names:
+        drop_deletes = self.flat is not None and not self.flat.keep_deletes
+        if not names and not drop_deletes:
             return set()
         y.comment(*self.comments_of("predicates"))
         y.key("predicates")
         with y.indent():
+            if drop_deletes:
+                y.mapping(IS_DELETE, [("type", "RecordIsTombstone")])
             for alias in names:
                 prefix = f"predicates.{alias}."
                 entries = self.c.under(prefix)
@@ -242,6 +269,11 @@ class Importer:
         if self.is_sink:
             pattern = self.take("topics.regex")
             return [t for t in re.split(r"\s*,\s*", (self.take("topics") or "").strip()) if t], pattern
+        debezium = debezium_topics(self.c, self.take)
+        if debezium is not None:  # the topics it writes; without its transforms (they run here) unless flattening
+            topics, pattern = debezium
+            suffix = "" if self.flat else RAW_SUFFIX
+            return [t + suffix for t in topics], pattern + re.escape(suffix) if pattern else None
         return [t + RAW_SUFFIX for t in self.connector_topics()], None
 
     def connector_topics(self) -> list[str]:
@@ -260,7 +292,7 @@ class Importer:
             return [prefix]
         self.warn("connector.class", "cannot tell which topics this source connector writes to",
                   "set the source topics in the YAML by hand")
-        return ["TODO_topic"]
+        return [self.placeholder("topic", "the topic the connector writes to (its config does not say)")]
 
     def write_source(self, y: YamlWriter, key: Format, value: Format, steps) -> None:
         topics, pattern = self.source_topics()
@@ -273,9 +305,13 @@ class Importer:
                 y.flow_list("topics", topics)
             y.mapping("properties", [("bootstrap.servers", "${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}")])
             key_columns = self.key_sample.columns if self.key_sample else columns_from_steps(steps, "key")
+            self.key_columns = key_columns
             value_columns, todo = self.value_columns(value, steps)
-            prefix = "key_" if key.envelope and not key.assumed else ""
-            if key.assumed:
+            prefix = "key_" if key.envelope and not key.assumed and not self.upsert_sink else ""
+            if self.upsert_sink:
+                y.comment("the key (the table's primary key) is not read: the upsert-kafka sink keys each row by its",
+                          "primary-key columns")
+            elif key.assumed:
                 y.comment("the config names no key.converter (the worker's applies): the key passes through as raw bytes")
                 y.flow("key", [("format", "raw")])
             elif key.name == "raw":
@@ -290,24 +326,36 @@ class Importer:
                 y.comment("the config names no value.converter (the worker's applies): assumed JsonConverter with",
                           "schemas.enable=true, as in Kafka's sample worker config")
             fields_include = [("fields-include", "EXCEPT_KEY")] if prefix else []
-            y.flow("value", [("format", value.name)] + fields_include)
+            if self.flat:  # the change events as a changelog; their JsonConverter envelope, if any, read by the format
+                schema = [(SCHEMA_INCLUDE, True)] if value.envelope else []
+                y.flow("value", [("format", "debezium-json")] + schema + fields_include)
+            else:
+                y.flow("value", [("format", value.name)] + fields_include)
             y.comment(*todo)
             y.key("columns")
             cols = [("key_payload", self.payload_type(self.key_sample, key_columns))] if prefix else []
-            cols += [("payload", self.payload_type(self.value_sample, value_columns))] if value.envelope else value_columns
-            if key.name == "json" and not prefix and not key.assumed:  # key fields are columns too (Flink's key.fields)
+            if value.envelope and not self.flat:
+                cols += [("payload", self.payload_type(self.value_sample, value_columns))]
+            else:
+                cols += value_columns
+            if key.name == "json" and not prefix and not key.assumed and not self.upsert_sink:  # key.fields are columns too
                 cols += [(n, t) for n, t in key_columns if n not in dict(cols)]
+            if self.flat and self.upsert_sink and not [n for n, _ in key_columns]:
+                cols.append((self.placeholder("key_column", "the table's primary-key column(s), which the upsert-kafka sink "
+                                              "keys by (or import again with --key-sample FILE)"), "STRING"))
             for n, t in cols:
                 y.list_flow([("name", n), ("type", t)])
+            for name, meta, t in self.flat.fields if self.flat else ():
+                y.list_flow([("name", added_column(name)), ("type", t), ("metadata", meta), ("virtual", True)])
 
     def envelope_steps(self, y: YamlWriter, key: Format, value: Format) -> None:
         """Steps standing for the converters and the `.raw` topics: before the connector's own chain."""
-        if key.envelope and not key.assumed:
+        if key.envelope and not key.assumed and not self.upsert_sink:
             y.item([("name", "unwrap_key_envelope"), ("type", "ExtractField$Key"), ("field", "key_payload")])
-        if value.envelope:
+        if value.envelope and not self.flat:
             y.item_comment("the value converter's {schema, payload} envelope: the records are the payloads")
             y.item([("name", "unwrap_value_envelope"), ("type", "ExtractField$Value"), ("field", "payload")])
-        if not self.is_sink:
+        if not self.is_sink and not self.flat:
             y.item_comment(f"the connector writes to <topic>{RAW_SUFFIX} without its transforms; the chain sees its own topic names")
             y.item([("name", "restore_topic"), ("type", "RegexRouter"), ("regex", "(.*)" + re.escape(RAW_SUFFIX)), ("replacement", "$1")])
 
@@ -315,18 +363,28 @@ class Importer:
         cls = self.c.get("connector.class", "")
         y.key("sink")
         with y.indent():
-            if not self.is_sink:
+            if self.upsert_sink:
+                y.comment("the flattened rows as a table: each key's row, a delete as a tombstone (a compacted topic), each",
+                          f"to its own topic{FLAT_SUFFIX} (the step {FLAT_TOPIC})")
+                y.pair("connector", "upsert-kafka")
+                y.flow_list("primary-key", [n for n, _ in self.key_columns] or [self.placeholder("key_column", "")])
+                y.flow("key", [("format", "json")] + self.timestamps(key))
+                y.flow("value", [("format", "json")] + self.timestamps(value))
+                if value.envelope or key.envelope:
+                    self.warn("value.converter", "the flattened rows are written as plain JSON: pipec writes no {schema, payload} envelope",
+                              "consumers read them with value.converter.schemas.enable=false")
+            elif not self.is_sink:
                 y.comment("each record goes to its own topic: where the connector wrote before")
                 y.pair("connector", "kafka")
                 if not key.assumed:
-                    y.flow("key", [("format", key.name)])
-                y.flow("value", [("format", value.name)])
+                    y.flow("key", [("format", key.name)] + self.timestamps(key))
+                y.flow("value", [("format", value.name)] + self.timestamps(value))
                 if value.envelope:
                     self.warn("value.converter" if not value.assumed else "connector.class", "records are written as plain JSON: pipec writes no {schema, payload} envelope",
                               "consumers read them with value.converter.schemas.enable=false")
             elif cls in OBJECT_STORE_SINKS:
                 scheme, bucket_key = OBJECT_STORE_SINKS[cls]
-                bucket = self.take(bucket_key) or "TODO_bucket"
+                bucket = self.take(bucket_key) or self.placeholder("bucket", f"the config sets no {bucket_key}: write the bucket")
                 folder = self.take("topics.dir") or "topics"
                 storage = (self.take("format.class") or "JsonFormat").rsplit(".", 1)[-1]
                 fmt = STORAGE_FORMATS.get(storage)
@@ -335,15 +393,30 @@ class Importer:
                 y.pair("connector", "files")
                 y.pair("path", f"{scheme}://{bucket}/{folder}" if scheme else f"{bucket.rstrip('/')}/{folder}")
                 y.pair("format", fmt or "json")
+                if (fmt or "json") == "json" and self.json_converter:
+                    y.pair("timestamp-format", "epoch-millis")
             else:
                 y.comment(f"pipec has no sink for {cls or 'this connector'}: the records it would have received, as JSON",
                           "lines with their key, topic, partition, offset, timestamp and headers")
                 y.pair("connector", "files")
                 y.pair("path", f"${{env:OUT_DIR:-out}}/{self.out.name}")
                 y.pair("format", "json")
+                if self.json_converter:
+                    y.pair("timestamp-format", "epoch-millis")
             if self.is_sink:
                 y.pair("envelope", True)
             y.pair("checkpoint", f"${{env:CHECKPOINT_DIR:-checkpoints}}/{self.out.name}")
+
+    # ------------------------------------------------------------ Debezium's event flattening
+
+    @property
+    def upsert_sink(self) -> bool:
+        """A Debezium source connector that flattened its events wrote a table's rows: an upsert-kafka sink."""
+        return self.flat is not None and not self.is_sink
+
+    def timestamps(self, fmt: Format) -> list[tuple[str, str]]:
+        """JsonConverter writes a Timestamp as epoch milliseconds: a json key or value the records' converter wrote."""
+        return [("timestamp-format", "epoch-millis")] if fmt.name == "json" and self.json_converter else []
 
     # ------------------------------------------------------------ all
 
@@ -354,6 +427,16 @@ class Importer:
         self.used.update(("connector.class", "name", "tasks.max"))
         key, value = self.format("key"), self.format("value")
         steps = self.steps()
+        at = find_flattening(steps)
+        if at is not None:
+            alias, type_entry, config, _ = steps[at]
+            self.flat = flattening(alias, config, self.warn)
+            if at != 0:
+                self.refuse(type_entry.key, f"transform '{alias}' (ExtractNewRecordState) follows other transforms, which act on "
+                            "Debezium's change-event envelope", "pipec reads the envelope as a changelog first: move those steps after it")
+            if value.name != "json":
+                self.refuse("value.converter", f"ExtractNewRecordState reads Debezium's change events, which pipec reads as "
+                            f"debezium-json; this value.converter gives {value.name}", "use JsonConverter")
         kinds = [(REGISTRY.lookup(t.value.strip())[0], REGISTRY.lookup(t.value.strip())[1], cfg) for _, t, cfg, _ in steps]
         kinds = [(spec.name, side, cfg) for spec, side, cfg in kinds if spec is not None]
         y = YamlWriter()
@@ -368,6 +451,8 @@ class Importer:
         chain = YamlWriter(level=1)
         self.envelope_steps(chain, key, value)
         self.write_steps(chain, steps, predicates)
+        if self.upsert_sink:
+            flat_topic_step(chain)
         if getattr(chain, "items", 0):
             y.comment(*self.comments_of("transforms"))
             y.key("transforms")

@@ -13,7 +13,7 @@ EXCLUSIVE = (
      "a column holds one metadata key, all the headers, or one header's value"),
     (("errors",), (TOPIC, PATH), "dead letters go to one target: a Kafka topic or a folder"),
     (("tests", "*"), ("expect", "expect_error"), "a test expects the records written, or a record error"),
-    (("tests", "*"), ("dead_letters", "expect_error"), "a test expects dead letters, or a record error that stops the job"),
+    (("tests", "*"), ("expect_dead_letters", "expect_error"), "a test expects dead letters, or a record error that stops the job"),
 )
 
 

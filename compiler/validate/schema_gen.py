@@ -19,7 +19,7 @@ import re
 import sys
 
 from ..resolve.builder import STEP_KEYS
-from ..connectors.schema_registry import OPTIONS as REGISTRY_OPTIONS
+from ..connectors.schema_registry import EXAMPLES as REGISTRY_EXAMPLES, OPTIONS as REGISTRY_OPTIONS
 from ..package_data import SCHEMA_PATH
 from ..transforms import REGISTRY
 from ..transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, PredicateSpec, TransformSpec
@@ -177,8 +177,8 @@ def generated_defs() -> list[dict[str, dict]]:
     return [dispatchers, configs]
 
 
-def registry_option(doc: str) -> dict:
-    return {"type": "string", "minLength": 1, "description": doc}
+def registry_option(name: str, doc: str) -> dict:
+    return {"type": "string", "minLength": 1, "description": doc, "examples": [REGISTRY_EXAMPLES[name]]}
 
 
 def with_registry_options(node: object) -> object:
@@ -196,7 +196,7 @@ def with_registry_options(node: object) -> object:
                 continue
             rebuilt[name] = prop
             if name == "schema-id":
-                rebuilt.update({k: registry_option(doc) for k, doc in REGISTRY_OPTIONS.items()})
+                rebuilt.update({k: registry_option(k, doc) for k, doc in REGISTRY_OPTIONS.items()})
         out["properties"] = rebuilt
     return out
 

@@ -62,6 +62,9 @@ def test_no_command_shows_a_traceback_or_writes_for_an_invalid_file(case, comman
     assert "Traceback" not in run.text, run.text
     assert run.code == 2
     diagnostics = json.loads(run.out)
+    if command == "explain":  # one document: the diagnostics and the (here no) pipelines
+        assert diagnostics["pipelines"] == []
+        diagnostics = diagnostics["diagnostics"]
     assert [d["code"] for d in diagnostics if d["severity"] == "error"], "an invalid file gives at least one error"
     assert all(d["loc"] is None or d["loc"]["file"] == rel(case) for d in diagnostics)
     assert snapshot(out) == {}

@@ -60,7 +60,7 @@ def test_explain_tracks_fields_through_the_chain(capsys, monkeypatch):
 
 def test_explain_names_the_sink_columns(capsys, monkeypatch):
     last = sections(explain(SHAPES, capsys, monkeypatch))[-1]
-    assert len(last) == 1 and "line 31" in last[0]
+    assert "line 31" in last[0]
     assert last[0].endswith(": id, customer_name, card, source_file, kafka_topic, kafka_offset")
 
 
@@ -113,10 +113,10 @@ def test_explained_pipelines_cover_every_connector():
 def test_explain_of_every_valid_pipeline_names_the_sink_columns(path, capsys, monkeypatch):
     last = sections(explain(path, capsys, monkeypatch))[-1]
     _, sink = connectors(path)
-    # a table sink's section also names the table, its key and order, and the columns' types
-    table = sink in ("delta", "iceberg")
-    assert len(last) == 1 or table and last[1].strip().startswith("table:") and last[-1].strip().startswith("types:"), last
     assert re.fullmatch(rf"sink \({re.escape(sink)}, line \d+\) writes columns: \S.*", last[0]), last
+    assert last[-1].startswith("  dead letters: "), last
+    if sink in ("delta", "iceberg"):  # a table sink's section also names the table, its key and order, the types
+        assert any(line.strip().startswith("table:") for line in last) and any(line.strip().startswith("types:") for line in last), last
 
 
 def test_explain_of_an_upsert_kafka_sink_names_the_kafka_record_it_writes(capsys, monkeypatch):
@@ -124,3 +124,38 @@ def test_explain_of_an_upsert_kafka_sink_names_the_kafka_record_it_writes(capsys
     partition of its own."""
     last = sections(explain(ROOT / "tests/connectors/pipelines/upsert_sink.yaml", capsys, monkeypatch))[-1][0]
     assert last.endswith("writes columns: key, value, topic, headers"), last
+
+
+def test_explain_shows_the_sink_encodings_partitioning_and_dead_letters(capsys, monkeypatch):
+    """What a consumer of the sink reads: the key and value formats and types, the topic, how records are
+    partitioned, and where bad records go."""
+    sink = dict(line.strip().split(":", 1) for line in sections(explain(ROOT / "pipelines/payments_cleared.yaml", capsys, monkeypatch))[-1][1:])
+    assert sink["topic"].strip() == "${env:PAYMENTS_OUT_TOPIC:-payments-cleared}"
+    assert sink["key"].strip() == "json STRUCT<account STRING>"
+    assert sink["value"].strip().startswith("json STRUCT<payment_id STRING, account STRING, amount DECIMAL(12, 2)")
+    assert sink["partitioning"].strip() == "the producer's, from the serialized key"
+    assert sink["dead letters"].strip().startswith("topic ${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}, with __connect.errors.* context headers")
+    files = sections(explain(ROOT / "pipelines/sensor_readings.yaml", capsys, monkeypatch))[-1]
+    assert "  partitioning: folders by site" in files
+    assert "  dead letters: none: the job fails on a bad record (errors.tolerance: none)" in files
+    stamps = "\n".join(sections(explain(ROOT / "tests/connectors/pipelines/json_timestamp_formats.yaml", capsys, monkeypatch))[-1])
+    assert "(timestamp-format sql)" in stamps and "(timestamp-format epoch-millis)" in stamps
+
+
+def test_explain_format_json_is_one_document(capsys, monkeypatch):
+    """stdout is exactly one JSON document: the diagnostics and the pipelines (with the same facts as the text)."""
+    import json
+
+    monkeypatch.chdir(ROOT)
+    run = run_cli(["explain", "pipelines/payments_cleared.yaml", "--format", "json"], capsys)
+    assert run.code == 0
+    doc = json.loads(run.out)
+    assert doc["diagnostics"] == []
+    (p,) = doc["pipelines"]
+    assert [s["name"] for s in p["steps"]] == step_aliases(ROOT / "pipelines/payments_cleared.yaml")
+    assert p["sink"]["key"] == {"format": "json", "type": "STRUCT<account STRING>", "timestamp-format": "iso-8601"}
+    assert p["sink"]["dead_letters"]["context_headers"] is True
+    bad = run_cli(["explain", rel(ROOT / "tests/cli/fixtures/errors/predicate_not_defined.yaml"), "--format", "json"], capsys)
+    assert bad.code == 2
+    doc = json.loads(bad.out)
+    assert doc["pipelines"] == [] and doc["diagnostics"] and doc["diagnostics"][0]["severity"] == "error"

@@ -1,7 +1,7 @@
 """The real-world corpus (tests/real_world/configs/) through Kafka's own classes: each test case's given records
 become an SmtHarness document (the pipeline's own transforms and predicates, as the connector configuration
 carries them), and Kafka's outcomes are put in the form the pipeline's sink writes, to be compared with the
-case's `expect`, `expect_error` and `dead_letters`. This checks the corpus's expectations, not pipec."""
+case's `expect`, `expect_error` and `expect_dead_letters`. This checks the corpus's expectations, not pipec."""
 
 from __future__ import annotations
 

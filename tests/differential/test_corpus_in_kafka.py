@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipec.testing.compare import compare
+from pipec.resolve.test_names import CONTEXT_PREFIX
+from pipec.testing.compare import compare, headers_list
 from diff_corpus import (
     CONVERTER_STAGES, NOT_IN_KAFKA, compile_corpus_file, corpus_files, harness_document, harness_records,
     not_checkable, sink_view,
@@ -41,6 +42,15 @@ def kafka_answers(kafka_classpath) -> dict:
     return {doc_id: (*case, answers[doc_id]) for doc_id, case in cases.items()}
 
 
+def expected_dead_letters(case) -> dict[int, str | None]:
+    """Offset -> stage of each dead letter a case expects, from the context headers it names."""
+    out = {}
+    for letter in case.expect_dead_letters or ():
+        headers = {k: v.decode("utf-8") for k, v in headers_list(letter.fields.get("headers")) or [] if v is not None}
+        out[int(headers[CONTEXT_PREFIX + "offset"])] = headers.get(CONTEXT_PREFIX + "stage")
+    return out
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_kafka_confirms_the_expectations(path, kafka_answers):
     checked = {k: v for k, v in kafka_answers.items() if k.split("#")[0] == path.stem}
@@ -52,7 +62,7 @@ def test_kafka_confirms_the_expectations(path, kafka_answers):
         if case.expect_error is not None:
             assert records and all("error" in r for r in results), f"{where}: Kafka does not fail the record: {results}"
             continue
-        dead = {int(d.fields["offset"]): d.fields.get("stage") for d in case.dead_letters or ()}
+        dead = expected_dead_letters(case)
         failed = {rec["offset"] for rec, res in zip(records, results) if "error" in res}
         assert failed == {o for o, stage in dead.items() if stage not in CONVERTER_STAGES}, \
             f"{where}: Kafka's transforms fail {results}"

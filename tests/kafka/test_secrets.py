@@ -138,7 +138,7 @@ def test_env_secrets_stay_out_of_code_cli_output_and_logs(sink, kafka_bootstrap,
         generated / "secret_safe.py",
         ["--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf", "spark.eventLog.enabled=true",
          "--conf", f"spark.eventLog.dir={events}", "--conf", "spark.eventLog.compress=false"],  # scanned as text
-        {**env, "SPARK_CONF_DIR": str(conf_dir)},
+        {**env, "SPARK_CONF_DIR": str(conf_dir), "PIPEC_SPARK_LOG": str(work / "spark-start.log")},  # scanned too
         work / "job.log",
     )
     try:

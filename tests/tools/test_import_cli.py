@@ -24,7 +24,7 @@ transforms.mask.fields=card
 transforms.route.type=org.apache.kafka.connect.transforms.RegexRouter
 transforms.route.regex=(.*)
 transforms.route.replacement=dw_$1
-transforms.unwrap.type=io.debezium.transforms.ExtractNewRecordState
+transforms.unwrap.type=io.confluent.connect.transforms.TombstoneHandler
 errors.tolerance=all
 errors.deadletterqueue.topic.name=orders-dlq
 errors.retry.timeout=60000
@@ -46,7 +46,7 @@ def test_properties_to_yaml_keeps_order_names_and_comments(tmp_path):
     assert "TODO: Connect configs declare no schema" in text
     assert data["errors"] == {"tolerance": "all", "deadletterqueue.topic.name": "orders-dlq"}
     assert "hunter2" not in text and "connection.password=[hidden]" in text
-    assert "# TODO: transform 'unwrap' (io.debezium.transforms.ExtractNewRecordState) has no pipec equivalent" in text
+    assert "# TODO: transform 'unwrap' (io.confluent.connect.transforms.TombstoneHandler) has no pipec equivalent" in text
     assert "orders.properties:16:1: warning[I200]: transform 'unwrap'" in proc.stderr
     assert "orders.properties:19:1: warning[I200]: errors.retry.timeout" in proc.stderr
     assert repo.pipec("validate", "pipelines").returncode == 0
@@ -95,7 +95,9 @@ def test_stdout_and_a_source_connector(tmp_path):
         "transforms": "route", "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
         "transforms.route.regex": "dbserver1\\.inventory\\.(.*)", "transforms.route.replacement": "$1"}}))
     proc = repo.pipec("import", "connect", "src.json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # no transform names a field: a placeholder column, located in stdout
+    assert "<stdout>:18:12: warning[I400]: placeholder TODO_field" in proc.stderr
+    assert proc.stdout.splitlines()[17][11:].startswith("TODO_field")
     data = yaml.safe_load(proc.stdout)
     assert data["source"]["topics"] == ["dbserver1.inventory.customers.raw"]
     assert [s["name"] for s in data["transforms"]] == ["restore_topic", "route"]
