@@ -35,6 +35,9 @@ DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter
 LOG_DEAD_LETTERS = False  # errors.log.enable: each batch's first dead letter and how many more
 LOG_RECORDS = False  # errors.log.include.messages: with its key and value
 SPARK_CONNECTORS = []  # spark_packages() picks their Scala suffix and release
+# a table sink: its format's Spark runtime per Spark line (None: the format publishes none), and its session settings
+TABLE_RUNTIMES = {}
+TABLE_SESSION = {}
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
@@ -182,6 +185,9 @@ SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
 
+# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
+SINK_COUNTS: dict[str, dict[str, int]] = {}
+
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -253,10 +259,15 @@ class Counts:
         superseded = metrics.get("fates", {}).get("superseded", 0)
         sink_filtered = metrics.get("fates", {}).get("filtered", 0)
         written = out - dead - superseded - sink_filtered
-        return (
+        line = (
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "
             f"superseded={superseded} dead_lettered={dead}"
         )
+        # a table sink: the rows written, as the table took them (an append inserts them)
+        if "table" in metrics:
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
+            line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
+        return line
 
     @staticmethod
     def by_name(metric) -> dict:
@@ -271,6 +282,8 @@ class Counts:
         """[(the counts line, True)] and log.enable's dead letter (False), or [(why there are no counts, False)]."""
         try:
             metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}
+            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
+            SINK_COUNTS.clear()
             return [(self.line(label, metrics), True), *self.dead_letter_lines(metrics)]
         except Exception as exc:
             return [(unavailable(label, exc), False)]
@@ -462,11 +475,13 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
 def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     """The connectors' Maven coordinates for a Spark version: its line's Scala suffix and connector release
     (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given."""
-    scala, known = SPARK_LINES.get(".".join(spark_version.split(".")[:2]), ("2.13", None))
+    line = ".".join(spark_version.split(".")[:2])
+    scala, known = SPARK_LINES.get(line, ("2.13", None))
+    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []  # the table format's runtime
     return [
         f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"
         for artifact in SPARK_CONNECTORS
-    ]
+    ] + table
 
 
 def check_spark(spark: SparkSession) -> None:
@@ -477,6 +492,11 @@ def check_spark(spark: SparkSession) -> None:
     if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
             f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {version}"
+        )
+    if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
+        lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
+        raise SystemExit(
+            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"
         )
     wanted = spark_packages(version)
     for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):
@@ -572,6 +592,8 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
         if packages:
             builder = builder.config("spark.jars.packages", ",".join(packages))
+        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
+            builder = builder.config(key, value)
         options = "spark.driver.extraJavaOptions"
         extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
     elif args.master:

@@ -2,7 +2,7 @@
 `python -m pipec.emit.template_translator --write` (compiler/emit/template_translator.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit/job.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "a71483f557025acc1e630f0b87d8bfe39e14ebff21aee4ab1828d7fbefd8e83d"
+TEMPLATES_SHA256 = "87d8878450f69415e87dff1102641852b4f5ca945c7db50f737ab90492b18e78"
 
 
 def _attribute(value, name):
@@ -451,7 +451,15 @@ def _job_py(context, out, finalize):
     )
     out.append("  # errors.log.include.messages: with its key and value\n" "SPARK_CONNECTORS = ")
     out.append(str(finalize(context["connectors_literal"])))
-    out.append("  # spark_packages() picks their Scala suffix and release\n" "SPARK_NEEDED = ")
+    out.append(
+        "  # spark_packages() picks their Scala suffix and release\n"
+        "# a table sink: its format's Spark runtime per Spark line (None: the format publishes none), and its session settings\n"
+        "TABLE_RUNTIMES = "
+    )
+    out.append(str(finalize(context["table_runtimes"])))
+    out.append("\n" "TABLE_SESSION = ")
+    out.append(str(finalize(context["table_session"])))
+    out.append("\n" "SPARK_NEEDED = ")
     out.append(str(finalize(context["spark_needed"])))
     out.append("  # the oldest Spark line with every function the job calls")
     out.append(str(finalize(context["spark_needed_by"])))
@@ -608,11 +616,10 @@ def _per_batch_py(context, out, finalize):
         ' needs each micro-batch whole; the sink\'s batch writer writes it."""\n' "    checkpoint = args.checkpoint or "
     )
     out.append(str(finalize(_attribute(context["sink"], "checkpoint"))))
+    out.append("\n" "\n" "    def one(batch: DataFrame, batch_id: int) -> None:\n" "        counts = Counts(False)\n")
+    if context["table"]:
+        out.append("        args.batch_id = batch_id  # the table's idempotent write (appends) names the micro-batch\n")
     out.append(
-        "\n"
-        "\n"
-        "    def one(batch: DataFrame, batch_id: int) -> None:\n"
-        "        counts = Counts(False)\n"
         "        write_sink(micro_batch(batch, batch_id, checkpoint, counts), args)\n"
         "        counts.report_micro_batch(batch, batch_id)\n"
         "\n"
@@ -640,6 +647,9 @@ def _runtime_py(context, out, finalize):
         'SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(\n'
         '    tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"\n'
         ")\n"
+        "\n"
+        "# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)\n"
+        "SINK_COUNTS: dict[str, dict[str, int]] = {}\n"
         "\n"
         '_ENV_REF = re.compile(r"\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\\}")\n'
         "\n"
@@ -712,10 +722,15 @@ def _runtime_py(context, out, finalize):
         '        superseded = metrics.get("fates", {}).get("superseded", 0)\n'
         '        sink_filtered = metrics.get("fates", {}).get("filtered", 0)\n'
         "        written = out - dead - superseded - sink_filtered\n"
-        "        return (\n"
+        "        line = (\n"
         '            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + sink_filtered} "\n'
         '            f"superseded={superseded} dead_lettered={dead}"\n'
         "        )\n"
+        "        # a table sink: the rows written, as the table took them (an append inserts them)\n"
+        '        if "table" in metrics:\n'
+        '            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}\n'
+        "            line += f\" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}\"\n"
+        "        return line\n"
         "\n"
         "    @staticmethod\n"
         "    def by_name(metric) -> dict:\n"
@@ -730,6 +745,8 @@ def _runtime_py(context, out, finalize):
         '        """[(the counts line, True)] and log.enable\'s dead letter (False), or [(why there are no counts, False)]."""\n'
         "        try:\n"
         "            metrics = {point: self.by_name(o.get) for point, o in self.observations.items()}\n"
+        "            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any\n"
+        "            SINK_COUNTS.clear()\n"
         "            return [(self.line(label, metrics), True), *self.dead_letter_lines(metrics)]\n"
         "        except Exception as exc:\n"
         "            return [(unavailable(label, exc), False)]\n"
@@ -921,11 +938,13 @@ def _runtime_py(context, out, finalize):
         "def spark_packages(spark_version: str, release: str | None = None) -> list[str]:\n"
         '    """The connectors\' Maven coordinates for a Spark version: its line\'s Scala suffix and connector release\n'
         '    (SPARK_LINES; a line newer than the table: the Spark\'s own version), or `release` when given."""\n'
-        '    scala, known = SPARK_LINES.get(".".join(spark_version.split(".")[:2]), ("2.13", None))\n'
+        '    line = ".".join(spark_version.split(".")[:2])\n'
+        '    scala, known = SPARK_LINES.get(line, ("2.13", None))\n'
+        "    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []  # the table format's runtime\n"
         "    return [\n"
         '        f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"\n'
         "        for artifact in SPARK_CONNECTORS\n"
-        "    ]\n"
+        "    ] + table\n"
         "\n"
         "\n"
         "def check_spark(spark: SparkSession) -> None:\n"
@@ -936,6 +955,11 @@ def _runtime_py(context, out, finalize):
         '    if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):\n'
         "        raise SystemExit(\n"
         '            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {version}"\n'
+        "        )\n"
+        "    if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):\n"
+        '        lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)\n'
+        "        raise SystemExit(\n"
+        '            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"\n'
         "        )\n"
         "    wanted = spark_packages(version)\n"
         '    for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):\n'
@@ -1031,6 +1055,8 @@ def _runtime_py(context, out, finalize):
         "        )\n"
         "        if packages:\n"
         '            builder = builder.config("spark.jars.packages", ",".join(packages))\n'
+        "        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog\n"
+        "            builder = builder.config(key, value)\n"
         '        options = "spark.driver.extraJavaOptions"\n'
         '        extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))\n'
         "    elif args.master:\n"
@@ -1315,6 +1341,10 @@ def _sinks_console_py(context, out, finalize):
         )
 
 
+def _sinks_delta_py(context, out, finalize):
+    _include("tables/sink.py.j2", context, out, finalize)
+
+
 def _sinks_files_py(context, out, finalize):
     out.append("def ")
     out.append(str(finalize(context["sink_function"])))
@@ -1351,6 +1381,10 @@ def _sinks_files_py(context, out, finalize):
             out.append(str(finalize(_attribute(context["sink"], "partition_by"))))
             out.append(")\n")
         out.append("    writer.save(path)\n" "    return None\n")
+
+
+def _sinks_iceberg_py(context, out, finalize):
+    _include("tables/sink.py.j2", context, out, finalize)
 
 
 def _sinks_kafka_py(context, out, finalize):
@@ -1522,6 +1556,490 @@ def _sources_upsert_kafka_py(context, out, finalize):
         _include("changelog/table.py.j2", context, out, finalize)
 
 
+def _tables_runtime_py(context, out, finalize):
+    out.append("\n" "\n" "# pipec table runtime ")
+    out.append(str(finalize(context["version"])))
+    out.append(
+        ": the same in every job with a table sink (pipec's docs/tables.md).\n"
+        "# Driver-side orchestration only: every row is read, compared and written by native DataFrame and SQL operations.\n"
+        "# Bookkeeping columns: `__SEQUENCE` (the sequence of the change a row or version holds: the sequence-by column,\n"
+        "# or the record's timestamp, partition and offset), history's `__START_AT`/`__END_AT`; the table's companion\n"
+        "# `<table>__tombstones` remembers deleted keys with their delete's sequence, so an older change never revives one.\n"
+        "\n"
+        "_PREPARED: set[str] = set()  # tables created or checked by this process\n"
+        "\n"
+        "\n"
+        "def quoted(name: str) -> str:\n"
+        '    return "`" + name.replace("`", "``") + "`"\n'
+        "\n"
+        "\n"
+        "def sql_text(value: str) -> str:\n"
+        '    return "\'" + value.replace("\\\\", "\\\\\\\\").replace("\'", "\\\\\'") + "\'"\n'
+        "\n"
+        "\n"
+        "def same_type(left: str, right: str, fmt: str) -> bool:\n"
+        '    """Whether two Spark types (DDL or simpleString) are the same, as the format stores them."""\n'
+        "\n"
+        "    def norm(text: str) -> str:\n"
+        '        text = re.sub(r"[\\s`]", "", text.lower())\n'
+        '        return re.sub(r"\\b(tinyint|smallint)\\b", "int", text) if fmt == "iceberg" else text\n'
+        "\n"
+        "    return norm(left) == norm(right)\n"
+        "\n"
+        "\n"
+        "class Table:\n"
+        '    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL\n'
+        '    type, pipec\'s `__` bookkeeping columns last)."""\n'
+        "\n"
+        "    def __init__(\n"
+        "        self,\n"
+        "        format,\n"
+        "        path,\n"
+        "        name,\n"
+        "        apply,\n"
+        "        key,\n"
+        "        sequence_by,\n"
+        "        partition_by,\n"
+        "        properties,\n"
+        "        evolution,\n"
+        "        options,\n"
+        "        catalog,\n"
+        "        columns,\n"
+        "        checkpoint,\n"
+        "    ):\n"
+        "        self.format, self.path, self.name, self.apply = format, path, name, apply\n"
+        "        self.key, self.sequence_by, self.partition_by = key, sequence_by, partition_by\n"
+        "        self.properties, self.evolution, self.options = properties, evolution, options\n"
+        "        self.catalog, self.columns, self.checkpoint = catalog, columns, checkpoint\n"
+        '        self.ref = name or f"{format}.{quoted(path)}"\n'
+        "        self.tombstones = (\n"
+        '            (name + "__tombstones")\n'
+        "            if name\n"
+        "            else f\"{format}.{quoted(path.rstrip('/') + '__tombstones')}\"\n"
+        "        )\n"
+        '        self.values = [c for c in columns if not c.startswith("__")]\n'
+        "\n"
+        "    # ------------------------------------------------------------ creating and checking\n"
+        "\n"
+        "    def exists(self, spark: SparkSession, ref: str) -> bool:\n"
+        "        from pyspark.errors import AnalysisException\n"
+        "\n"
+        "        try:\n"
+        "            spark.read.table(ref).schema\n"
+        "            return True\n"
+        "        except AnalysisException:\n"
+        "            return False\n"
+        "\n"
+        "    def create(\n"
+        "        self,\n"
+        "        spark: SparkSession,\n"
+        "        ref: str,\n"
+        "        columns: dict[str, str],\n"
+        "        partition_by: list[str],\n"
+        "        properties: dict[str, str],\n"
+        "    ) -> None:\n"
+        '        ddl = ", ".join(f"{quoted(name)} {kind}" for name, kind in columns.items())\n'
+        '        text = f"CREATE TABLE IF NOT EXISTS {ref} ({ddl}) USING {self.format}"\n'
+        "        if partition_by:\n"
+        "            text += f\" PARTITIONED BY ({', '.join(quoted(c) for c in partition_by)})\"\n"
+        "        if properties:\n"
+        "            text += f\" TBLPROPERTIES ({', '.join(f'{sql_text(k)} = {sql_text(v)}' for k, v in properties.items())})\"\n"
+        "        spark.sql(text)\n"
+        "\n"
+        "    def prepare(self, spark: SparkSession) -> None:\n"
+        '        """Create the table (and its tombstones) when missing; check an existing one\'s columns: a difference fails\n'
+        "        the job, naming the columns, unless schema-evolution: add-columns lets it add the new ones.\n"
+        '        """\n'
+        "        for key, value in self.catalog.items():\n"
+        "            spark.conf.set(key, value)\n"
+        "        if self.ref in _PREPARED:\n"
+        "            return\n"
+        "        if not self.exists(spark, self.ref):\n"
+        "            self.create(spark, self.ref, self.columns, self.partition_by, self.properties)\n"
+        "        else:\n"
+        "            self.check(spark)\n"
+        '        if self.apply != "append" and not self.exists(spark, self.tombstones):\n'
+        '            kept = {c: self.columns[c] for c in [*self.key, "__SEQUENCE"]}\n'
+        "            self.create(spark, self.tombstones, kept, [], {})\n"
+        "        _PREPARED.add(self.ref)\n"
+        "\n"
+        "    def check(self, spark: SparkSession) -> None:\n"
+        "        have = {f.name: f.dataType.simpleString() for f in spark.read.table(self.ref).schema.fields}\n"
+        "        new = [c for c in self.columns if c not in have]\n"
+        "        gone = [c for c in have if c not in self.columns]\n"
+        "        retyped = [\n"
+        "            c\n"
+        "            for c in self.columns\n"
+        "            if c in have and not same_type(have[c], self.columns[c], self.format)\n"
+        "        ]\n"
+        '        if gone or retyped or new and self.evolution != "add-columns":\n'
+        "            problems = []\n"
+        "            if new:\n"
+        "                problems.append(f\"columns not in the table: {', '.join(new)}\")\n"
+        "            if gone:\n"
+        "                problems.append(f\"table columns the pipeline does not write: {', '.join(gone)}\")\n"
+        "            if retyped:\n"
+        "                problems.append(\n"
+        '                    "columns of another type: "\n'
+        '                    + ", ".join(\n'
+        '                        f"{c} (table {have[c]}, pipeline {self.columns[c].lower()})"\n'
+        "                        for c in retyped\n"
+        "                    )\n"
+        "                )\n"
+        "            hint = (\n"
+        '                "schema-evolution: add-columns adds new columns; "\n'
+        "                if new and not gone and not retyped\n"
+        '                else ""\n'
+        "            )\n"
+        "            raise SystemExit(\n"
+        "                f\"{PIPELINE}: table {self.name or self.path} differs from the sink's columns: {'; '.join(problems)} \"\n"
+        '                f"({hint}a dropped or retyped column needs a new table)"\n'
+        "            )\n"
+        "        if new:\n"
+        '            added = ", ".join(f"{quoted(c)} {self.columns[c]}" for c in new)\n'
+        '            spark.sql(f"ALTER TABLE {self.ref} ADD COLUMNS ({added})")\n'
+        "\n"
+        "    # ------------------------------------------------------------ writing\n"
+        "\n"
+        "    def write(self, rows: DataFrame, batch_id: int | None):\n"
+        '        """One batch (or micro-batch) of rows into the table; None (no streaming query)."""\n'
+        "        spark = rows.sparkSession\n"
+        "        self.prepare(spark)\n"
+        '        if self.apply == "append":\n'
+        "            self.append(rows, batch_id)\n"
+        '            SINK_COUNTS["table"] = {}  # every row inserted\n'
+        "        else:\n"
+        '            SINK_COUNTS.update((self.upsert if self.apply == "upsert" else self.history)(rows))\n'
+        "        return None\n"
+        "\n"
+        "    def commit_id(self) -> str:\n"
+        '        """The query\'s id across restarts, for idempotent writes: taken from its checkpoint folder."""\n'
+        "        import hashlib\n"
+        "\n"
+        '        return "pipec-" + hashlib.sha1((self.checkpoint or "").encode()).hexdigest()[:16]\n'
+        "\n"
+        "    def append(self, rows: DataFrame, batch_id: int | None) -> None:\n"
+        '        """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and\n'
+        '        txnVersion; Iceberg: the snapshot that carries the batch\'s id is found)."""\n'
+        '        writer = rows.write.format(self.format).mode("append").options(**self.options)\n'
+        "        if batch_id is not None:\n"
+        "            app = self.commit_id()\n"
+        '            if self.format == "delta":\n'
+        '                writer = writer.option("txnAppId", app).option("txnVersion", batch_id)\n'
+        "            else:\n"
+        "                spark = rows.sparkSession\n"
+        '                marker = f"{app}:{batch_id}"\n'
+        '                snapshots = spark.read.table(f"{self.ref}.snapshots")\n'
+        "                if (\n"
+        '                    snapshots.where(F.col("summary").getItem("pipec.batch") == F.lit(marker))\n'
+        "                    .limit(1)\n"
+        "                    .count()\n"
+        "                ):\n"
+        "                    return\n"
+        '                writer = writer.option("snapshot-property.pipec.batch", marker)\n'
+        "        if self.name:\n"
+        "            writer.saveAsTable(self.name)\n"
+        "        else:\n"
+        "            writer.save(self.path)\n"
+        "\n"
+        "    def merge(\n"
+        "        self,\n"
+        "        spark: SparkSession,\n"
+        "        source: DataFrame,\n"
+        "        target: str,\n"
+        "        condition: str,\n"
+        "        clauses: list[str],\n"
+        "    ) -> None:\n"
+        '        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order."""\n'
+        '        view = f"pipec_changes_{os.urandom(6).hex()}"\n'
+        "        source.createOrReplaceTempView(view)\n"
+        "        try:\n"
+        "            spark.sql(\n"
+        '                f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)\n'
+        "            )\n"
+        "        finally:\n"
+        "            spark.catalog.dropTempView(view)\n"
+        "\n"
+        "    def on_key(self, *also: str) -> str:\n"
+        '        return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])\n'
+        "\n"
+        "    def assignments(self, columns: list[str]) -> str:\n"
+        '        return ", ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in columns)\n'
+        "\n"
+        "    def insert(self, columns: list[str]) -> str:\n"
+        '        names = ", ".join(quoted(c) for c in columns)\n'
+        "        return f\"INSERT ({names}) VALUES ({', '.join('s.' + quoted(c) for c in columns)})\"\n"
+        "\n"
+        "    def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:\n"
+        '        """Each given key\'s state: the sequence of its row (`__GONE` false) or of its tombstone (true), the newer\n'
+        '        of the two, a tombstone at a tie."""\n'
+        "        rows = spark.read.table(self.ref).select(\n"
+        '            *self.key, "__SEQUENCE", F.lit(False).alias("__GONE")\n'
+        "        )\n"
+        "        gone = spark.read.table(self.tombstones).select(\n"
+        '            *self.key, "__SEQUENCE", F.lit(True).alias("__GONE")\n'
+        "        )\n"
+        '        both = rows.unionByName(gone).join(F.broadcast(keys), self.key, "left_semi")\n'
+        "        newest = Window.partitionBy(*self.key).orderBy(\n"
+        '            F.col("__SEQUENCE").desc(), F.col("__GONE").desc()\n'
+        "        )\n"
+        '        both = both.withColumn("__n", F.row_number().over(newest)).where(F.col("__n") == 1)\n'
+        '        return both.select(*self.key, F.col("__SEQUENCE").alias("__STATE"), "__GONE")\n'
+        "\n"
+        "    def upsert(self, rows: DataFrame) -> dict:\n"
+        '        """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table\n'
+        "        (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes\n"
+        "        nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones.\n"
+        '        """\n'
+        "        spark = rows.sparkSession\n"
+        '        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")\n'
+        "        newest = Window.partitionBy(*self.key, before).orderBy(\n"
+        '            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")\n'
+        "        )\n"
+        '        changes = rows.withColumn("__delete", delete).withColumn(\n'
+        '            "__rank", F.row_number().over(newest)\n'
+        "        )\n"
+        "        keys = changes.where(~before).select(*self.key).distinct()\n"
+        '        changes = changes.join(self.current(spark, keys), self.key, "left")\n'
+        '        seq, state, gone = F.col("__SEQUENCE"), F.col("__STATE"), F.col("__GONE")\n'
+        "        applied = F.when(gone, seq > state).otherwise(\n"
+        "            seq >= state\n"
+        "        )  # a delete over the key's row or tombstone\n"
+        "        fate = (\n"
+        '            F.when(before, F.lit("filtered"))\n'
+        '            .when(F.col("__rank") > 1, F.lit("superseded"))\n'
+        '            .when(state.isNull(), F.when(delete, F.lit("deleted")).otherwise(F.lit("inserted")))\n'
+        '            .when(delete, F.when(applied, F.lit("deleted")).otherwise(F.lit("superseded")))\n'
+        '            .when(seq > state, F.when(gone, F.lit("inserted")).otherwise(F.lit("updated")))\n'
+        '            .otherwise(F.lit("superseded"))\n'
+        "        )\n"
+        "        # materialized once: the counts and both MERGEs read the same fates, and the MERGE source is deterministic\n"
+        "        # (Iceberg refuses a non-deterministic one: the arrival order is monotonically_increasing_id)\n"
+        '        changes = changes.withColumn("__fate", fate).localCheckpoint()\n'
+        "        fates: dict[str, int] = {}\n"
+        "        # a tombstone to write (a delete) or drop (a key revived)\n"
+        '        remember = F.col("__delete") | F.coalesce(gone, F.lit(False))\n'
+        '        for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():\n'
+        '            fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]\n'
+        '            if row["__remember"] and row["__fate"] in ("inserted", "deleted"):\n'
+        '                fates["remembered"] = fates.get("remembered", 0) + row["count"]\n'
+        '        written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))\n'
+        '        if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):\n'
+        '            stored = [*self.values, "__SEQUENCE"]\n'
+        "            self.merge(\n"
+        "                spark,\n"
+        "                written,\n"
+        "                self.ref,\n"
+        "                self.on_key(),\n"
+        "                [\n"
+        '                    "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",\n'
+        '                    "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "\n'
+        "                    + self.assignments(stored),\n"
+        '                    "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),\n'
+        "                ],\n"
+        "            )\n"
+        '        if fates.get("remembered", 0):\n'
+        "            self.merge(\n"
+        "                spark,\n"
+        "                written.where(remember),\n"
+        "                self.tombstones,\n"
+        "                self.on_key(),\n"
+        "                [\n"
+        '                    "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",\n'
+        '                    "WHEN MATCHED THEN DELETE",\n'
+        '                    "WHEN NOT MATCHED AND s.__delete THEN "\n'
+        '                    + self.insert([*self.key, "__SEQUENCE"]),\n'
+        "                ],\n"
+        "            )\n"
+        "        return self.fate_counts(fates)\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:\n"
+        "        return {\n"
+        '            "fates": {\n'
+        '                "superseded": fates.get("superseded", 0),\n'
+        '                "filtered": fates.get("filtered", 0),\n'
+        "            },\n"
+        '            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},\n'
+        "        }\n"
+        "\n"
+        "    def history(self, rows: DataFrame) -> dict:\n"
+        '        """SCD type 2: a key\'s versions are those of all its changes in sequence order, whatever order and batch\n'
+        "        they arrive in: the batch's changes and deletes join the key's versions and remembered deletes, a change\n"
+        "        identical to the one before it adds no version, each version ends where the next change or a delete\n"
+        "        begins. The recomputed versions are MERGEd into the table (only differences: a replay changes nothing).\n"
+        '        """\n'
+        "        spark = rows.sparkSession\n"
+        '        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")\n'
+        '        first = self.sequence_by or "timestamp"\n'
+        "        image = [c for c in self.values if c not in self.key and c != self.sequence_by]\n"
+        "        filtered = rows.where(before).count()\n"
+        "        changes = rows.where(~before).select(\n"
+        '            *self.values, "__SEQUENCE", delete.alias("__delete"), F.lit(1).alias("__new"), "__ORDER"\n'
+        "        )\n"
+        "        keys = changes.select(*self.key).distinct()\n"
+        '        old = spark.read.table(self.ref).join(F.broadcast(keys), self.key, "left_semi")\n'
+        '        deletes = spark.read.table(self.tombstones).join(F.broadcast(keys), self.key, "left_semi")\n'
+        "        events = changes.unionByName(\n"
+        "            old.select(\n"
+        '                *self.values, "__SEQUENCE", F.lit(False).alias("__delete"), F.lit(0).alias("__new")\n'
+        "            ),\n"
+        "            allowMissingColumns=True,\n"
+        "        ).unionByName(\n"
+        "            deletes.select(\n"
+        '                *self.key, "__SEQUENCE", F.lit(True).alias("__delete"), F.lit(0).alias("__new")\n'
+        "            ),\n"
+        "            allowMissingColumns=True,\n"
+        "        )\n"
+        "        # one event per key and sequence: a delete, else the one already applied, else the first to arrive\n"
+        '        same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(\n'
+        '            F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")\n'
+        "        )\n"
+        '        events = events.withColumn("__dup", F.row_number().over(same) > 1).localCheckpoint()\n'
+        '        in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")\n'
+        '        kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))\n'
+        '        previous = F.lag(F.struct("__delete", "__image")).over(in_order)\n'
+        '        kept = kept.withColumn("__previous", previous)\n'
+        "        identical = (\n"
+        '            ~F.col("__delete")\n'
+        '            & F.col("__previous").isNotNull()\n'
+        '            & ~F.col("__previous.__delete")\n'
+        '            & F.col("__previous.__image").eqNullSafe(F.col("__image"))\n'
+        "        )\n"
+        '        kept = kept.withColumn("__identical", identical)\n'
+        "        versions = (\n"
+        '            kept.where(~F.col("__identical"))\n'
+        '            .withColumn("__NEXT", F.lead("__SEQUENCE").over(in_order))\n'
+        '            .where(~F.col("__delete"))\n'
+        "        )\n"
+        "        versions = versions.select(\n"
+        "            *self.values,\n"
+        '            F.col("__SEQUENCE").getField(first).alias("__START_AT"),\n'
+        '            F.col("__NEXT").getField(first).alias("__END_AT"),\n'
+        '            "__SEQUENCE",\n'
+        "        )\n"
+        "        fate = (\n"
+        "            F.when(\n"
+        '                F.col("__dup") | F.coalesce(F.col("__identical"), F.lit(False)), F.lit("superseded")\n'
+        "            )\n"
+        '            .when(F.col("__delete"), F.lit("deleted"))\n'
+        '            .when(F.col("__previous").isNull() | F.col("__previous.__delete"), F.lit("inserted"))\n'
+        '            .otherwise(F.lit("updated"))\n'
+        "        )\n"
+        "        fates_of = events.join(\n"
+        '            kept.select(*self.key, "__SEQUENCE", "__previous", "__identical"),\n'
+        '            [*self.key, "__SEQUENCE"],\n'
+        '            "left",\n'
+        '        ).where(F.col("__new") == 1)\n'
+        '        stored = [*self.values, "__START_AT", "__END_AT", "__SEQUENCE"]\n'
+        "        was = old.select(\n"
+        "            *self.key,\n"
+        '            "__SEQUENCE",\n'
+        '            F.col("__END_AT").alias("__WAS_END"),\n'
+        '            F.lit(True).alias("__WAS"),\n'
+        "        )\n"
+        '        diff = versions.withColumn("__IS", F.lit(True)).join(\n'
+        '            was, [*self.key, "__SEQUENCE"], "full_outer"\n'
+        "        )\n"
+        "        action = (\n"
+        '            F.when(F.col("__WAS").isNull(), F.lit("insert"))\n'
+        '            .when(F.col("__IS").isNull(), F.lit("delete"))\n'
+        '            .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))\n'
+        "        )\n"
+        "        diff = (\n"
+        '            diff.withColumn("__action", action)\n'
+        '            .where(F.col("__action").isNotNull())\n'
+        "            .localCheckpoint()\n"
+        "        )\n"
+        '        new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))\n'
+        "        fates = {\n"
+        '            r["__fate"]: r["count"]\n'
+        '            for r in fates_of.groupBy(fate.alias("__fate")).count().collect()\n'
+        "        }\n"
+        '        fates["filtered"] = filtered\n'
+        "        if diff.limit(1).count():\n"
+        "            self.merge(\n"
+        "                spark,\n"
+        "                diff,\n"
+        "                self.ref,\n"
+        '                self.on_key("__SEQUENCE"),\n'
+        "                [\n"
+        "                    \"WHEN MATCHED AND s.__action = 'delete' THEN DELETE\",\n"
+        "                    \"WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT\",\n"
+        "                    \"WHEN NOT MATCHED AND s.__action = 'insert' THEN \" + self.insert(stored),\n"
+        "                ],\n"
+        "            )\n"
+        '        if fates.get("deleted", 0):\n'
+        "            self.merge(\n"
+        "                spark,\n"
+        '                new_deletes.select(*self.key, "__SEQUENCE"),\n'
+        "                self.tombstones,\n"
+        '                self.on_key("__SEQUENCE"),\n'
+        '                ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],\n'
+        "            )\n"
+        "        return self.fate_counts(fates)\n"
+    )
+
+
+def _tables_sink_py(context, out, finalize):
+    out.append(
+        "# The table's columns as the job creates it: name -> Spark type (pipec's `__` bookkeeping columns last)\n"
+        "TABLE_COLUMNS = "
+    )
+    out.append(str(finalize(_attribute(context["table"], "columns"))))
+    out.append(
+        "\n"
+        "\n"
+        "\n"
+        "def sink_table(args: argparse.Namespace) -> Table:\n"
+        '    """The sink\'s table, as the YAML (or --sink-path, --checkpoint) says."""\n'
+        "    return Table(format="
+    )
+    out.append(str(finalize(_attribute(context["sink"], "format"))))
+    out.append(", path=args.sink_path or ")
+    out.append(str(finalize(_attribute(context["sink"], "path"))))
+    out.append(", name=")
+    out.append(str(finalize(_attribute(context["sink"], "name"))))
+    out.append(", apply=")
+    out.append(str(finalize(_attribute(context["sink"], "apply"))))
+    out.append(", key=")
+    out.append(str(finalize(_attribute(context["sink"], "key"))))
+    out.append(", sequence_by=")
+    out.append(str(finalize(_attribute(context["sink"], "sequence_by"))))
+    out.append(", partition_by=")
+    out.append(str(finalize(_attribute(context["sink"], "partition_by"))))
+    out.append(", properties=")
+    out.append(str(finalize(_attribute(context["sink"], "properties"))))
+    out.append(", evolution=")
+    out.append(str(finalize(_attribute(context["sink"], "evolution"))))
+    out.append(", options=")
+    out.append(str(finalize(_attribute(context["sink"], "options"))))
+    out.append(", catalog=")
+    out.append(str(finalize(_attribute(context["sink"], "catalog"))))
+    out.append(", columns=TABLE_COLUMNS, checkpoint=args.checkpoint or ")
+    out.append(str(finalize(_attribute(context["sink"], "checkpoint"))))
+    out.append(")\n" "\n" "\n" "def ")
+    out.append(str(finalize(context["sink_function"])))
+    out.append("(rows: DataFrame, args: argparse.Namespace):\n" '    """')
+    out.append(str(finalize(_attribute(context["sink"], "summary"))))
+    out.append('"""\n' "    table = sink_table(args)\n")
+    if context["is_streaming"]:
+        out.append(
+            "    # create the table, or check its columns, before the query starts\n"
+            "    table.prepare(rows.sparkSession)\n"
+            "    writer = rows.writeStream.format("
+        )
+        out.append(str(finalize(_attribute(context["sink"], "format"))))
+        out.append(
+            ').outputMode("append").options(**table.options)\n'
+            '    writer = start_trigger(writer.option("checkpointLocation", table.checkpoint), args.trigger)\n'
+            "    return writer.toTable(table.name) if table.name else writer.start(table.path)\n"
+        )
+    else:
+        out.append('    return table.write(rows, getattr(args, "batch_id", None))\n')
+    _include("tables/runtime.py.j2", context, out, finalize)
+
+
 TEMPLATES = {
     "changelog/keys.py.j2": _changelog_keys_py,
     "changelog/state.py.j2": _changelog_state_py,
@@ -1531,10 +2049,14 @@ TEMPLATES = {
     "per_batch.py.j2": _per_batch_py,
     "runtime.py.j2": _runtime_py,
     "sinks/console.py.j2": _sinks_console_py,
+    "sinks/delta.py.j2": _sinks_delta_py,
     "sinks/files.py.j2": _sinks_files_py,
+    "sinks/iceberg.py.j2": _sinks_iceberg_py,
     "sinks/kafka.py.j2": _sinks_kafka_py,
     "sinks/upsert-kafka.py.j2": _sinks_upsert_kafka_py,
     "sources/files.py.j2": _sources_files_py,
     "sources/kafka.py.j2": _sources_kafka_py,
     "sources/upsert-kafka.py.j2": _sources_upsert_kafka_py,
+    "tables/runtime.py.j2": _tables_runtime_py,
+    "tables/sink.py.j2": _tables_sink_py,
 }
