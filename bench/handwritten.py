@@ -22,6 +22,26 @@ def last_header(key: str) -> F.Column:
 
 
 def transform(raw: DataFrame) -> DataFrame:
+    parsed, value = parsed_value(raw)
+    v = F.col("v")
+    topic = F.regexp_replace("topic", r"^(.*)-raw$", "$1-clean")
+    order_id = F.struct(F.lit("order-id").alias("key"), v["id"].cast("string").cast("binary").alias("value"))
+    return parsed.select(
+        F.to_json(F.struct(F.col("k.id").alias("id")), JSON).cast("binary").alias("key"),
+        F.to_json(value, JSON).cast("binary").alias("value"),
+        F.concat(topic, F.lit("-"), F.date_format("timestamp", "yyyyMMdd")).alias("topic"),
+        F.concat("headers", F.array(order_id)).alias("headers"),
+    )
+
+
+def table_rows(raw: DataFrame) -> DataFrame:
+    """The chain's records as a table's rows: the value's fields (bench/tables.py's append into Delta)."""
+    parsed, value = parsed_value(raw)
+    return parsed.select(value.alias("v")).select("v.*")
+
+
+def parsed_value(raw: DataFrame) -> tuple[DataFrame, F.Column]:
+    """The records that pass the filter, parsed, and the chain's value struct over them."""
     parsed = raw.where(~F.exists("headers", lambda h: h["key"] == "test")).withColumns(
         {
             "v": F.from_json(F.col("value").cast("string"), VALUE_SCHEMA, {"mode": "FAILFAST"}),
@@ -46,11 +66,4 @@ def transform(raw: DataFrame) -> DataFrame:
         F.col("offset").alias("kafka_offset"),
         F.col("timestamp").alias("kafka_ts"),
     )
-    topic = F.regexp_replace("topic", r"^(.*)-raw$", "$1-clean")
-    order_id = F.struct(F.lit("order-id").alias("key"), v["id"].cast("string").cast("binary").alias("value"))
-    return parsed.select(
-        F.to_json(F.struct(F.col("k.id").alias("id")), JSON).cast("binary").alias("key"),
-        F.to_json(value, JSON).cast("binary").alias("value"),
-        F.concat(topic, F.lit("-"), F.date_format("timestamp", "yyyyMMdd")).alias("topic"),
-        F.concat("headers", F.array(order_id)).alias("headers"),
-    )
+    return parsed, value

@@ -386,6 +386,10 @@ def markdown(r: dict) -> str:
         from .report_peer import chain_what_if_section
 
         out += chain_what_if_section(r["chain_what_if"])
+    if "tables" in r:
+        from .report_tables import tables_section
+
+        out += tables_section(r["tables"])
     return "\n".join(out) + "\n" + NOTES
 
 

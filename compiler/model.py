@@ -119,6 +119,14 @@ class Sink:
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
     timestamp_format: str = "iso-8601"  # how a json value writes timestamps (`timestamp-format`)
     key_timestamp_format: str = "iso-8601"  # how a json key writes them (`key.timestamp-format`)
+    # table sinks (delta, iceberg: compiler/connectors/tables.py)
+    table: str | None = None  # a catalog table name, where `path` is not given
+    apply: str = "append"  # append | upsert | history
+    sequence_by: str | None = None  # the value column ordering a key's changes (None: timestamp, partition, offset)
+    sequence_by_loc: Location | None = None
+    schema_evolution: str = "none"  # none | add-columns
+    table_properties: tuple[tuple[str, str], ...] = ()
+    catalog: tuple[tuple[str, Text], ...] = ()  # iceberg: name, type, warehouse, uri
 
     @property
     def real_time(self) -> bool:
@@ -157,6 +165,8 @@ class TestCase:
     expect_error: str | None = None
     expect_dead_letters: tuple[TestRecord, ...] | None = None  # errors.tolerance: all: the records the queue must get
     wire: bool = False  # compare the key and value as the bytes written
+    expect_table: tuple[TestRecord, ...] | None = None  # table sinks: the table's rows after the case
+    table_before: tuple[TestRecord, ...] = ()  # table sinks: the table's rows before it
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,8 @@ from pyspark.sql.streaming import StreamingQueryListener
 PIPELINE = "clicks_traced"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
-CHECKPOINT = "${env:CHECKPOINT_DIR:-checkpoints}/clicks_traced"  # the sink's checkpoint folder (--checkpoint overrides it)
+# the sink's checkpoint folder (--checkpoint overrides it)
+CHECKPOINT = "${env:CHECKPOINT_DIR:-checkpoints}/clicks_traced"
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
@@ -39,6 +40,9 @@ SESSION_CONF = {
     "spark.sql.ansi.enabled": "true",
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
+# a table sink: its format's Spark runtime per Spark line (None: the format publishes none)
+TABLE_RUNTIMES = {}
+TABLE_SESSION = {}  # a table sink: its format's session settings (SQL extensions, catalog)
 
 
 def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
@@ -239,19 +243,28 @@ SPARK_LINES = {
 
 def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     """The connectors' Maven coordinates for a Spark version: its line's Scala suffix and connector release
-    (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given."""
-    scala, known = SPARK_LINES.get(".".join(spark_version.split(".")[:2]), ("2.13", None))
-    return [
+    (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given; and a table
+    format's Spark runtime for the line (TABLE_RUNTIMES)."""
+    line = ".".join(spark_version.split(".")[:2])
+    scala, known = SPARK_LINES.get(line, ("2.13", None))
+    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []
+    connectors = [
         f"org.apache.spark:{name}_{scala}:{release or known or spark_version}"
         for name in SPARK_CONNECTORS
     ]
+    return connectors + table
 
 
 def check_connectors(spark: SparkSession) -> None:
-    """Fail in one line when a connector on spark.jars.packages is of another Spark line (a 4.0 Kafka connector on
-    Spark 4.1 fails mid-stream)."""
+    """Fail in one line when the table format has no runtime for this Spark line, or a connector on
+    spark.jars.packages is of another Spark line (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
     version = spark.version
     line = ".".join(version.split(".")[:2])
+    if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
+        lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
+        raise SystemExit(
+            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"
+        )
     for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):
         _, artifact, release = [*coordinate.strip().split(":"), "", ""][:3]
         if artifact.rsplit("_", 1)[0] in SPARK_CONNECTORS and not release.startswith(line + "."):
@@ -326,6 +339,8 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
         if packages:
             builder = builder.config("spark.jars.packages", ",".join(packages))
+        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
+            builder = builder.config(key, value)
         options = "spark.driver.extraJavaOptions"
         extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
     elif args.master:
@@ -408,6 +423,10 @@ def failure(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
+SINK_COUNTS: dict[str, dict[str, int]] = {}
+
+
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
@@ -433,10 +452,16 @@ class Counts:
         fates = metrics.get("fates", {})
         dead, first = metrics["out"].get("dead", 0), metrics["out"].get("first")
         superseded, dropped = fates.get("superseded", 0), fates.get("filtered", 0)
+        written = out - dead - superseded - dropped
         line = (
-            f"[{PIPELINE}] {label}: in={rows_in} written={out - dead - superseded - dropped} "
-            f"filtered={rows_in - out + dropped} superseded={superseded} dead_lettered={dead}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
+        if (
+            "table" in metrics
+        ):  # a table sink: the rows written, as the table took them (an append inserts them)
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
+            line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
         if first is None:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
@@ -454,7 +479,10 @@ class Counts:
     def batch_lines(self, label: str) -> list[tuple[str, bool]]:
         """`lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
         try:
-            return self.lines(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
+            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
+            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
+            SINK_COUNTS.clear()
+            return self.lines(label, metrics)
         except Exception as exc:
             return [(unavailable(label, exc), False)]
 

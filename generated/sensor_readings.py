@@ -31,13 +31,15 @@ from pyspark.sql.streaming import StreamingQueryListener
 PIPELINE = "sensor_readings"
 STREAMING = True
 TRIGGER = "available-now"  # --trigger's default
-CHECKPOINT = "${env:CHECKPOINT_DIR:-checkpoints}/sensor_readings"  # the sink's checkpoint folder (--checkpoint overrides it)
+# the sink's checkpoint folder (--checkpoint overrides it)
+CHECKPOINT = "${env:CHECKPOINT_DIR:-checkpoints}/sensor_readings"
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.ansi.enabled": "true",
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
+TABLE_SESSION = {}  # a table sink: its format's session settings (SQL extensions, catalog)
 
 
 SOURCE_SCHEMA = "`sensor` STRING, `site` STRING, `celsius` DECIMAL(5,2), `taken_at` TIMESTAMP, `__pipec_corrupt` STRING"
@@ -278,6 +280,8 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
         if packages:
             builder = builder.config("spark.jars.packages", ",".join(packages))
+        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
+            builder = builder.config(key, value)
         options = "spark.driver.extraJavaOptions"
         extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
     elif args.master:
@@ -360,6 +364,10 @@ def failure(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
+SINK_COUNTS: dict[str, dict[str, int]] = {}
+
+
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
@@ -385,10 +393,16 @@ class Counts:
         fates = metrics.get("fates", {})
         dead, first = metrics["out"].get("dead", 0), metrics["out"].get("first")
         superseded, dropped = fates.get("superseded", 0), fates.get("filtered", 0)
+        written = out - dead - superseded - dropped
         line = (
-            f"[{PIPELINE}] {label}: in={rows_in} written={out - dead - superseded - dropped} "
-            f"filtered={rows_in - out + dropped} superseded={superseded} dead_lettered={dead}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
+        if (
+            "table" in metrics
+        ):  # a table sink: the rows written, as the table took them (an append inserts them)
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
+            line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
         if first is None:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
@@ -406,7 +420,10 @@ class Counts:
     def batch_lines(self, label: str) -> list[tuple[str, bool]]:
         """`lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
         try:
-            return self.lines(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
+            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
+            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
+            SINK_COUNTS.clear()
+            return self.lines(label, metrics)
         except Exception as exc:
             return [(unavailable(label, exc), False)]
 

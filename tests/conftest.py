@@ -45,14 +45,16 @@ def spark():
     import pyspark
 
     from pipec.spark_versions import AVRO, KAFKA, PACKAGES_VERSION_ENV, coordinates
-    from pipec.testing.session import local_session, stop_local_session
+    from pipec.testing.session import local_session, stop_local_session, table_settings
 
     # the connectors of the installed Spark's line, chosen as a generated job chooses them; PIPEC_TEST_CONNECTORS=""
     # starts without them (scripts/compat, for a line whose connectors do not resolve: the files tests still run)
     packages = coordinates(pyspark.__version__, (AVRO, KAFKA), os.environ.get(PACKAGES_VERSION_ENV))
     if os.environ.get("PIPEC_TEST_CONNECTORS") == "":
         packages = []
-    session = local_session("pipec-tests", packages)
+    # the table formats this line has (Delta Lake, Iceberg): real tables in temporary folders
+    tables, conf = table_settings(pyspark.__version__) if os.environ.get("PIPEC_TEST_TABLES") != "" else ([], {})
+    session = local_session("pipec-tests", packages + tables, conf)
     yield session
     stop_local_session(session)
 

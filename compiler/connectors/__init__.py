@@ -7,10 +7,12 @@ from .file_lines import FILES_SOURCE
 from .files import CONSOLE_SINK, FILES_SINK
 from .kafka import KAFKA_SOURCE
 from .kafka_sink import KAFKA_SINK
+from .tables import DELTA_SINK, ICEBERG_SINK
 from .upsert_kafka import UPSERT_KAFKA_SINK, UPSERT_KAFKA_SOURCE
 
 SOURCES: dict[str, SourceConnector] = {c.name: c for c in (FILES_SOURCE, KAFKA_SOURCE, UPSERT_KAFKA_SOURCE)}
-SINKS: dict[str, SinkConnector] = {c.name: c for c in (FILES_SINK, CONSOLE_SINK, KAFKA_SINK, UPSERT_KAFKA_SINK)}
+SINKS: dict[str, SinkConnector] = {c.name: c for c in (FILES_SINK, CONSOLE_SINK, KAFKA_SINK, UPSERT_KAFKA_SINK,
+                                                     DELTA_SINK, ICEBERG_SINK)}
 
 
 

@@ -159,11 +159,20 @@ class SinkConnector:
     spark_sink: str = "file"  # the Spark sink its stream writes through (outside foreachBatch)
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
     test_layout: Callable[[Sink, Shape], TestLayout] = envelope_layout  # what a record test's `expect` can name
+    applies_changes: Callable[[Sink], bool] = lambda sink: False  # applies each key's changes per micro-batch (MERGE)
+    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: templates/tables/)
+    # the columns it writes where they are not its encoding's last select (a table's), and how explain shows it
+    written: Callable[[Sink, Shape], tuple[str, ...]] | None = None
+    describe: Callable[[Sink, Shape], list[str]] | None = None
 
     @property
     def durable(self) -> bool:
         """Whether what it writes is kept (a console sink only shows it)."""
-        return self.writes_kafka or self.writes_files
+        return self.writes_kafka or self.writes_files or self.writes_table
+
+    def per_key(self, sink: Sink) -> bool:
+        """Whether it works on each key's changes of a micro-batch (the job runs foreachBatch)."""
+        return self.per_key_state or self.applies_changes(sink)
 
     def value_format(self, raw: dict) -> str | None:
         """The value format a sink block as written sets."""
@@ -171,6 +180,8 @@ class SinkConnector:
 
     def columns(self, sink: Sink, shape: Shape) -> tuple[str, ...]:
         """The columns the sink writes: those of the last select of its encoding."""
+        if self.written is not None:
+            return self.written(sink, shape)
         written = next(op for op in reversed(self.encode(sink, shape)) if isinstance(op, ir.Select))
         return tuple(name for name, _ in written.columns)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import __version__, spark_versions
-from ..connectors import SINKS, SOURCES, schema_registry
+from ..connectors import SINKS, SOURCES, schema_registry, tables
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
 from ..model import Pipeline
@@ -52,7 +52,7 @@ JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 
 def per_key_state(p: Pipeline) -> bool:
     """Whether a connector keeps per-key state (the changelog state, the upsert reduction)."""
-    return SOURCES[p.source.connector].per_key_state or SINKS[p.sink.connector].per_key_state
+    return SOURCES[p.source.connector].per_key_state or SINKS[p.sink.connector].per_key(p.sink)
 
 
 def reads_lines(p: Pipeline) -> bool:
@@ -83,13 +83,19 @@ def _dead_letter_context(p: Pipeline) -> dict:
     }
 
 
-def _spark_context(lowered: Lowered, real_time: bool) -> dict:
-    """The connectors (their coordinates chosen by the job from its Spark) and the oldest Spark line it needs."""
+def _spark_context(lowered: Lowered, real_time: bool, table: str | None) -> dict:
+    """The connectors (their coordinates chosen by the job from its Spark), the table format's runtime per line,
+    and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
+    runtimes = tables.runtimes(table) if table else {}
+    if runtimes.get(line):
+        shown.append(runtimes[line])
     needed, names = job_needs(lowered, real_time)
     return {
         "connectors": list(lowered.packages),
+        "table_runtimes": runtimes,
+        "table_session": tables.EXTENSIONS.get(table, {}),
         "spark_needed": needed,
         "spark_needed_by": f" ({', '.join(names)})" if names else "",
         "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)" if shown else "none (no connector jars needed)",
@@ -115,6 +121,8 @@ def _settings(p: Pipeline, lowered: Lowered, spark: dict, session_conf: dict) ->
         "SPARK_CONNECTORS": spark["connectors"],
         "SPARK_NEEDED": spark["spark_needed"],
         "SESSION_CONF": session_conf,
+        "TABLE_RUNTIMES": spark["table_runtimes"],
+        "TABLE_SESSION": spark["table_session"],
         "SCHEMA_REGISTRY": schema_registry.settings(p.source.registries + p.sink.registries),
     }
     settings = {name: (render.literal(value), "") for name, value in values.items()}
@@ -131,7 +139,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         # Observation; through the V1 path they never do and the counts would wait forever.
         conf["spark.sql.sources.useV1SourceList"] = "avro,csv,json,orc,parquet,text"
     conf = {**dict(p.spark_conf), **conf}
-    spark = _spark_context(lowered, p.sink.real_time)
+    spark = _spark_context(lowered, p.sink.real_time, p.sink.connector if sink.writes_table else None)
     return {
         # the docstring's first line; a blank description leaves no trailing space (black strips it)
         "title": f"{p.name}: {render.doc_text(p.description or f'compiled from {p.file}')}".rstrip(),
@@ -148,6 +156,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
         "source": (source.tolerant_reader if lowered.dead_letters and source.tolerant_reader else source.reader)(p.source),
         "sink": sink.writer(p.sink, p.source),
+        "table": {"columns": render.literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
         "dead_letters": lowered.dead_letters,
@@ -174,7 +183,7 @@ def _alternatives(ctx: dict) -> tuple[str, ...]:
         "micro_batches" if ctx["per_batch"] else "straight_through",
         "streaming" if ctx["is_streaming"] else "batch",
         "registry_main" if ctx["registry"] else "main",
-        "spark_lines" if ctx["connectors"] else "no_connectors",
+        "spark_lines" if ctx["connectors"] or ctx["table_runtimes"] else "no_connectors",
         *streaming,
     )
 

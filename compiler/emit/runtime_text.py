@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..runtime import ALTERNATIVES, PARTS
+from .formatter import LINE_LENGTH
 
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 JOB_NAMES = "job_names"
@@ -35,6 +36,8 @@ SETTINGS = {
     "SPARK_CONNECTORS": "spark_packages() picks their Scala suffix and release",
     "SPARK_NEEDED": "the oldest Spark line with every function the job calls",
     "SESSION_CONF": "",
+    "TABLE_RUNTIMES": "a table sink: its format's Spark runtime per Spark line (None: the format publishes none)",
+    "TABLE_SESSION": "a table sink: its format's session settings (SQL extensions, catalog)",
     "SCHEMA_REGISTRY": "avro-confluent payloads read or written through a Schema Registry: payload -> url, "
     "subject, client options",
 }
@@ -168,7 +171,10 @@ def assemble(pipeline_code: str, settings: dict[str, tuple[str, str]], chosen: t
     for name, comment in SETTINGS.items():
         if name in needed:
             value, more = settings[name]
-            lines.append(f"{name} = {value}" + (f"  # {comment}{more}" if comment else ""))
+            line = f"{name} = {value}"
+            said = f"  # {comment}{more}" if comment else ""
+            # beside the value where the line fits (as black and ruff leave it), else the line above
+            lines += [line + said] if len(line + said) <= LINE_LENGTH else ([f"# {comment}{more}"] if said else []) + [line]
     head = import_block(imports) + "\n\n" + "\n".join(lines)
     runtime = "\n\n\n".join([f"{marker} {', '.join(p.name for p in used)}.", *(p.body for p in used)])
     return head, runtime

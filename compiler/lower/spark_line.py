@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .. import ir
 from ..resolve.builder import Compiled
+from ..connectors import SINKS
+from ..connectors.tables import line_problem
 from ..diagnostics import Collector
 from .record_path import Lowered
 from ..spark_versions import FEATURES_SINCE, SINCE, line_key, needed_line
@@ -60,6 +62,11 @@ def check_target(compiled: Compiled, lowered: Lowered, diags: Collector) -> None
                 block.loc or p.spark_version_loc,
                 f"raise spark.version to {need} (at {p.spark_version_loc}), or use a step PySpark {target} can run",
             )
+    if SINKS[p.sink.connector].writes_table:
+        problem = line_problem(p.sink, target)
+        if problem:
+            diags.error("E901", f"{problem}, but spark.version is {target}", p.sink.loc,
+                        f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {p.sink.connector}")
     need = FEATURES_SINCE[REAL_TIME]
     if p.sink.real_time and line_key(target) < line_key(need):
         diags.error(

@@ -57,12 +57,19 @@ class SinkBuilder(Part):
             format_loc=self.at("sink", *connector.format_path),
             key_format_loc=self.at("sink", "key", "format"),
             primary_key_loc=self.at("sink", "primary-key"),
+            table=raw.get("table"),
+            apply=raw.get("apply", "append"),
+            sequence_by=raw.get("sequence-by"),
+            sequence_by_loc=self.at("sink", "sequence-by") if "sequence-by" in raw else None,
+            schema_evolution=raw.get("schema-evolution", "none"),
+            table_properties=tuple((k, _property(v)) for k, v in (raw.get("table-properties") or {}).items()),
+            catalog=tuple((k, Text(str(v))) for k, v in (raw.get("catalog") or {}).items()),
         )
         formats = {"key": sink.key_format, "value": sink.format}
         sink = replace(sink, registries=self.registries("sink", raw, formats, sink.topic),
                        timestamp_format=self.timestamp_format(raw, connector.format_path[:-1], sink.format),
                        key_timestamp_format=self.timestamp_format(raw, ("key",), sink.key_format))
-        if connector.primary_key:
+        if connector.primary_key or "primary-key" in raw:
             sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
                            key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))
         if connector.writes_kafka:
@@ -102,6 +109,11 @@ class SinkBuilder(Part):
             report = self.diags.warn if problem.warning else self.diags.error
             report(problem.code, problem.message, self.at(problem.block, *problem.path), problem.hint)
         return policy
+
+
+def _property(value: object) -> str:
+    """A table property as the table format stores it: text (true, not True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def default_key_format(source: Source, shape: Shape) -> str | None:

@@ -57,14 +57,30 @@ class TestsBuilder(Part):
             if dead is not None and errors.tolerance != "all":
                 self.diags.error("E602", f"test '{raw['name']}' expects dead letters, but errors.tolerance is not all",
                                  self.at(*path, "expect_dead_letters"), "add `errors: {tolerance: all, ...}`, or use expect_error")
+            self.check_table_case(raw, path)
+            tables = {k: tuple(self.record(r, path + (k, j)) for j, r in enumerate(raw[k])) if k in raw else None
+                      for k in ("expect_table", "table_before")}
             case = TestCase(raw["name"], self.at(*path), given, self.records(raw, path, "expect"), raw.get("expect_error"),
-                            dead, bool(raw.get("wire", False)))
+                            dead, bool(raw.get("wire", False)), expect_table=tables["expect_table"],
+                            table_before=tables["table_before"] or ())
             if layout is not None:
                 self.check_expect(case, path, layout, sink, shape.virtual)
             if dead is not None and source is not None:
                 self.check_dead_letters(case, path, errors, source)
             out.append(case)
         return tuple(out)
+
+    def check_table_case(self, raw: dict, path: tuple) -> None:
+        """expect_table and table_before belong to table sinks, whose record tests compare the table itself."""
+        sink = self.data.get("sink") or {}
+        table = SINKS.get(sink.get("connector")) is not None and SINKS[sink["connector"]].writes_table
+        for name in ("expect_table", "table_before"):
+            if name in raw and not table:
+                self.diags.error("E604", f"{name} applies to table sinks (delta, iceberg); this sink is {sink.get('connector')}",
+                                 self.key_at(*path, name), "use expect")
+        if table and "expect" in raw:
+            self.diags.error("E605", "a table sink's test compares the table: use expect_table (the rows after every given record)",
+                             self.key_at(*path, "expect"), "rename expect to expect_table and list the table's rows")
 
     # ------------------------------------------------------------ what expect names
 

@@ -27,6 +27,7 @@ PARTS = (
     "decodable",
     "changelog",
     "upserts",
+    "tables",
     "dead_letters",
     "split_writes",
     "dead_letter_files",

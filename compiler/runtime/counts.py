@@ -10,6 +10,9 @@ from pyspark.sql import functions as F
 from .failures import failure
 from .job_names import PIPELINE
 
+# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
+SINK_COUNTS: dict[str, dict[str, int]] = {}
+
 
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
@@ -36,10 +39,16 @@ class Counts:
         fates = metrics.get("fates", {})
         dead, first = metrics["out"].get("dead", 0), metrics["out"].get("first")
         superseded, dropped = fates.get("superseded", 0), fates.get("filtered", 0)
+        written = out - dead - superseded - dropped
         line = (
-            f"[{PIPELINE}] {label}: in={rows_in} written={out - dead - superseded - dropped} "
-            f"filtered={rows_in - out + dropped} superseded={superseded} dead_lettered={dead}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
+        if (
+            "table" in metrics
+        ):  # a table sink: the rows written, as the table took them (an append inserts them)
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
+            line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
         if first is None:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
@@ -57,7 +66,10 @@ class Counts:
     def batch_lines(self, label: str) -> list[tuple[str, bool]]:
         """`lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
         try:
-            return self.lines(label, {p: self.by_name(o.get) for p, o in self.observations.items()})
+            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
+            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
+            SINK_COUNTS.clear()
+            return self.lines(label, metrics)
         except Exception as exc:
             return [(unavailable(label, exc), False)]
 

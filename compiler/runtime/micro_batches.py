@@ -19,6 +19,7 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
 
     def one(batch: DataFrame, batch_id: int) -> None:
         counts = Counts(False)
+        args.batch_id = batch_id  # a table's idempotent write (appends) names the micro-batch
         write_sink(micro_batch(batch, batch_id, folder, counts), args)
         report_micro_batch(counts, batch, batch_id)
 

@@ -11,7 +11,7 @@ import time
 import pyspark
 from pyspark.sql import SparkSession
 
-from .job_names import PIPELINE, SESSION_CONF, SPARK_NEEDED
+from .job_names import PIPELINE, SESSION_CONF, SPARK_NEEDED, TABLE_SESSION
 from .spark_lines import check_connectors, spark_packages  # or .no_connectors' (by the job)
 
 # For a JVM the job starts itself: compile Spark's large generated methods too (long chains run faster)
@@ -35,6 +35,8 @@ def session(args: argparse.Namespace) -> SparkSession:
         )
         if packages:
             builder = builder.config("spark.jars.packages", ",".join(packages))
+        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
+            builder = builder.config(key, value)
         options = "spark.driver.extraJavaOptions"
         extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
     elif args.master:

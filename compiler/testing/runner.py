@@ -34,7 +34,8 @@ from .dead_letters import check_counts, check_dead_letters, split_rows, with_let
 from .kafka_decode import kafka_sink_records, read_back
 from .frames import rows_frame
 from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from .session import local_session, stop_local_session
+from .session import local_session, stop_local_session, table_settings
+from .tables import Files, run_table_case
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +226,10 @@ RECORD_ERROR = "record error: "  # how a job's `failure` line starts when a reco
 def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outcome:
     for key, value in job.SESSION_CONF.items():
         spark.conf.set(key, value)
+    if SINKS[compiled.pipeline.sink.connector].writes_table:
+        with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
+            files = Files(_batches, write_given_files)
+            return Outcome(*run_table_case(spark, job, compiled, case, Path(tmp), files, RECORD_ERROR))
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
             run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_kafka
@@ -273,12 +278,18 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
 
         release = os.environ.get(PACKAGES_VERSION_ENV)
         packages = {p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p}
+        tables = any(hasattr(job, "sink_table") for job in jobs.values())
+        table_packages, conf = table_settings(pyspark.__version__) if tables else ([], {})
         start = None if verbose else quiet_start(next(iter(jobs.values())))
-        session = spark or local_session(packages=sorted(packages), start=start)
+        session = spark or local_session(packages=sorted(packages | set(table_packages)), conf=conf, start=start)
         try:
             for compiled, case in cases:
                 job = jobs[f"{compiled.pipeline.name}.py"]
-                if line_key(line_of(session.version)) < line_key(job.SPARK_NEEDED):
+                if job.TABLE_RUNTIMES and not job.TABLE_RUNTIMES.get(line_of(session.version)):
+                    lines = ", ".join(line for line, runtime in job.TABLE_RUNTIMES.items() if runtime)
+                    outcome = Outcome(False, (f"  the table format publishes no runtime for Spark {session.version}; "
+                                              f"Spark lines with one: {lines}",))
+                elif line_key(line_of(session.version)) < line_key(job.SPARK_NEEDED):
                     outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {session.version}",))
                 else:
                     outcome = run_case(session, job, compiled, case)

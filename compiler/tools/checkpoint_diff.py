@@ -234,6 +234,22 @@ class Judge:
             self.add(BREAKING, "sink-contract", "rows " + ("now carry" if n.changelog else "no longer carry") + " a changelog op")
         if o.partition_by != n.partition_by:
             self.add(BREAKING, "sink-contract", f"the folder's partitioning changes from [{', '.join(o.partition_by)}] to [{', '.join(n.partition_by)}]")
+        self.table()
+
+    def table(self) -> None:
+        """A table sink: what an existing table cannot take (its layout is fixed when the job creates it)."""
+        o, n = self.o.sink, self.n.sink
+        if not (o.connector == n.connector and SINKS[n.connector].writes_table):
+            return
+        if o.apply != n.apply:
+            self.add(BREAKING, "sink-contract", f"the table's apply mode changes from {o.apply} to {n.apply}: its rows "
+                     "mean something else (needs a new table and a new checkpoint)")
+        if o.sequence_by != n.sequence_by and n.apply != "append":
+            self.add(BREAKING, "sink-contract", f"sequence-by changes from {o.sequence_by or 'the record timestamp'} to "
+                     f"{n.sequence_by or 'the record timestamp'}: the table's __SEQUENCE column changes type (needs a new table)")
+        if o.primary_key != n.primary_key or o.partition_by != n.partition_by:
+            self.add(BREAKING, "sink-contract", "the table's key or partitioning changes: the job refuses to write the "
+                     "existing table differently (needs a new table and a new checkpoint)")
 
     def destination(self, o: Contract, n: Contract) -> None:
         if o.destination != n.destination:

@@ -59,6 +59,8 @@ def _destination(compiled: Compiled) -> str:
     sink = compiled.pipeline.sink
     if writes_kafka(sink):
         return f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
+    if SINKS[sink.connector].writes_table:
+        return f"{sink.connector} table {sink.path.raw if sink.path else sink.table} ({sink.apply})"
     if sink.path is not None:
         return f"{sink.format} files at {sink.path.raw}"
     return sink.connector

@@ -70,6 +70,8 @@ def sink_facts(compiled: Compiled) -> dict[str, Any]:
         facts["value"] = _payload(sink.format, fields.get("value"), sink.timestamp_format) if sink.format else None
         facts["envelope"] = sink.envelope
         facts["partition_by"] = list(sink.partition_by)
+        if connector.describe is not None:  # a table sink: the table, its key and order, its columns' types
+            facts["table"] = connector.describe(sink, shape)
     facts["checkpoint"] = sink.checkpoint.raw if sink.checkpoint else None
     facts["trigger"] = sink.trigger
     facts["dead_letters"] = dead_letter_facts(compiled)
@@ -141,6 +143,7 @@ def sink_lines(s: dict[str, Any], routed: bool) -> list[str]:
         if s["primary_key"]:
             lines.append(f"  primary key:  {', '.join(s['primary_key'])} (each key's last change per micro-batch; a delete is a tombstone)")
     else:
+        lines += [f"  {line}" for line in s.get("table") or ()]
         if s["path"]:
             lines.append(f"  path:         {s['path']}")
         if s["value"]:

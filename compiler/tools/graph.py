@@ -10,7 +10,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 from ..resolve.builder import Compiled
-from ..connectors import SOURCES
+from ..connectors import SINKS, SOURCES
 from ..diagnostics import render_all
 from ..project.driver import build_all
 from dataclasses import dataclass, field
@@ -73,6 +73,8 @@ def build_graph(compiled: list[Compiled]) -> Graph:
             if sink.topic is None and not routers:
                 for t in src.topics or ():
                     graph.edge(me, _topic(graph, t), "same topic")
+        elif SINKS[sink.connector].writes_table:
+            graph.edge(me, graph.node("table", f"{sink.connector} table {sink.path.raw if sink.path else sink.table}"))
         elif sink.path is not None:
             graph.edge(me, graph.node("folder", sink.path.raw))
         if p.errors.dlq_topic is not None:
@@ -92,7 +94,8 @@ def build_graph(compiled: list[Compiled]) -> Graph:
 # ------------------------------------------------------------------ Mermaid
 
 MERMAID_SHAPES = {"pipeline": '["{}"]', "topic": '(["{}"])', "env-topic": '(["{}"])', "pattern": '{{"{}"}}',
-                  "routed": '[/"{}"/]', "folder": '[("{}")]'}
+                  "routed": '[/"{}"/]', "folder": '[("{}")]',
+                  "table": '[("{}")]'}
 MERMAID_LABELS = {"env-topic": "{} (from the environment)", "pattern": "topics matching {}", "routed": "routed by {}"}
 
 
@@ -123,7 +126,7 @@ def mermaid(graph: Graph) -> str:
 # ------------------------------------------------------------------ DOT
 
 DOT_SHAPES = {"pipeline": "box", "topic": "ellipse", "env-topic": "ellipse", "pattern": "hexagon", "routed": "parallelogram",
-              "folder": "folder"}
+              "folder": "folder", "table": "cylinder"}
 
 
 def _dot_text(text: str) -> str:

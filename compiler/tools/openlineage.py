@@ -60,8 +60,10 @@ def output_dataset(compiled: Compiled) -> tuple[str, str]:
         else:
             name = ",".join(n for _, n in input_datasets(compiled))
         return f"kafka://{_servers(props)}", name
-    if SINKS[sink.connector].writes_files:
-        return "file", sink.path.raw
+    if SINKS[sink.connector].writes_files or SINKS[sink.connector].writes_table and sink.path is not None:
+        return "file", sink.path.raw  # a path table is its folder
+    if SINKS[sink.connector].writes_table:
+        return sink.connector, sink.table
     return "console", p.name
 
 

@@ -34,7 +34,7 @@ PROPERTY_PATHS = (("source", "properties", "*"), ("sink", "properties", "*"), ("
 ENV_PATHS = (
     *PROPERTY_PATHS,
     ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
-    ("source", "path"), ("sink", "path"), ("sink", "checkpoint"),
+    ("source", "path"), ("sink", "path"), ("sink", "checkpoint"), ("sink", "catalog", "warehouse"), ("sink", "catalog", "uri"),
     ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
     ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
     *((block, side, option) for block in ("source", "sink") for side in ("key", "value") for option in REGISTRY_OPTIONS),

@@ -115,6 +115,8 @@ def test_explain_of_every_valid_pipeline_names_the_sink_columns(path, capsys, mo
     _, sink = connectors(path)
     assert re.fullmatch(rf"sink \({re.escape(sink)}, line \d+\) writes columns: \S.*", last[0]), last
     assert last[-1].startswith("  dead letters: "), last
+    if sink in ("delta", "iceberg"):  # a table sink's section also names the table, its key and order, the types
+        assert any(line.strip().startswith("table:") for line in last) and any(line.strip().startswith("types:") for line in last), last
 
 
 def test_explain_of_an_upsert_kafka_sink_names_the_kafka_record_it_writes(capsys, monkeypatch):

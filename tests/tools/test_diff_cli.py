@@ -165,3 +165,17 @@ def test_text_form_names_each_rule(repo):
     assert "pipelines/orders.yaml: orders_clean: needs a new checkpoint or state reset" in proc.stdout
     assert "rule: changes to subscribed topics" in proc.stdout
     json.loads(repo.pipec("diff", "--format", "json").stdout)  # the same, machine-readable
+
+
+def test_a_table_sink_knows_what_needs_a_new_table(repo):
+    table = ("sink:\n  connector: delta\n  path: /lake/orders\n  apply: upsert\n  primary-key: [id]\n"
+             "  checkpoint: /tmp/checkpoints/orders_clean\n")
+    change(repo, ORDERS[ORDERS.index("sink:"):], table)
+    repo.commit("to a delta table")
+    repo.git("branch", "-f", "main", "HEAD")  # the table sink is what main has
+    change(repo, "apply: upsert\n  primary-key: [id]", "apply: history\n  primary-key: [id, amount]")
+    code, report = repo.diff_json()
+    messages = [r["message"] for r in only(report)["reasons"]]
+    assert code == 0 and only(report)["verdict"] == "breaking", report
+    assert any("apply mode changes from upsert to history" in m and "new table" in m for m in messages), messages
+    assert any("key or partitioning changes" in m for m in messages), messages

@@ -464,6 +464,35 @@ source:
   options: {header: true, delimiter: ";"}
 sink: {connector: files, path: /out, format: csv, checkpoint: /ck, trigger: available-now, options: {header: true}}
 """,
+    "kafka_to_delta_upsert_with_table_tests": r"""
+version: 1
+name: customers_silver
+source: {connector: kafka, topics: [c], properties: {bootstrap.servers: "x:1"}, value: {format: debezium-json},
+         columns: [{name: id, type: BIGINT}, {name: at, type: BIGINT}]}
+sink:
+  connector: delta
+  path: ${env:LAKE:-lake}/customers
+  apply: upsert
+  primary-key: [id]
+  sequence-by: at
+  partition-by: [id]
+  schema-evolution: add-columns
+  table-properties: {delta.enableChangeDataFeed: true}
+  checkpoint: /ck
+tests:
+  - name: upserts
+    table_before: [{id: 1, at: 0}]
+    given: [{value: {op: c, after: {id: 1, at: 5}}}]
+    expect_table: [{id: 1, at: 5}]
+""",
+    "files_to_iceberg_history": r"""
+version: 1
+name: orders_history
+mode: batch
+source: {connector: files, path: /in, format: json, columns: [{name: id, type: BIGINT}]}
+sink: {connector: iceberg, table: local.db.orders, catalog: {name: local, type: hadoop, warehouse: /wh},
+       apply: history, primary-key: [id]}
+""",
     "text_files_to_console_minimal": r"""
 version: 1
 name: t

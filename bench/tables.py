@@ -1,0 +1,200 @@
+"""Table sinks into Delta Lake (issue 26): three ratios, taken in one local[2] SparkSession, variants alternating.
+
+1. append: bench/chain.yaml's compiled job into a Delta table (its `write_sink`) against the same chain written
+   by hand (bench/handwritten.py's `table_rows`) into Delta; goal >= 0.95 (hand-written time / pipec time).
+2. upsert scaling: one micro-batch of 1,000 changes (half updates of existing keys, half new keys) through pipec's
+   upsert (its MERGE, tombstones and counts) into a table of 1,000,000 rows against one of 1,000 rows; goal <= 3.
+3. MERGE: the same micro-batch into the 1,000,000-row table through pipec against a hand-written `foreachBatch`
+   MERGE (newest change per key by a window, then MERGE INTO ... WHEN MATCHED AND newer UPDATE, WHEN NOT MATCHED
+   INSERT); goal >= 0.95 (hand-written time / pipec time).
+Each repetition's changes carry a newer version than the last, so every MERGE updates. Wall and CPU (the JVM's,
+from /proc, plus the driver's) per run, min/median/max, and the load average before and after.
+
+    scripts/bench tables [--records 300000] [--reps 3] [--write]
+        (--write merges the figures into bench/results.json as `tables`, rewrites docs/benchmarks.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "out" / "bench-tables.json"
+CHANGES = 1_000
+UPSERT = """\
+    version: 1
+    name: bench_upsert
+    mode: batch
+    source:
+      connector: files
+      path: unused
+      format: json
+      columns: [{name: id, type: BIGINT}, {name: name, type: STRING}, {name: v, type: BIGINT}]
+    sink: {connector: delta, path: unused, apply: upsert, primary-key: [id], sequence-by: v}
+"""
+
+
+def log(text: str) -> None:
+    print(f"[bench tables {time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def jvm_cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(pid: int, run) -> dict:
+    wall, cpu, jvm = time.perf_counter(), time.process_time(), jvm_cpu_s(pid)
+    run()
+    return {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu + jvm_cpu_s(pid) - jvm}
+
+
+def stats(values: list[float]) -> dict:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def chain_job(folder: Path):
+    """bench/chain.yaml with its Kafka sink swapped for a Delta append."""
+    from pipec.testing.runner import compile_job
+
+    text = (ROOT / "bench" / "chain.yaml").read_text(encoding="utf-8")
+    text = text[: text.index("\nsink:")] + "\nsink: {connector: delta, path: unused}\n"
+    (folder / "chain").mkdir()
+    return compile_job(folder / "chain", text)
+
+
+def changes_frame(spark, keys: int, version: int):
+    """1,000 changes in pipec's sink rows (value columns, __op, __SEQUENCE, __ORDER): half update existing keys
+    spread over the table, half add new keys."""
+    from pyspark.sql import functions as F
+
+    step = max(keys // (CHANGES // 2), 1)
+    ids = F.when(F.col("id") % 2 == 0, (F.col("id") / 2 * step).cast("bigint")).otherwise(F.col("id") + keys + version * CHANGES)
+    return spark.range(CHANGES).select(
+        ids.alias("id"), F.concat(F.lit("n-"), F.col("id").cast("string")).alias("name"), F.lit(version).cast("bigint").alias("v")
+    ).select("*", F.lit("+I").alias("__op"), F.struct(F.col("v")).alias("__SEQUENCE"),
+             F.struct(F.lit(0).alias("partition"), F.col("id").alias("offset"), F.col("id").alias("read")).alias("__ORDER"))
+
+
+def build_tables(spark, upsert_job, folder: Path, keys: int) -> tuple:
+    """pipec's upsert table and the hand-written one, `keys` rows each (version 0)."""
+    from pyspark.sql import functions as F
+
+    base = spark.range(keys).select(F.col("id"), F.concat(F.lit("n-"), F.col("id").cast("string")).alias("name"),
+                                    F.lit(0).cast("bigint").alias("v"))
+    args = upsert_job.parse_args(["--sink-path", str(folder / f"pipec-{keys}")])
+    table = upsert_job.sink_table(args)
+    upsert_job._PREPARED.discard(table.ref)
+    table.prepare(spark)
+    base.withColumn("__SEQUENCE", F.struct("v")).write.format("delta").mode("append").save(table.path)
+    hand = str(folder / f"hand-{keys}")
+    base.write.format("delta").save(hand)
+    return table, hand
+
+
+def hand_merge(spark, changes, path: str) -> None:
+    """The hand-written foreachBatch MERGE: newest change per key, then one MERGE."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    newest = changes.select("id", "name", "v").withColumn(
+        "n", F.row_number().over(Window.partitionBy("id").orderBy(F.col("v").desc()))).where("n = 1").drop("n")
+    newest.createOrReplaceTempView("hand_changes")
+    spark.sql(f"MERGE INTO delta.`{path}` t USING hand_changes s ON t.id = s.id "
+              "WHEN MATCHED AND s.v > t.v THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/bench tables", description=__doc__.split("\n")[0])
+    parser.add_argument("--records", type=int, default=300_000)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args(argv)
+
+    import pyspark
+    from pyspark import SparkContext
+
+    from bench.generate import kafka_records
+    from bench.handwritten import table_rows
+    from pipec.testing.runner import compile_job
+    from pipec.testing.session import local_session, stop_local_session, table_settings
+
+    packages, conf = table_settings(pyspark.__version__)
+    spark = local_session("bench-tables", packages, conf)
+    pid = SparkContext._gateway.proc.pid
+    load_before = os.getloadavg()
+    folder = Path(tempfile.mkdtemp(prefix="bench-tables-"))
+    try:
+        job = chain_job(folder)
+        (folder / "upsert").mkdir()
+        upsert_job = compile_job(folder / "upsert", textwrap.dedent(UPSERT))
+        raw = kafka_records(spark, args.records).cache()
+        raw.count()
+        runs: dict[str, list[dict]] = {k: [] for k in ("append_pipec", "append_hand", "upsert_1m", "upsert_1k", "merge_hand")}
+
+        def append_pipec(i: int) -> None:
+            out = job.parse_args(["--sink-path", str(folder / f"a-pipec-{i}")])
+            job.write_sink(job.transform(raw), out)
+
+        def append_hand(i: int) -> None:
+            table_rows(raw).write.format("delta").mode("append").save(str(folder / f"a-hand-{i}"))
+
+        log(f"append: {args.records:,} records, {args.reps} reps after a warm-up of each")
+        append_pipec(-1), append_hand(-1)
+        for i in range(args.reps):
+            runs["append_pipec"].append(timed(pid, lambda: append_pipec(i)))
+            runs["append_hand"].append(timed(pid, lambda: append_hand(i)))
+            log(f"append rep {i}: pipec {runs['append_pipec'][-1]['wall_s']:.2f} s, hand {runs['append_hand'][-1]['wall_s']:.2f} s")
+        log("building 1,000,000- and 1,000-row tables")
+        big, big_hand = build_tables(spark, upsert_job, folder, 1_000_000)
+        small, _ = build_tables(spark, upsert_job, folder, 1_000)
+        for i in range(-1, args.reps):  # rep -1 warms up
+            version = i + 2
+            for name, run in (("upsert_1m", lambda: big.write(changes_frame(spark, 1_000_000, version), None)),
+                              ("upsert_1k", lambda: small.write(changes_frame(spark, 1_000, version), None)),
+                              ("merge_hand", lambda: hand_merge(spark, changes_frame(spark, 1_000_000, version), big_hand))):
+                figures = timed(pid, run)
+                if i >= 0:
+                    runs[name].append(figures)
+            if i >= 0:
+                log(f"upsert rep {i}: 1M {runs['upsert_1m'][-1]['wall_s']:.2f} s, 1K {runs['upsert_1k'][-1]['wall_s']:.2f} s, "
+                    f"hand {runs['merge_hand'][-1]['wall_s']:.2f} s")
+        counts = spark.read.format("delta").load(big.path).count(), spark.read.format("delta").load(big_hand).count()
+        assert counts[0] == counts[1], counts  # both tables took the same changes
+    finally:
+        stop_local_session(spark)
+        shutil.rmtree(folder, ignore_errors=True)
+    summary = {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s")} for name, rs in runs.items()}
+
+    def ratio(a: str, b: str, metric: str) -> float:
+        return summary[a][metric]["median"] / summary[b][metric]["median"]
+
+    figures = {
+        "records": args.records, "reps": args.reps, "changes": CHANGES, "pyspark": pyspark.__version__,
+        "load_before": load_before, "load_after": os.getloadavg(), "runs": summary,
+        "ratios": {
+            "append_hand_over_pipec": {m: ratio("append_hand", "append_pipec", m) for m in ("wall_s", "cpu_s")},
+            "upsert_1m_over_1k": {m: ratio("upsert_1m", "upsert_1k", m) for m in ("wall_s", "cpu_s")},
+            "merge_hand_over_pipec": {m: ratio("merge_hand", "upsert_1m", m) for m in ("wall_s", "cpu_s")},
+        },
+    }
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    print(json.dumps(figures["ratios"], indent=1))
+    if args.write:
+        from bench.results import merge
+
+        merge("tables", figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
