@@ -9,7 +9,7 @@ from ..diagnostics import Collector, Location
 from ..record_errors import positioned
 from ..load.document import SourceMap
 from ..model import Column, Sink, Source
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from ..shape import Shape
 from ..types.sql import BIGINT, HEADERS, INT, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType, StructType
 
@@ -21,7 +21,7 @@ ENVELOPE_COLUMNS = ("key", "topic", "partition", "offset", "timestamp", "headers
 TIMESTAMP_TYPE_NAMES = ((-1, "NoTimestampType"), (0, "CreateTime"), (1, "LogAppendTime"))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class MetaKey:
     """A readable metadata key: its own type, whether a sink can write it, and how decode reads it."""
 
@@ -38,7 +38,7 @@ def _lookup(raw: dict, path: tuple[str, ...]) -> str | None:
     return found if isinstance(found, str) else None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Where:
     """Where a connector's checks report: the diagnostics, and locations inside one top-level block of the YAML."""
 
@@ -57,7 +57,7 @@ class Where:
         return self.smap.text_at((self.block, *path), offset)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SourceConnector:
     """decode(source) maps the raw rows `read_source` returns to the record model; check(source, where) reports
     the rules the connector imposes on its configuration."""
@@ -108,7 +108,7 @@ class SourceConnector:
         return _lookup(raw, self.format_path)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TestLayout:
     """What a record test's `expect` can name of the records a sink writes (SPEC section 9): each record field the
     sink writes with its type (None: always null), and why any other field is never written."""
@@ -132,7 +132,7 @@ def envelope_layout(sink: Sink, shape: Shape) -> TestLayout:
     return TestLayout(fields, f"a {sink.connector} sink without envelope: true writes only the value; add envelope: true")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SinkConnector:
     """encode(sink, shape) maps the record model to the rows the sink writes: ops whose last select is those rows."""
 

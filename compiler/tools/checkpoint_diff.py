@@ -8,7 +8,7 @@ from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..emit.job import dead_letters_in_one_write, per_batch
 from ..model import Pipeline
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
 from .contract import Contract, contract, flat_fields, writes_kafka
 
@@ -26,14 +26,14 @@ VERDICTS = {
 }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Reason:
     severity: str
     rule: str  # a key of checkpoint_rules.RULES
     message: str
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Verdict:
     """One pipeline's verdict: a class (VERDICTS key) and the reasons for it."""
 

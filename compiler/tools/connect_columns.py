@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..transforms import REGISTRY
 from ..types.sql import quote_name
 
@@ -57,7 +57,7 @@ def json_type(value) -> str:
     return "STRING"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Sample:
     """A sample record's columns; `primitive`: the record is one value (its single column is named `value`)."""
 

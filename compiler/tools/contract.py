@@ -11,13 +11,13 @@ from ..resolve.builder import Compiled
 from ..connectors import SINKS
 from ..connectors.kafka_sink import payload_fields
 from ..model import Sink
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..types.sql import SqlType, StructType
 
 ROUTERS = ("RegexRouter", "TimestampRouter")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Contract:
     """What a sink writes, as its consumers see it."""
 

@@ -13,20 +13,20 @@ from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..diagnostics import render_all
 from ..project.driver import build_all
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from .contract import writes_kafka
 
 ROUTERS = ("RegexRouter", "TimestampRouter")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Node:
     id: str
     label: str
     kind: str  # pipeline | topic | env-topic | pattern | routed | folder
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Graph:
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, label: "" | "dead letters" | "matches")

@@ -14,7 +14,7 @@ from typing import Callable
 from .. import ir
 from ..resolve.builder import Compiled
 from ..model import Source, Step
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..transforms.structure import _flat
 from .contract import flat_fields, writes_kafka
@@ -23,7 +23,7 @@ Slot = tuple[str, tuple[str, ...]]
 IDENTITY, TRANSFORMATION = "IDENTITY", "TRANSFORMATION"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Move:
     """An output slot's input: the slot read (None for a literal), how, and whether the value is masked."""
 
@@ -32,7 +32,7 @@ class Move:
     masking: bool = False
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Where an output field's data comes from: an input field name, and the strongest transformation on the way."""
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from dataclasses import dataclass, field
+
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean, one_of, shown
-from ..dataclass_lite import field, record
 from ..load.document import SourceMap
 from ..shape import Shape
 
@@ -15,7 +16,7 @@ PACKAGE = "org.apache.kafka.connect.transforms."  # Kafka's own transforms; a sp
 PREDICATE_PACKAGE = PACKAGE + "predicates."
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ConfigKey:
     """One Kafka Connect config key, as its ConfigDef declares it: the whole contract of the key, from which the
     JSON Schema (compiler/validate/schema_gen.py), docs/transforms.md (compiler/transforms/docs.py) and the schema tests are made."""
@@ -146,7 +147,7 @@ class ConfigReader:
         return match[0]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Context:
     """What a transform sees while inferring its output shape."""
 
@@ -161,7 +162,7 @@ class Context:
         self.diags.error(code, f"{self.owner}: {message}", loc, hint)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Lowering:
     """What a transform sees while lowering: which side it edits and how to name itself in record errors."""
 
@@ -185,7 +186,7 @@ class Lowering:
         return ir.If(cond, self.record_error(reason), value)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TransformSpec:
     """A transform family: Kafka's class with its Key/Value variants as one parameterised implementation.
 
@@ -218,7 +219,7 @@ def names(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PredicateSpec:
     """A KIP-585 predicate: parse its config, lower it to a boolean Column."""
 
@@ -235,7 +236,7 @@ class PredicateSpec:
         return self.lower_changelog(config) if changelog and self.lower_changelog else self.lower(config)
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Registry:
     """The one registry of transforms and predicates."""
 

@@ -13,7 +13,7 @@ import math
 from .. import ir
 from ..types.connect import CONNECT_TYPES
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -40,14 +40,14 @@ JAVA_FLOAT = (
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FieldCast:
     index: int  # the spec item, for error locations
     path: FieldPath
     target: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class CastConfig:
     whole: str | None  # the target of a whole-value cast
     fields: tuple[FieldCast, ...]

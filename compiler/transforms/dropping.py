@@ -10,14 +10,14 @@ from __future__ import annotations
 
 
 from .. import ir
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 
 BEHAVIORS = ("nullify", "retain", "validate", "force_optional")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DropConfig:
     keeps_schema: bool  # every behaviour but nullify keeps the side's type
 

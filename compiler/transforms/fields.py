@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import ir
 from .field_paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..types.parser import parse_type
 from ..types.sql import BIGINT, INT, STRING, StructField, StructType, SqlType
@@ -61,7 +61,7 @@ ENVELOPE_FIELDS: tuple[tuple[str, str, SqlType], ...] = (
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Insertion:
     key: str  # the config key it came from, for error locations
     path: FieldPath
@@ -69,7 +69,7 @@ class Insertion:
     type: SqlType
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class InsertFieldConfig:
     insertions: tuple[Insertion, ...]
     on_missing_parent: str
@@ -224,7 +224,7 @@ INSERT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- ReplaceField
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ReplaceFieldConfig:
     exclude: tuple[FieldPath, ...]
     include: tuple[FieldPath, ...]

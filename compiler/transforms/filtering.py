@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..changelog import is_delete
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
@@ -35,7 +35,7 @@ FILTER = TransformSpec(
 # ---------------------------------------------------------------- predicates
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TopicNameMatchesConfig:
     pattern: str
 
@@ -68,7 +68,7 @@ TOPIC_NAME_MATCHES = PredicateSpec(
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HasHeaderKeyConfig:
     name: str
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import ir
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -141,7 +141,7 @@ def header_bytes(value: ir.Expr, t: SqlType) -> ir.Expr:
 # ---------------------------------------------------------------- InsertHeader
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class InsertHeaderConfig:
     header: str
     value: bytes | None  # the bytes Kafka writes for value.literal; None: a null header value
@@ -205,7 +205,7 @@ INSERT_HEADER = TransformSpec(
 # ---------------------------------------------------------------- DropHeaders
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DropHeadersConfig:
     keys: tuple[str, ...]
 
@@ -241,7 +241,7 @@ DROP_HEADERS = TransformSpec(
 # ---------------------------------------------------------------- HeaderFrom
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HeaderFromConfig:
     pairs: tuple[tuple[FieldPath, str], ...]  # (field, header), in configured order
     operation: str  # copy | move

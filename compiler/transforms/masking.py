@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .. import ir
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -136,7 +136,7 @@ def mask_value(t: SqlType, replacement: str | None) -> ir.Expr:
     return convert(replacement, t)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class MaskFieldConfig:
     paths: tuple[FieldPath, ...]
     replacement: str | None

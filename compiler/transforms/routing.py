@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match
@@ -95,7 +95,7 @@ def replacement_problem(replacement: str, groups: int, names: frozenset[str]) ->
     return None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RegexRouterConfig:
     regex: str
     replacement: str
@@ -155,7 +155,7 @@ REGEX_ROUTER = TransformSpec(
 
 # ---------------------------------------------------------------- TimestampRouter
 
-@record
+@dataclass(frozen=True, slots=True)
 class TimestampRouterConfig:
     topic_format: str
     spark_pattern: str  # "" when the timestamp format is empty

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .. import ir
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..types.sql import StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -18,7 +18,7 @@ from .fields import NULL_DEFAULT_KEY
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SetSchemaMetadataConfig:
     name: str | None
     version: int | None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import ir
 from .field_paths import FieldPath, format_path
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..types.sql import MapType, SqlType, StructField, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -54,7 +54,7 @@ def _first_clash(names: list[tuple[str, str]]) -> str | None:
 # ---------------------------------------------------------------- ExtractField
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExtractFieldConfig:
     path: FieldPath
 
@@ -105,7 +105,7 @@ EXTRACT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- Flatten
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FlattenConfig:
     delimiter: str
 
@@ -180,7 +180,7 @@ FLATTEN = TransformSpec(
 # ---------------------------------------------------------------- HoistField
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HoistFieldConfig:
     field: str
     hoisted: FieldPath | None  # None: the whole key or value
@@ -282,7 +282,7 @@ HOIST_FIELD = TransformSpec(
 VALUE_TO_KEY_NULL = "Only Struct objects supported for [copying fields from value to key], found: null"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ValueToKeyConfig:
     paths: tuple[FieldPath, ...]
     version: str

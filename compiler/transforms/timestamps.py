@@ -11,7 +11,7 @@ from typing import Callable
 
 from .. import ir
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -32,7 +32,7 @@ LONG_MAX, LONG_MIN = 2**63 - 1, -(2**63)
 FORMAT_EXAMPLE = "e.g. format: \"yyyy-MM-dd'T'HH:mm:ss.SSSXXX\""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TimestampConfig:
     path: FieldPath | None  # None: the whole key or value
     target: str

@@ -25,7 +25,7 @@ from ..diagnostics import Collector, one_of
 from ..envrefs import check_env_refs, mentions_env
 from ..connectors.schema_registry import OPTIONS as REGISTRY_OPTIONS
 from ..load.document import Document
-from ..dataclass_lite import replace
+from dataclasses import replace
 from .compiled_schema import SchemaCheck
 
 # Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).

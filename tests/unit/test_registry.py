@@ -17,7 +17,7 @@ from pipec.diagnostics import Collector
 from pipec.transforms.docs import DOC, render
 from pipec.load.document import SourceMap
 from pipec.package_data import SCHEMA_PATH
-from pipec.dataclass_lite import replace
+from dataclasses import replace
 from pipec.transforms import FAMILIES, REGISTRY
 from pipec.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, ConfigReader
 
