@@ -17,7 +17,7 @@ from ..dataclass_lite import record
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javanumbers import AS_INT, AS_LONG, BYTES_TARGETS, INT_BITS, TO_STRING, decode_bytes, wrap
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 

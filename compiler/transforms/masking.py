@@ -12,7 +12,7 @@ from ..dataclass_lite import record
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at
 from .structure import read_paths
 

@@ -13,7 +13,7 @@ from ..dataclass_lite import record, replace
 from ..shape import Shape
 from ..types.sql import StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY
+from .field_keys import NULL_DEFAULT_KEY
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 

@@ -15,7 +15,7 @@ from ..dataclass_lite import record
 from ..shape import Shape
 from ..types.sql import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javadates import PatternError, spark_pattern
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
