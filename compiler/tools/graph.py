@@ -14,9 +14,7 @@ from ..connectors import SINKS, SOURCES
 from ..diagnostics import render_all
 from ..project.driver import build_all
 from dataclasses import dataclass, field
-from .contract import writes_kafka
-
-ROUTERS = ("RegexRouter", "TimestampRouter")
+from .contract import routes, writes_kafka
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +62,7 @@ def build_graph(compiled: list[Compiled]) -> Graph:
             graph.edge(graph.node("pattern", src.topic_pattern.raw), me)
         for t in src.topics:
             graph.edge(_topic(graph, t), me)
-        routers = [s for s in p.steps if s.kind in ROUTERS]
+        routers = [s for s in p.steps if routes(s)]
         if writes_kafka(sink):
             if sink.topic is not None and not routers:
                 graph.edge(me, _topic(graph, sink.topic))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from dataclasses import dataclass, field
 
@@ -11,9 +11,34 @@ from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean, one_of, shown
 from ..load.document import SourceMap
 from ..shape import Shape
+from .field_paths import PathSyntaxError, parse_path
+from .moves import Moves
 
 PACKAGE = "org.apache.kafka.connect.transforms."  # Kafka's own transforms; a spec from elsewhere names its package
 PREDICATE_PACKAGE = PACKAGE + "predicates."
+READS, WRITES = "reads", "writes"
+
+
+def _string(raw: Mapping[str, str]) -> str:
+    """A field's likely type when nothing says more."""
+    return "STRING"
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """What each item of a config key (each LIST item, or the one value) names: a field or header the step reads or
+    writes. Column lineage's tests check it against the step's moves; `pipec import connect` makes a source column
+    of each field a step reads."""
+
+    role: str  # READS: the step reads it (a field that is not there is a compile error); WRITES: the step writes it
+    of: str = "side"  # "side": a field of the step's key or value; "value": a field of the value; "header": a header key
+    path: bool = True  # a field path, read under the step's field.syntax.version (KIP-821); False: one name as written
+    part: int | None = None  # items are `a:b` and the name is part 0 or 1 (an item without ':' names nothing)
+    marks: str = ""  # characters an item may end with that are no part of the name (InsertField's `!` and `?`)
+    likely_type: Callable[[Mapping[str, str]], str] = _string  # the type a field read here most likely has, from the step's raw config
+
+
+READ_FIELDS = (Names(READS),)  # a key naming fields of the step's side that it reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +56,7 @@ class ConfigKey:
     ignore_case: bool = False  # choices are matched in any case
     requires: tuple[str, ...] = ()  # keys that must be set whenever this one is
     removed: str = ""  # the key that replaced this one: accepted only so the compiler can say so (E303)
+    names: tuple[Names, ...] = ()  # the fields or headers each item names; () for a setting
 
     def rules(self) -> str:
         """The key's constraints in words, for docs and schema descriptions."""
@@ -45,6 +71,31 @@ class ConfigKey:
         if self.removed:
             out.append(f"An error here: use `{self.removed}`.")
         return " ".join(out)
+
+
+def named(key: ConfigKey, value: Any, version: str) -> list[tuple[Names, tuple[str, ...]]]:
+    """(names, path steps) of each field or header a key's value names, read as Kafka reads it (a LIST: a YAML list
+    or comma-separated text) under `version` (V1 or V2); an item that does not parse names nothing."""
+    if value is None or not key.names:
+        return []
+    if isinstance(value, list):
+        items = [java_trim(str(v)) for v in value]
+    else:
+        text = java_trim(str(value))
+        items = re.split(r"\s*,\s*", text) if key.kind == "LIST" and text else [text]
+    out = []
+    for names in key.names:
+        for item in items:
+            parts = item.split(":")
+            text = java_trim(item if names.part is None else parts[names.part] if len(parts) > 1 else "")
+            text = text[:-1] if names.marks and text[-1:] in names.marks else text
+            try:
+                steps = parse_path(text, version).steps if names.path else (text,)
+            except PathSyntaxError:
+                continue
+            if text and all(steps):
+                out.append((names, steps))
+    return out
 
 
 _JAVA_WHITESPACE = "".join(chr(i) for i in range(0x21))
@@ -193,6 +244,7 @@ class TransformSpec:
     parse(reader) -> config          read and check the config keys
     infer(config, shape, ctx) -> Shape   the output shape; errors for fields the shape lacks
     lower(config, shape, lowering) -> tuple[ir.Op, ...]   native Spark operations on `records`
+    lineage(config, side, shape) -> Moves   the slots it sets and where their values come from (moves.py)
     """
 
     name: str
@@ -202,7 +254,10 @@ class TransformSpec:
     parse: Callable[[ConfigReader], Any]
     infer: Callable[[Any, Shape, Context], Shape]
     lower: Callable[[Any, Shape, Lowering], tuple[ir.Op, ...]]
+    lineage: Callable[[Any, str | None, Shape], Moves]
     sides: bool = True  # Key/Value variants
+    routes: bool = False  # sets the record's topic: the sink writes to the topics it names
+    filters: bool = False  # drops records (`pipec diff` judges adding or removing it by Spark's rule for filters)
     example: str = ""
     differences: tuple[str, ...] = ()  # deliberate differences from Kafka, for docs
     package: str = PACKAGE  # the Java package of its class, e.g. "io.confluent.connect.transforms." for Confluent's
@@ -228,6 +283,7 @@ class PredicateSpec:
     keys: tuple[ConfigKey, ...]
     parse: Callable[[ConfigReader], Any]
     lower: Callable[[Any], ir.Expr]
+    reads: Callable[[Any], str]  # what the condition reads, as lineage names it: `metadata:topic`, `header:<key>`, `value`
     example: str = ""
     lower_changelog: Callable[[Any], ir.Expr] | None = None  # the condition on a changelog (records with `op`), if it differs
 

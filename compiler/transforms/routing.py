@@ -9,6 +9,7 @@ from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match
 from .javadates import PatternError, spark_pattern
 from .javaregex import check_java_regex
+from .moves import TOPIC, TRANSFORMATION, Move
 
 # ---------------------------------------------------------------- RegexRouter
 
@@ -143,6 +144,8 @@ REGEX_ROUTER = TransformSpec(
     parse=parse_regex_router,
     infer=lambda cfg, shape, ctx: replace(shape, routed=True),
     lower=lower_regex_router,
+    lineage=lambda cfg, side, before: {TOPIC: Move(TOPIC, TRANSFORMATION)},
+    routes=True,
     describe=lambda cfg, side: f"renames a topic matching {cfg.regex} to {cfg.replacement}",
     sides=False,
     example='- name: strip_prefix\n  type: RegexRouter\n  regex: "db\\\\.(.*)"\n  replacement: "$1"',
@@ -199,6 +202,8 @@ TIMESTAMP_ROUTER = TransformSpec(
     parse=parse_timestamp_router,
     infer=lambda cfg, shape, ctx: replace(shape, routed=True),
     lower=lower_timestamp_router,
+    lineage=lambda cfg, side, before: {TOPIC: Move(TOPIC, TRANSFORMATION)},  # and the timestamp
+    routes=True,
     describe=lambda cfg, side: f"sets the topic to {cfg.topic_format}",
     sides=False,
     example='- name: daily\n  type: TimestampRouter\n  topic.format: "${topic}-${timestamp}"\n  timestamp.format: yyyyMMdd',
