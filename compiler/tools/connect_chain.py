@@ -66,7 +66,7 @@ class ChainImport:
                 y.item_comment(*[c for e in entries for c in e.comments], *self.flat.notes)
                 flattened_steps(y, self.flat)
                 continue
-            spec, side = REGISTRY.lookup(cls)
+            spec, _ = REGISTRY.lookup(cls)
             comments = [c for e in entries for c in e.comments]
             if spec is None:
                 self.warn(type_entry.key, f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
