@@ -211,15 +211,13 @@ class TableImport:
         mapped = dict(pair.split(":", 1) for pair in _names(self.take("delta.lake.topic2table.map")) if ":" in pair)
         mapped = {t.strip(): v.strip() for t, v in mapped.items()}
         fmt = self.take("delta.lake.table.format") or "${topic}"
-        if mapped:
-            tables = sorted({mapped.get(t, fmt.replace("${topic}", t)) for t in topics} or set(mapped.values()))
-            key = "delta.lake.topic2table.map"
-        else:
-            tables = sorted({fmt.replace("${topic}", t) for t in topics}) if "${topic}" in fmt else [fmt]
-            key = "delta.lake.table.format" if "delta.lake.table.format" in self.c.entries else "topics"
-        if "${topic}" in fmt and (pattern or len(tables) > 1):
-            self.refuse(key if key in self.c.entries else "connector.class", "the connector writes one table per topic "
-                        f"({'the topics of ' + pattern if pattern else ', '.join(tables)}); a pipec pipeline writes one table",
+        tables = sorted({mapped.get(t) or fmt.replace("${topic}", t) for t in topics}) or sorted(set(mapped.values()))
+        per_topic = "${topic}" in fmt and (bool(pattern) or len([t for t in topics if t not in mapped]) > 1)
+        key = next((k for k in ("delta.lake.topic2table.map", "delta.lake.table.format", "topics", "topics.regex")
+                    if k in self.c.entries and (k != "delta.lake.topic2table.map" or not per_topic)), "connector.class")
+        if per_topic:
+            self.refuse(key, "the connector writes one table per topic (" + (f"the topics of {pattern}" if pattern else
+                        ", ".join(tables)) + "); a pipec pipeline writes one table",
                         "import one config per topic, or set delta.lake.table.format to one table name")
         elif len(tables) > 1:
             self.refuse(key, f"the connector writes {len(tables)} tables ({', '.join(tables)}); a pipec pipeline writes one "
@@ -229,7 +227,7 @@ class TableImport:
         if clean != table or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*){0,2}", clean):
             clean = clean if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*){0,2}", clean) else self.placeholder(
                 "table", f"a table name (the connector's was {table})")
-            self.warn(key if key in self.c.entries else "topics", f"table {table}: written as {clean} (a table name is "
+            self.warn(key, f"table {table}: written as {clean} (a table name is "
                       "letters, digits and _, in at most three parts)", "rename it in the sink if Databricks names it otherwise")
         plan = TablePlan("delta", clean)
         partitions = dict(pair.split(":", 1) for pair in _names(self.take("delta.lake.table2partition.map")) if ":" in pair)
