@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .connect_chain import _connect_boolean
+from .connect_chain import connect_boolean
 from .connect_config import hide_secret
 from .yaml_text import YamlWriter
 
@@ -113,7 +113,7 @@ class TableImport:
         cls = self.c.get("connector.class", "")
         tables = _names(self.take("iceberg.tables"))
         dynamic, route = self.table_key("dynamic"), self.table_key("route")
-        if dynamic and _connect_boolean(self.c.get(dynamic) or "") is True:
+        if dynamic and connect_boolean(self.c.get(dynamic) or "") is True:
             self.refuse(dynamic, "the connector routes each record to the table its field names (dynamic routing); a pipec "
                         "pipeline writes one table", "import one config per table, each with iceberg.tables=<its table>")
         elif len(tables) > 1:
@@ -127,10 +127,11 @@ class TableImport:
             self.warn(route, f"{route}: the connector wrote only records whose field matches the table's route-regex; pipec "
                       "writes every record", "drop the others with a Filter step before the sink")
         per_table = f"iceberg.table.{table}."
-        ids = self.take(per_table + "id-columns") or self.take("iceberg.tables.default-id-columns")
+        default_ids = self.take("iceberg.tables.default-id-columns")
+        ids = self.take(per_table + "id-columns") or default_ids
         plan = TablePlan("iceberg", table, primary_key=_names(ids))
         upsert, cdc = self.table_key("upsert"), self.table_key("cdc")
-        upserts = upsert is not None and _connect_boolean(self.c.get(upsert) or "") is True
+        upserts = upsert is not None and connect_boolean(self.c.get(upsert) or "") is True
         if cls == APACHE_ICEBERG and (upserts or cdc):
             self.warn(upsert if upserts else cdc, f"{APACHE_ICEBERG} has no upsert mode or cdc-field (Tabular's connector had "
                       "them): it appends every record, and so does this pipeline", "for a table of each key's newest row, "
@@ -141,13 +142,13 @@ class TableImport:
             self.warn(cdc, f"{cdc}: pipec takes a row's change (insert, update, delete) from a changelog source format "
                       "(debezium-json, ...), not from a field; rows whose field says D are upserted, not deleted",
                       "read the topic's change events as a changelog (Debezium's ExtractNewRecordState imports so)")
-        partition = self.take(per_table + "partition-by") or self.take("iceberg.tables.default-partition-by")
-        plan.partition_by = self.partition_columns(partition, per_table + "partition-by" if self.c.get(per_table + "partition-by")
-                                                   else "iceberg.tables.default-partition-by")
+        default_partition = self.take("iceberg.tables.default-partition-by")
+        partition_key = per_table + "partition-by" if self.take(per_table + "partition-by") else "iceberg.tables.default-partition-by"
+        plan.partition_by = self.partition_columns(self.c.get(partition_key) or default_partition, partition_key)
         for key in (per_table + "commit-branch", "iceberg.tables.default-commit-branch"):
             if self.take(key):
                 self.warn(key, f"{key}: pipec commits to the table's main branch", "leave it out, or write to a branch by hand")
-        if _connect_boolean(self.take("iceberg.tables.evolve-schema-enabled") or "") is True:
+        if connect_boolean(self.take("iceberg.tables.evolve-schema-enabled") or "") is True:
             plan.evolution = "add-columns"
         for e in self.c.under("iceberg.tables.auto-create-props."):
             self.take(e.key)
