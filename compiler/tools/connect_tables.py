@@ -27,7 +27,8 @@ from .yaml_text import YamlWriter
 APACHE_ICEBERG = "org.apache.iceberg.connect.IcebergSinkConnector"
 TABULAR_ICEBERG = "io.tabular.iceberg.connect.IcebergSinkConnector"
 DATABRICKS_DELTA = "io.confluent.connect.databricks.deltalake.DatabricksDeltaLakeSinkConnector"
-TABLE_SINKS = {APACHE_ICEBERG: "iceberg", TABULAR_ICEBERG: "iceberg", DATABRICKS_DELTA: "delta"}
+# connector class -> the TableImport method that reads its config
+TABLE_SINKS = {APACHE_ICEBERG: "iceberg_plan", TABULAR_ICEBERG: "iceberg_plan", DATABRICKS_DELTA: "delta_plan"}
 # Tabular's early releases spelt some keys in camelCase or with dots; each group: the spellings, newest first.
 ICEBERG_KEYS = {
     "dynamic": ("iceberg.tables.dynamic-enabled", "iceberg.tables.dynamic.enabled"),
@@ -67,6 +68,7 @@ class TablePlan:
     properties: list[tuple[str, str]] = field(default_factory=list)
     spark_conf: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # comment lines above the sink's keys
+    partition_column: str | None = None  # a column the connector adds with the record's Kafka partition
 
     @property
     def columns(self) -> list[str]:
@@ -83,10 +85,10 @@ class TableImport:
     `placeholder`, `flat` and `key_sample`."""
 
     def table_plan(self) -> TablePlan | None:
-        kind = TABLE_SINKS.get(self.c.get("connector.class", ""))
-        if kind is None:
+        reader = TABLE_SINKS.get(self.c.get("connector.class", ""))
+        if reader is None:
             return None
-        plan = self.iceberg_plan() if kind == "iceberg" else self.delta_plan()
+        plan = getattr(self, reader)()
         if self.flat is not None and plan.apply == "append":
             self.warn(f"transforms.{self.flat.alias}.type", "the connector appended Debezium's flattened "
                       "rows; pipec reads the change events as a changelog and upserts them into the table (a delete deletes)",
@@ -230,7 +232,7 @@ class TableImport:
                 "table", f"a table name (the connector's was {table})")
             self.warn(key, f"table {table}: written as {clean} (a table name is "
                       "letters, digits and _, in at most three parts)", "rename it in the sink if Databricks names it otherwise")
-        plan = TablePlan("delta", clean)
+        plan = TablePlan("delta", clean, partition_column="partition")
         partitions = dict(pair.split(":", 1) for pair in _names(self.take("delta.lake.table2partition.map")) if ":" in pair)
         if table in partitions:
             plan.partition_by = self.partition_columns(partitions[table], "delta.lake.table2partition.map")
@@ -242,16 +244,17 @@ class TableImport:
 
     def table_steps(self, y: YamlWriter) -> None:
         """Confluent's Delta Lake sink writes the record's Kafka partition into the table's `partition` column."""
-        if self.table and self.table.connector == "delta":
-            y.item_comment("the Databricks Delta Lake sink adds each record's Kafka partition as the column partition (INT)")
-            y.item([("name", "add_partition"), ("type", "InsertField$Value"), ("partition.field", "partition")])
+        column = self.table.partition_column if self.table else None
+        if column:
+            y.item_comment(f"the Databricks Delta Lake sink adds each record's Kafka partition as the column {column} (INT)")
+            y.item([("name", "add_partition"), ("type", "InsertField$Value"), ("partition.field", column)])
 
     def write_table_sink(self, y: YamlWriter) -> None:
         plan = self.table
         y.comment(*plan.notes)
         y.pair("connector", plan.connector)
         y.pair("table", plan.table)
-        if plan.connector == "iceberg":
+        if plan.catalog:
             y.flow("catalog", plan.catalog)
         y.pair("apply", plan.apply)
         if plan.primary_key:
