@@ -60,7 +60,9 @@ from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
-OUT = ROOT / "out" / "latency.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
+OUT = (
+    ROOT / "out" / "latency.json"
+)  # every run's figures (git ignores out/); --write merges them into bench/results.json
 MODES = {  # name -> (variant, --trigger; None: the job's default)
     "micro_batch": ("dead_letters", None),
     "micro_batch_two_writes": ("two_writes", None),
@@ -154,10 +156,17 @@ class Consumer(threading.Thread):
 
     def __init__(self, bootstrap: str, topic: str):
         super().__init__(daemon=True)
-        from confluent_kafka import OFFSET_BEGINNING, Consumer as KafkaConsumer, TopicPartition
+        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+        from confluent_kafka import Consumer as KafkaConsumer
 
-        self.consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": f"latency-{uuid.uuid4().hex}",
-                                       "enable.auto.commit": False, "fetch.wait.max.ms": 5})
+        self.consumer = KafkaConsumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": f"latency-{uuid.uuid4().hex}",
+                "enable.auto.commit": False,
+                "fetch.wait.max.ms": 5,
+            }
+        )
         self.consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
         self.seen: dict[str, float] = {}
         self.appended: dict[str, float] = {}
@@ -184,8 +193,9 @@ def produce(producer, topic: str, prefix: str, rate: int, seconds: float, sent: 
             payment = f"{prefix}{count}"
             value = {"payment_id": payment, "account": f"acc-{count % 100}", "amount": 12.5, "card": "4111"}
             sent[payment] = time.time()
-            producer.produce(topic, key=payment.encode(), value=json.dumps(value).encode(),
-                             headers=[("source", b"bench")])
+            producer.produce(
+                topic, key=payment.encode(), value=json.dumps(value).encode(), headers=[("source", b"bench")]
+            )
             count += 1
         producer.poll(0)
         time.sleep(0.001)
@@ -282,18 +292,27 @@ def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstra
     OUT.parent.mkdir(exist_ok=True)
     each_second = timeline(sent, into, consumer.appended, consumer.seen, probes.cpu.each_second)
     (OUT.parent / f"latency-timeline-{name}.json").write_text(json.dumps(each_second) + "\n", encoding="utf-8")
-    log(f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
+    log(
+        f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
         f"max {figures['max_s']:.3f} s; {figures['received']:,} of {figures['records']:,} seen; "
         f"{figures.get('batches', 0)} micro-batches, planning {figures.get('planning_ms_median', '-')} ms, "
-        f"addBatch {figures.get('add_batch_ms_median', '-')} ms (medians)")
+        f"addBatch {figures.get('add_batch_ms_median', '-')} ms (medians)"
+    )
     split = figures["legs"]
-    text = ", ".join(f"{leg} {split[leg]['p50_s']:.3f}/{split[leg]['p99_s']:.3f}/{split[leg]['tail_median_s']:.3f}"
-                     for leg in LEGS if leg in split)
+    text = ", ".join(
+        f"{leg} {split[leg]['p50_s']:.3f}/{split[leg]['p99_s']:.3f}/{split[leg]['tail_median_s']:.3f}"
+        for leg in LEGS
+        if leg in split
+    )
     if "tail_near_batch_end" in split:
-        text += (f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
-                 f"{split['near_batch_end_share_of_run']:.0%} of the run)")
-    log(f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
-        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time")
+        text += (
+            f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
+            f"{split['near_batch_end_share_of_run']:.0%} of the run)"
+        )
+    log(
+        f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
+        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time"
+    )
     return figures
 
 
@@ -331,8 +350,14 @@ def measure(args) -> dict:
             except Exception as exc:  # a mode that cannot run here is reported, the others still run
                 modes[name] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
                 log(f"{name}: failed: {modes[name]['error']}")
-        return {"spark": spark.version, "rate_per_s": args.rate, "seconds": args.seconds, "warmup_s": WARMUP_S,
-                "jvm_warmup_s": args.jvm_warmup, **modes}
+        return {
+            "spark": spark.version,
+            "rate_per_s": args.rate,
+            "seconds": args.seconds,
+            "warmup_s": WARMUP_S,
+            "jvm_warmup_s": args.jvm_warmup,
+            **modes,
+        }
     finally:
         subprocess.run([str(ROOT / "scripts" / "kafka"), "stop"], env=env, capture_output=True)
         for made in (folder, state):  # the jobs, their checkpoints and logs; the broker's data
@@ -343,11 +368,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench latency", description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=int, default=2000, help="records per second (default 2000)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send at that rate (default 60)")
-    parser.add_argument("--jvm-warmup", type=float, default=JVM_WARMUP_S,
-                        help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)")
+    parser.add_argument(
+        "--jvm-warmup",
+        type=float,
+        default=JVM_WARMUP_S,
+        help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)",
+    )
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
-    parser.add_argument("--write", action="store_true",
-                        help="merge into bench/results.json as latency; rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--write", action="store_true", help="merge into bench/results.json as latency; rewrite docs/benchmarks.md"
+    )
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     unknown = set(args.modes) - set(MODES)
