@@ -35,7 +35,7 @@ DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter
 LOG_DEAD_LETTERS = False  # errors.log.enable: each batch's first dead letter and how many more
 LOG_RECORDS = False  # errors.log.include.messages: with its key and value
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
-# a table sink: its format's Spark runtime per Spark line (None: the format publishes none), and its session settings
+# table formats read or written: their Spark runtimes per Spark line (None: one publishes none), their session settings
 TABLE_RUNTIMES = {
     "3.5": "io.delta:delta-spark_2.12:3.3.2",
     "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
@@ -257,24 +257,6 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
 # `<table>__tombstones` remembers deleted keys with their delete's sequence, so an older change never revives one.
 
 _PREPARED: set[str] = set()  # tables created or checked by this process
-
-
-def quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def sql_text(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def same_type(left: str, right: str, fmt: str) -> bool:
-    """Whether two Spark types (DDL or simpleString) are the same, as the format stores them."""
-
-    def norm(text: str) -> str:
-        text = re.sub(r"[\s`]", "", text.lower())
-        return re.sub(r"\b(tinyint|smallint)\b", "int", text) if fmt == "iceberg" else text
-
-    return norm(left) == norm(right)
 
 
 class Table:
@@ -675,6 +657,25 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
     return write_sink(transform(raw, counts), args)
 
 
+# pipec table helpers 0.1.0: the same in every job reading or writing a table.
+def quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def sql_text(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def same_type(left: str, right: str, fmt: str) -> bool:
+    """Whether two Spark types (DDL or simpleString) are the same, as the format stores them."""
+
+    def norm(text: str) -> str:
+        text = re.sub(r"[\s`]", "", text.lower())
+        return re.sub(r"\b(tinyint|smallint)\b", "int", text) if fmt == "iceberg" else text
+
+    return norm(left) == norm(right)
+
+
 # pipec runtime 0.1.0: the same in every job of this pipec version; a reviewer may skip it.
 # It runs the pipeline above: arguments, Spark session, counts, failures, main.
 
@@ -984,7 +985,7 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []  # the table format's runtime
+    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats
     return [
         f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"
         for artifact in SPARK_CONNECTORS

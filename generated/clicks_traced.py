@@ -35,7 +35,7 @@ DEAD_LETTERS = False  # errors.tolerance: all: bad records go to the dead-letter
 LOG_DEAD_LETTERS = False  # errors.log.enable: each batch's first dead letter and how many more
 LOG_RECORDS = False  # errors.log.include.messages: with its key and value
 SPARK_CONNECTORS = ["spark-sql-kafka-0-10"]  # spark_packages() picks their Scala suffix and release
-# a table sink: its format's Spark runtime per Spark line (None: the format publishes none), and its session settings
+# table formats read or written: their Spark runtimes per Spark line (None: one publishes none), their session settings
 TABLE_RUNTIMES = {}
 TABLE_SESSION = {}
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
@@ -536,7 +536,7 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []  # the table format's runtime
+    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats
     return [
         f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"
         for artifact in SPARK_CONNECTORS

@@ -79,7 +79,11 @@ class SourceConnector:
     # The columns the source yields: the declared ones, or a default where the value format implies one
     yields: Callable[[str | None, tuple[Column, ...], Where], tuple[Column, ...]] = lambda fmt, columns, where: columns
     given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
+    given_hint: str = "files records get topic, partition, offset and timestamp from the files"  # why only those
     reads_files: bool = False  # reads files (a test's given records are written as files of its format)
+    reads_table: bool = False  # reads a lakehouse table (delta, iceberg: templates/tables/)
+    # a boolean key of the source block that makes its records a changelog (a table's read-change-feed)
+    changelog_key: str | None = None
     # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
     # ops that drop the messages carrying no record (counted as filtered), run before the chain
     skip_messages: Callable[[Source], tuple[ir.Op, ...]] = lambda source: ()

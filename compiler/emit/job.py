@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .. import __version__, spark_versions
-from ..connectors import SINKS, SOURCES, schema_registry, tables
+from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of, tables
 from ..dataclass_lite import record
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
@@ -90,20 +90,20 @@ def _lines(block) -> list[str]:
     return layout.block_lines(block)
 
 
-def _spark_context(lowered: Lowered, real_time: bool, table: str | None) -> dict:
+def _spark_context(lowered: Lowered, real_time: bool, formats: tuple[str, ...]) -> dict:
     """The connectors (their coordinates chosen by the job from its Spark), the table format's runtime per line,
     and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
-    runtimes = tables.runtimes(table) if table else {}
+    runtimes = table_formats.job_runtimes(formats)
     if runtimes.get(line):
-        shown.append(runtimes[line])
+        shown.extend(runtimes[line].split(","))
     needed, names = job_needs(lowered, real_time)
     return {
         "connectors_literal": render.py_literal(list(lowered.packages)),
         "spark_lines": render.py_literal(spark_versions.job_tables()),
         "table_runtimes": render.py_literal(runtimes),
-        "table_session": render.py_literal(tables.EXTENSIONS.get(table, {})),
+        "table_session": render.py_literal(table_formats.session_settings(formats)),
         "spark_needed": render.py_literal(needed),
         "spark_needed_by": f" ({', '.join(names)})" if names else "",
         "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)" if shown else "none (no connector jars needed)",
@@ -131,7 +131,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "sha256": p.sha256,
         "streaming": "True" if p.streaming else "False",
         "is_streaming": p.streaming,
-        **_spark_context(lowered, p.sink.real_time, p.sink.connector if sink.writes_table else None),
+        **_spark_context(lowered, p.sink.real_time, table_formats_of(p.source, p.sink)),
         "job_path": job_path,
         "session_conf": render.py_literal(conf),
         "schema_registry": render.py_literal(schema_registry.settings(p.source.registries + p.sink.registries)),
@@ -145,7 +145,8 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "table": {"columns": render.py_literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
-        "uses_window": per_key_state(p) or reads_lines(p) or sink.writes_table,
+        "uses_window": per_key_state(p) or reads_lines(p) or bool(table_formats_of(p.source, p.sink)),
+        "table_formats": table_formats_of(p.source, p.sink),
         "dead_letters": lowered.dead_letters,
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": _lines(lowered.decode),

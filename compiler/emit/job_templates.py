@@ -2,7 +2,7 @@
 `python -m pipec.emit.template_translator --write` (compiler/emit/template_translator.py) from the templates whose digest is
 TEMPLATES_SHA256. Do not edit; compiler/emit/job.py renders with jinja2 instead while this module is stale."""
 
-TEMPLATES_SHA256 = "87d8878450f69415e87dff1102641852b4f5ca945c7db50f737ab90492b18e78"
+TEMPLATES_SHA256 = "927f674b63fb93b289606f593021f2a154cb0f82f13d1fd455fcaa33efd5ce9a"
 
 
 def _attribute(value, name):
@@ -453,7 +453,7 @@ def _job_py(context, out, finalize):
     out.append(str(finalize(context["connectors_literal"])))
     out.append(
         "  # spark_packages() picks their Scala suffix and release\n"
-        "# a table sink: its format's Spark runtime per Spark line (None: the format publishes none), and its session settings\n"
+        "# table formats read or written: their Spark runtimes per Spark line (None: one publishes none), their session settings\n"
         "TABLE_RUNTIMES = "
     )
     out.append(str(finalize(context["table_runtimes"])))
@@ -567,6 +567,9 @@ def _job_py(context, out, finalize):
     else:
         out.append("    return write_sink(transform(raw, counts), args)\n")
     out.append("\n" "\n")
+    if context["table_formats"]:
+        _include("tables/common.py.j2", context, out, finalize)
+        out.append("\n" "\n")
     _include("runtime.py.j2", context, out, finalize)
 
 
@@ -940,7 +943,7 @@ def _runtime_py(context, out, finalize):
         '    (SPARK_LINES; a line newer than the table: the Spark\'s own version), or `release` when given."""\n'
         '    line = ".".join(spark_version.split(".")[:2])\n'
         '    scala, known = SPARK_LINES.get(line, ("2.13", None))\n'
-        "    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []  # the table format's runtime\n"
+        '    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats\n'
         "    return [\n"
         '        f"org.apache.spark:{artifact}_{scala}:{release or known or spark_version}"\n'
         "        for artifact in SPARK_CONNECTORS\n"
@@ -1444,6 +1447,10 @@ def _sinks_upsert_kafka_py(context, out, finalize):
     _include("sinks/kafka.py.j2", context, out, finalize)
 
 
+def _sources_delta_py(context, out, finalize):
+    _include("tables/source_read.py.j2", context, out, finalize)
+
+
 def _sources_files_py(context, out, finalize):
     out.append("SOURCE_SCHEMA = ")
     out.append(str(finalize(_attribute(context["source"], "schema"))))
@@ -1505,6 +1512,10 @@ def _sources_files_py(context, out, finalize):
         out.append("    return lines\n")
 
 
+def _sources_iceberg_py(context, out, finalize):
+    _include("tables/source_read.py.j2", context, out, finalize)
+
+
 def _sources_kafka_py(context, out, finalize):
     if _attribute(context["source"], "specific_offsets"):
         out.append(
@@ -1556,19 +1567,11 @@ def _sources_upsert_kafka_py(context, out, finalize):
         _include("changelog/table.py.j2", context, out, finalize)
 
 
-def _tables_runtime_py(context, out, finalize):
-    out.append("\n" "\n" "# pipec table runtime ")
+def _tables_common_py(context, out, finalize):
+    out.append("# pipec table helpers ")
     out.append(str(finalize(context["version"])))
     out.append(
-        ": the same in every job with a table sink (pipec's docs/tables.md).\n"
-        "# Driver-side orchestration only: every row is read, compared and written by native DataFrame and SQL operations.\n"
-        "# Bookkeeping columns: `__SEQUENCE` (the sequence of the change a row or version holds: the sequence-by column,\n"
-        "# or the record's timestamp, partition and offset), history's `__START_AT`/`__END_AT`; the table's companion\n"
-        "# `<table>__tombstones` remembers deleted keys with their delete's sequence, so an older change never revives one.\n"
-        "\n"
-        "_PREPARED: set[str] = set()  # tables created or checked by this process\n"
-        "\n"
-        "\n"
+        ": the same in every job reading or writing a table.\n"
         "def quoted(name: str) -> str:\n"
         '    return "`" + name.replace("`", "``") + "`"\n'
         "\n"
@@ -1585,6 +1588,20 @@ def _tables_runtime_py(context, out, finalize):
         '        return re.sub(r"\\b(tinyint|smallint)\\b", "int", text) if fmt == "iceberg" else text\n'
         "\n"
         "    return norm(left) == norm(right)\n"
+    )
+
+
+def _tables_runtime_py(context, out, finalize):
+    out.append("\n" "\n" "# pipec table runtime ")
+    out.append(str(finalize(context["version"])))
+    out.append(
+        ": the same in every job with a table sink (pipec's docs/tables.md).\n"
+        "# Driver-side orchestration only: every row is read, compared and written by native DataFrame and SQL operations.\n"
+        "# Bookkeeping columns: `__SEQUENCE` (the sequence of the change a row or version holds: the sequence-by column,\n"
+        "# or the record's timestamp, partition and offset), history's `__START_AT`/`__END_AT`; the table's companion\n"
+        "# `<table>__tombstones` remembers deleted keys with their delete's sequence, so an older change never revives one.\n"
+        "\n"
+        "_PREPARED: set[str] = set()  # tables created or checked by this process\n"
         "\n"
         "\n"
         "class Table:\n"
@@ -2040,6 +2057,149 @@ def _tables_sink_py(context, out, finalize):
     _include("tables/runtime.py.j2", context, out, finalize)
 
 
+def _tables_source_py(context, out, finalize):
+    out.append("\n" "\n" "# pipec table source runtime ")
+    out.append(str(finalize(context["version"])))
+    out.append(
+        ": the same in every job reading a table (pipec's docs/tables.md).\n"
+        "# A change feed's columns, as Delta's change data feed returns them (an Iceberg changelog is read into this shape)\n"
+        "CHANGE_COLUMNS = {\n"
+        '    "_change_type": "STRING",\n'
+        '    "_commit_version": "BIGINT",\n'
+        '    "_commit_timestamp": "TIMESTAMP",\n'
+        "}\n"
+        "ICEBERG_CHANGES = {\n"
+        '    "INSERT": "insert",\n'
+        '    "DELETE": "delete",\n'
+        '    "UPDATE_BEFORE": "update_preimage",\n'
+        '    "UPDATE_AFTER": "update_postimage",\n'
+        "}\n"
+        "\n"
+        "\n"
+        "class SourceTable:\n"
+        '    """A table source: where the table is, the columns the pipeline reads (name -> DDL type), and whether it\n'
+        "    reads the table's rows or its changes (with `key`, Iceberg pairs a key's delete and insert as an update).\n"
+        '    """\n'
+        "\n"
+        "    def __init__(self, format, path, name, catalog, change_feed, key, options, columns):\n"
+        "        self.format, self.path, self.name, self.catalog = format, path, name, catalog\n"
+        "        self.change_feed, self.key, self.options, self.columns = change_feed, key, options, columns\n"
+        "\n"
+        "    def read(self, spark: SparkSession, streaming: bool) -> DataFrame:\n"
+        '        """The declared columns (and a change feed\'s), after checking them against the table."""\n'
+        "        for key, value in self.catalog.items():\n"
+        "            spark.conf.set(key, value)\n"
+        '        if self.change_feed and self.format == "iceberg":\n'
+        "            frame = self.iceberg_changes(spark)\n"
+        "        else:\n"
+        "            reader = spark.readStream if streaming else spark.read\n"
+        "            reader = reader.format(self.format).options(**self.options)\n"
+        "            if self.change_feed:\n"
+        '                reader = reader.option("readChangeFeed", "true")\n'
+        '                if not streaming and not {"startingVersion", "startingTimestamp"} & set(\n'
+        "                    self.options\n"
+        "                ):\n"
+        '                    reader = reader.option("startingVersion", 0)  # a batch run reads the whole feed\n'
+        "            frame = reader.table(self.name) if self.name else reader.load(self.path)\n"
+        "        self.check(frame)\n"
+        "        wanted = {**self.columns, **(CHANGE_COLUMNS if self.change_feed else {})}\n"
+        "        return frame.select(\n"
+        "            *(F.col(quoted(name)).cast(kind).alias(name) for name, kind in wanted.items())\n"
+        "        )\n"
+        "\n"
+        "    def check(self, frame: DataFrame) -> None:\n"
+        '        """Fail in one line when the table lacks a declared column or has it in another type."""\n'
+        "        have = {f.name: f.dataType.simpleString() for f in frame.schema.fields}\n"
+        "        missing = [c for c in self.columns if c not in have]\n"
+        "        retyped = [\n"
+        "            c\n"
+        "            for c in self.columns\n"
+        "            if c in have and not same_type(have[c], self.columns[c], self.format)\n"
+        "        ]\n"
+        "        if missing or retyped:\n"
+        "            problems = [f\"columns not in the table: {', '.join(missing)}\"] if missing else []\n"
+        "            if retyped:\n"
+        "                problems.append(\n"
+        '                    "columns of another type: "\n'
+        '                    + ", ".join(\n'
+        '                        f"{c} (table {have[c]}, pipeline {self.columns[c].lower()})"\n'
+        "                        for c in retyped\n"
+        "                    )\n"
+        "                )\n"
+        "            raise SystemExit(\n"
+        '                f"{PIPELINE}: source table {self.name or self.path} differs from the declared columns: "\n'
+        "                f\"{'; '.join(problems)} (the table has {', '.join(have)})\"\n"
+        "            )\n"
+        "\n"
+        "    def iceberg_changes(self, spark: SparkSession) -> DataFrame:\n"
+        '        """Iceberg\'s changelog view over the snapshots the options name, in Delta\'s change-feed shape: the change\n'
+        "        type's Delta name, the snapshot's place in the table's history as its version, its commit time.\n"
+        '        """\n'
+        '        catalog, _, table = self.name.partition(".")\n'
+        '        view = f"pipec_changes_{os.urandom(6).hex()}"\n'
+        '        arguments = [f"table => {sql_text(table)}", f"changelog_view => {sql_text(view)}"]\n'
+        "        if self.options:\n"
+        '            pairs = ", ".join(f"{sql_text(k)}, {sql_text(str(v))}" for k, v in self.options.items())\n'
+        '            arguments.append(f"options => map({pairs})")\n'
+        "        if self.key:\n"
+        "            arguments.append(\n"
+        "                f\"identifier_columns => array({', '.join(sql_text(c) for c in self.key)})\"\n"
+        "            )\n"
+        "        spark.sql(f\"CALL {catalog}.system.create_changelog_view({', '.join(arguments)})\")\n"
+        '        in_order = Window.orderBy("made_current_at", "snapshot_id")\n'
+        '        history = spark.read.table(f"{self.name}.history").select(\n'
+        '            F.col("snapshot_id").alias("_commit_snapshot_id"),\n'
+        '            F.row_number().over(in_order).cast("BIGINT").alias("_commit_version"),\n'
+        "        )\n"
+        '        snapshots = spark.read.table(f"{self.name}.snapshots").select(\n'
+        '            F.col("snapshot_id").alias("_commit_snapshot_id"),\n'
+        '            F.col("committed_at").alias("_commit_timestamp"),\n'
+        "        )\n"
+        "        names = F.create_map(*(F.lit(text) for pair in ICEBERG_CHANGES.items() for text in pair))\n"
+        '        changes = spark.read.table(view).withColumn("_change_type", names[F.col("_change_type")])\n'
+        '        return changes.join(history, "_commit_snapshot_id").join(snapshots, "_commit_snapshot_id")\n'
+    )
+
+
+def _tables_source_read_py(context, out, finalize):
+    out.append(
+        "# The table's columns the pipeline reads: name -> Spark type (checked against the table when the job starts)\n"
+        "SOURCE_COLUMNS = "
+    )
+    out.append(str(finalize(_attribute(context["source"], "columns"))))
+    out.append(
+        "\n"
+        "\n"
+        "\n"
+        "def source_table(args: argparse.Namespace) -> SourceTable:\n"
+        '    """The source\'s table, as the YAML (or --source-path) says."""\n'
+        "    return SourceTable(format="
+    )
+    out.append(str(finalize(_attribute(context["source"], "format"))))
+    out.append(", path=args.source_path or ")
+    out.append(str(finalize(_attribute(context["source"], "path"))))
+    out.append(", name=")
+    out.append(str(finalize(_attribute(context["source"], "name"))))
+    out.append(", catalog=")
+    out.append(str(finalize(_attribute(context["source"], "catalog"))))
+    out.append(", change_feed=")
+    out.append(str(finalize(_attribute(context["source"], "change_feed"))))
+    out.append(", key=")
+    out.append(str(finalize(_attribute(context["source"], "key"))))
+    out.append(", options=")
+    out.append(str(finalize(_attribute(context["source"], "options"))))
+    out.append(
+        ", columns=SOURCE_COLUMNS)\n"
+        "\n"
+        "\n"
+        "def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:\n"
+        '    """'
+    )
+    out.append(str(finalize(_attribute(context["source"], "summary"))))
+    out.append('"""\n' "    return source_table(args).read(spark, args.streaming)\n")
+    _include("tables/source.py.j2", context, out, finalize)
+
+
 TEMPLATES = {
     "changelog/keys.py.j2": _changelog_keys_py,
     "changelog/state.py.j2": _changelog_state_py,
@@ -2054,9 +2214,14 @@ TEMPLATES = {
     "sinks/iceberg.py.j2": _sinks_iceberg_py,
     "sinks/kafka.py.j2": _sinks_kafka_py,
     "sinks/upsert-kafka.py.j2": _sinks_upsert_kafka_py,
+    "sources/delta.py.j2": _sources_delta_py,
     "sources/files.py.j2": _sources_files_py,
+    "sources/iceberg.py.j2": _sources_iceberg_py,
     "sources/kafka.py.j2": _sources_kafka_py,
     "sources/upsert-kafka.py.j2": _sources_upsert_kafka_py,
+    "tables/common.py.j2": _tables_common_py,
     "tables/runtime.py.j2": _tables_runtime_py,
     "tables/sink.py.j2": _tables_sink_py,
+    "tables/source.py.j2": _tables_source_py,
+    "tables/source_read.py.j2": _tables_source_read_py,
 }
