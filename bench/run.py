@@ -259,7 +259,7 @@ def machine() -> dict:
     import platform
     import subprocess
 
-    import black
+    from pipec.project.fingerprint import formatter_version
     import pyspark
 
     def cpuinfo(key: str) -> str:
@@ -278,7 +278,7 @@ def machine() -> dict:
         "python": platform.python_version(),
         "java": java[0] if java else "?",
         "pyspark": pyspark.__version__,
-        "black": black.__version__,
+        "ruff": formatter_version(),  # the formatter that writes the jobs
         "load_average_start": os.getloadavg(),
     }
 

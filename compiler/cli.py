@@ -58,11 +58,13 @@ def _generate(result: Result, fmt: str) -> dict[str, str] | None:
 
 
 def cmd_compile(args) -> int:
-    batch = compile_all(args.paths, use_cache=False)
-    written = []
+    # the job cache too: a job current under --out is left as it is, one it knows is written from its text
+    batch = compile_all(args.paths, use_cache=True, out=Path(args.out))
+    written, current = [], [name for name, job in batch.jobs.items() if job.source is None]
     if not batch.diags.errors:
         try:
-            written = write_atomically(Path(args.out), {name: job.source for name, job in batch.jobs.items()})
+            jobs = {name: job.source for name, job in batch.jobs.items() if job.source is not None}
+            written = write_atomically(Path(args.out), jobs)
         except CompileError as exc:
             batch.diags.extend(exc.diagnostics)
     code = _report(batch, args.format)
@@ -70,6 +72,8 @@ def cmd_compile(args) -> int:
         return code
     for path in written:
         _say(args, f"wrote {escaped(str(path))}")
+    for name in current:
+        _say(args, f"current {escaped(str(Path(args.out) / name))}")
     if args.lineage:
         from .tools.openlineage import write_events
 

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any, Iterable, Sequence
 
-from .dataclass_lite import field, record
+from dataclasses import dataclass, field
 
 WORD_AT_MOST = 200  # characters of one word (a run without spaces) of a message: a longer value is cut
 TEXT_AT_MOST = 1000  # characters of a whole message or hint
@@ -71,7 +71,7 @@ def shown(value: Any) -> str:
     return _SHORT[0].repr(value)
 
 
-@record(order=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Location:
     """A position in a YAML file, 1-based."""
 
@@ -83,7 +83,7 @@ class Location:
         return f"{escaped(self.file)}:{self.line}:{self.col}"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding about a pipeline file."""
 
@@ -120,7 +120,7 @@ class CompileError(Exception):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Collector:
     """Collects diagnostics of one compilation; `check()` raises when any error was seen."""
 

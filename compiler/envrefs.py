@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
-from .dataclass_lite import record
+from dataclasses import dataclass
 
 _REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Text:
     """A configured string: either plain, or a template with env references."""
 
@@ -51,7 +51,7 @@ def mentions_env(raw: str) -> bool:
 
 
 def resolve(raw: str, environ: dict[str, str]) -> str:
-    """Resolve references the way generated jobs do (this function is mirrored in templates/runtime.py.j2)."""
+    """Resolve references the way generated jobs do (this function is mirrored in compiler/runtime/env.py)."""
 
     def sub(match: re.Match) -> str:
         name, default = match.group(1), match.group(2)

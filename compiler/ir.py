@@ -1,28 +1,44 @@
 """A small typed IR of Spark Column and DataFrame operations, rendered to Python by `render.py`.
 
-Expressions are frozen records (compiler/dataclass_lite.py) with typed fields; nothing here knows about text.
+Expressions are frozen dataclasses with typed fields; nothing here knows about text.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields, replace
 from typing import Union
 
 from .diagnostics import Location
-from .dataclass_lite import field_names, record, replace  # field_names: the walks over IR trees ask it of every node
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def field_names(value: object) -> tuple[str, ...] | None:
+    """The field names of a dataclass or dataclass instance, in order (looked up once per class: the walks over
+    IR trees ask it of every node); None for anything else."""
+    cls = value if isinstance(value, type) else type(value)
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = tuple(f.name for f in fields(cls)) if hasattr(cls, "__dataclass_fields__") else None
+        return _FIELD_NAMES.setdefault(cls, names)
 
 
 class Expr:
     """A Spark Column expression."""
 
+    __slots__ = ()
 
-@record
+
+@dataclass(frozen=True, slots=True)
 class Col(Expr):
     """A top-level DataFrame column by name (never parsed as a path)."""
 
     name: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Get(Expr):
     """A struct field by its literal name: `base.getField(name)`."""
 
@@ -30,48 +46,48 @@ class Get(Expr):
     name: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Lit(Expr):
     """A literal of a Python scalar type (str, int, float, bool, bytes)."""
 
     value: Union[str, int, float, bool, bytes]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Arg(Expr):
     """A plain Python argument, not a Column: a field path for `withField`, a regex for `rlike`, an options dict."""
 
     value: object
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class EnvText(Expr):
     """A string literal resolved from `${env:...}` references when the job runs: `F.lit(env(raw))`."""
 
     raw: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Null(Expr):
     """A typed null: `F.lit(None).cast(ddl)`."""
 
     ddl: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Cast(Expr):
     expr: Expr
     ddl: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Struct(Expr):
     """`F.struct(...)` with named fields, in order."""
 
     fields: tuple[tuple[str, Expr], ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class NullSafe(Expr):
     """`base` rebuilt as `rebuilt`, but null where `base` is null (struct edits keep tombstones)."""
 
@@ -79,24 +95,24 @@ class NullSafe(Expr):
     rebuilt: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class If(Expr):
     cond: Expr
     then: Expr
     otherwise: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Not(Expr):
     expr: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class IsNull(Expr):
     expr: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class BinOp(Expr):
     """`left op right` for op in ==, !=, &, |, <, <=, >, >=, +, -, *."""
 
@@ -105,14 +121,14 @@ class BinOp(Expr):
     right: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Var(Expr):
     """The parameter of the enclosing Lambda."""
 
     name: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Lambda(Expr):
     """`lambda name: body`, for Spark's higher-order functions (native, not a UDF)."""
 
@@ -120,7 +136,7 @@ class Lambda(Expr):
     body: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Func(Expr):
     """`F.name(*args)`: a function of `pyspark.sql.functions` (checked against `render.SPARK_FUNCTIONS`), spark-avro's
     (`A.name`), or a Column function of the job's runtime (`render.JOB_COLUMN_FUNCTIONS`)."""
@@ -129,7 +145,7 @@ class Func(Expr):
     args: tuple[Expr, ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Method(Expr):
     """`target.name(*args)`: a Column method (checked against `render.COLUMN_METHODS`)."""
 
@@ -138,7 +154,7 @@ class Method(Expr):
     args: tuple[Expr, ...] = ()
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Field(Expr):
     """A field of the key or value held as a named expression during a run of struct edits (compiler/lower/fusion.py):
     `value["name"]`, a Python dict entry of the job, not a DataFrame column."""
@@ -150,29 +166,31 @@ class Field(Expr):
 class Op:
     """A DataFrame operation on `records`, or a statement on the fields of a run of struct edits."""
 
+    __slots__ = ()
 
-@record
+
+@dataclass(frozen=True, slots=True)
 class SetColumns(Op):
     """`records.withColumns({...})`: replace or add top-level columns."""
 
     columns: tuple[tuple[str, Expr], ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Where(Op):
     """Keep the rows where `cond` is true."""
 
     cond: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Select(Op):
     """`records.select(...)`: the new top-level columns, in order."""
 
     columns: tuple[tuple[str, Expr], ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Apply(Op):
     """`records = function(records)`: a DataFrame function of the job's own template (per-key work such as the
     upsert table or the upsert sink's reduction), named from `render.JOB_FUNCTIONS`."""
@@ -180,7 +198,7 @@ class Apply(Op):
     function: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class NewFields(Op):
     """`value = {name: expression, ...}`: the run's fields from now on, in this order (the start of a run of
     struct edits on `side`, or a step that rebuilds the struct: renames, flattening)."""
@@ -189,7 +207,7 @@ class NewFields(Op):
     fields: tuple[tuple[str, Expr], ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SetFields(Op):
     """Replace (in place) or add (at the end) fields of the run, each expression read before any is set."""
 
@@ -197,7 +215,7 @@ class SetFields(Op):
     fields: tuple[tuple[str, Expr], ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DropField(Op):
     """Remove a field of the run."""
 
@@ -205,7 +223,7 @@ class DropField(Op):
     name: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class OnNull(Op):
     """What the run's `side` becomes where it is null, instead of null (`value_if_null`, read where the run
     builds the struct): the first step that refuses a null side fails the record."""
@@ -214,7 +232,7 @@ class OnNull(Op):
     value: Expr
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Block:
     """Ops with a comment that says where they came from."""
 

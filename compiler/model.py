@@ -1,4 +1,4 @@
-"""The resolved pipeline: frozen records (compiler/dataclass_lite.py) built only from validated data, each with its location."""
+"""The resolved pipeline: frozen dataclasses built only from validated data, each with its location."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from typing import Any
 
 from .diagnostics import Location
 from .envrefs import Text
-from .dataclass_lite import field, record
+from dataclasses import dataclass, field
 from .types.sql import SqlType
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Column:
     """A declared source column: physical, metadata (`metadata: KEY`) or header (`headers: true` / `header: K`)."""
 
@@ -27,7 +27,7 @@ class Column:
         return self.metadata is None and not self.headers and self.header is None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Registry:
     """The Schema Registry an avro-confluent key or value goes through: its `url`, `subject` and client options."""
 
@@ -38,7 +38,7 @@ class Registry:
     loc: Location  # the key or value block
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TableRead:
     """A table source's own settings (delta, iceberg: compiler/connectors/table_source.py); its `path`, `columns`,
     `topic`, key fields and `options` are the Source's."""
@@ -48,7 +48,7 @@ class TableRead:
     change_feed: bool = False  # read-change-feed: the table's changes (+I, -U, +U, -D), not its rows
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where records come from. `connector` selects the lowering in `compiler/connectors/`."""
 
@@ -73,7 +73,7 @@ class Source:
     table_read: TableRead | None = None  # a table source (delta, iceberg)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Predicate:
     """A named KIP-585 predicate."""
 
@@ -83,7 +83,7 @@ class Predicate:
     loc: Location
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Step:
     """One transform of the chain."""
 
@@ -97,7 +97,7 @@ class Step:
     negate: bool = False
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Sink:
     """Where records go."""
 
@@ -145,7 +145,7 @@ class Sink:
         return self.trigger is not None and self.trigger.split(":")[0].strip() == "real-time"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ErrorPolicy:
     """Kafka Connect's `errors.*` settings (section 8)."""
 
@@ -158,7 +158,7 @@ class ErrorPolicy:
     dlq_properties: tuple[tuple[str, Text], ...] = ()  # producer properties of the dead-letter topic
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TestRecord:
     """A record of a test case, as written in YAML (`fields` holds only the fields named)."""
 
@@ -167,7 +167,7 @@ class TestRecord:
     locs: dict[str, Location]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TestCase:
     name: str
     loc: Location
@@ -180,7 +180,7 @@ class TestCase:
     table_before: tuple[TestRecord, ...] = ()  # table sinks: the table's rows before it
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Pipeline:
     """A whole resolved pipeline file."""
 

@@ -30,17 +30,6 @@ TEMPLATES = _folder("pipec.templates", "templates")
 SCHEMA_PATH = _folder("pipec.schemas", "schemas") / "pipeline.schema.json"
 
 
-def templates_digest() -> str:
-    """sha256 of the job templates: each one's path under the templates folder and its bytes, in path order
-    (compiler/emit/job_templates.py holds the digest of the templates it was translated from)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for path in sorted(TEMPLATES.rglob("*.j2")):
-        h.update(path.relative_to(TEMPLATES).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def source_checkout() -> Path | None:
     """The root of the pipec repository whose sources are running; None for an installed wheel."""
     root = _BESIDE_PACKAGE

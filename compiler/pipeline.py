@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .dataclass_lite import record
+from dataclasses import dataclass
 from .diagnostics import Collector, Location
 from .load.document import Document, load_file, repo_root
 from .lower import record_path
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .emit.job import Job
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Unit:
     """One pipeline file, as the stages fill it in."""
 

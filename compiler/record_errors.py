@@ -14,7 +14,7 @@ with `FAILFAST`. This module rewrites the lowered IR, one stage at a time:
 from __future__ import annotations
 
 from . import ir
-from .dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
 RAW = "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue
@@ -53,7 +53,7 @@ NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tol
 JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Stage:
     """Where a record error happens, as the errors context headers name it."""
 
@@ -169,7 +169,7 @@ def without_raises(node: object) -> object:
 # ---------------------------------------------------------------------------------------------------- decoders
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Decoder:
     """A FAILFAST decoder found at the top of a column's expression (or under a cast or an If)."""
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from .types.sql import StructType, SqlType
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Shape:
     """Key, value and envelope facts known at one point of the chain.
 

@@ -9,7 +9,7 @@ Central on this project's machines (4.0.5, 4.1.4, 4.2.1 and 4.3.0 do not).
 
 from __future__ import annotations
 
-from .dataclass_lite import record
+from dataclasses import dataclass
 
 GROUP = "org.apache.spark"
 KAFKA = "spark-sql-kafka-0-10"  # brings spark-token-provider-kafka-0-10 and kafka-clients
@@ -20,7 +20,7 @@ PACKAGES_VERSION_OPTION = "--spark-packages-version"
 PACKAGES_VERSION_ENV = "PIPEC_SPARK_PACKAGES_VERSION"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Line:
     """One Spark minor line: the Scala suffix of its PyPI build, the connector release jobs ask for (None: the
     running Spark's own version, as no release of the line resolves from Maven Central here), and the pyspark

@@ -16,9 +16,27 @@ from registry_service import schema_registry_state_dir, schema_registry_url  # n
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# Markers of tests that start a JVM (the Kafka broker, a registry, a cluster, Spark Connect, Kafka Connect's classes,
+# table formats) or a browser, and of the few Spark-free ones that take tens of seconds (`slow`): each also carries
+# `spark`, so `-m "not spark"` is the fast lane (README).
+FULL_SUITE_ONLY = frozenset({"kafka", "registry", "cluster", "connect", "differential", "table", "browser", "slow"})
+
+
 def pytest_configure(config):
     """No job cache unless a test sets one (tests/cli/test_cli_compile_cache.py): nothing written to ~/.cache."""
     os.environ.setdefault("PIPEC_CACHE_DIR", "")
+    for name in ("table: writes and reads Delta Lake or Iceberg tables on a local Spark",
+                 "browser: drives a headless browser",
+                 "slow: a Spark-free test of tens of seconds (subprocesses, thousands of cases): not in the fast lane"):
+        config.addinivalue_line("markers", name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Every test of the heavy lane is marked `spark`, before `-m` selects."""
+    for item in items:
+        if FULL_SUITE_ONLY & {mark.name for mark in item.iter_markers()}:
+            item.add_marker(pytest.mark.spark)
 
 
 @pytest.fixture(scope="session")
@@ -73,7 +91,8 @@ def check_pipeline_records(spark, tmp_path):
         out = io.StringIO()
         ok = run_tests(result.compiled, files, spark=spark, out=out)
         assert ok, out.getvalue()
-        assert "0 failed" in out.getvalue()
+        cases = sum(len(c.pipeline.tests) for c in result.compiled)
+        assert cases and out.getvalue().splitlines()[-1] == f"{cases} passed, 0 failed", out.getvalue()
 
         (compiled,) = result.compiled
         job_file = tmp_path / f"{compiled.pipeline.name}.py"

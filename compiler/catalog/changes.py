@@ -13,7 +13,7 @@ from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..model import Pipeline, Step
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..tools.checkpoint_diff import VERDICTS, judge
 from ..tools.checkpoint_rules import RULES
 from ..tools.contract import writes_kafka
@@ -21,7 +21,7 @@ from ..tools.contract import writes_kafka
 ELSEWHERE = "<another>"  # the stand-in value a change gives a path, topic or key
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class WhatIf:
     change: str  # the change, in words
     verdict: str  # a key of VERDICTS

@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from ..tools.graph import Graph
 from .facts import FieldRow, PipelineFacts
 
@@ -24,7 +24,7 @@ def kind_words(kind: str) -> str:
     return KIND_WORDS.get(kind, kind)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Use:
     """One pipeline writing or reading a dataset: how (the graph's edge label), and the columns written or read."""
 
@@ -36,7 +36,7 @@ class Use:
     columns: tuple[tuple[str, str, str], ...] = ()  # a reader's declared source columns
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Dataset:
     id: str  # the graph's node id
     kind: str

@@ -11,7 +11,7 @@ from ..resolve.builder import Compiled
 from ..connectors import SOURCES
 from ..tools.explain import shape_facts, shape_lines, sink_columns
 from ..model import Pipeline, Source, TestRecord
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..tools.contract import Contract, contract, flat_fields
 from ..tools.lineage import column_lineage
@@ -19,7 +19,7 @@ from ..transforms import REGISTRY
 from ..types.sql import SqlType, StructType
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FieldRow:
     """A field of a key or value: its dotted path, its depth under the top, its type, and how it changed."""
 
@@ -30,7 +30,7 @@ class FieldRow:
     mark: str = ""  # "added" | "changed" | ""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Stage:
     """The record after the source (index 0) or after step `index`."""
 
@@ -47,19 +47,19 @@ class Stage:
     notes: tuple[str, ...]  # headers, virtual columns, routing, changelog (explain's remaining lines)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Origin:
     field: str
     how: str  # "identity" | "transformed" | "masked"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LineageRow:
     output: str
     origins: tuple[Origin, ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RecordTestView:
     name: str
     line: int
@@ -69,7 +69,7 @@ class RecordTestView:
     dead_letters: tuple[str, ...] | None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PipelineFacts:
     pipeline: Pipeline
     stages: tuple[Stage, ...]
@@ -238,6 +238,9 @@ def source_words(p: Pipeline) -> str:
     s = p.source
     if SOURCES[s.connector].reads_files:
         return f"{s.connector}: {s.path.raw}"
+    if s.table_read is not None:
+        feed = " (change feed)" if s.table_read.change_feed else ""
+        return f"{s.connector}: {s.path.raw if s.path else s.table_read.table}{feed}"
     what = ", ".join(t.raw for t in s.topics) if s.topics else f"topics matching {s.topic_pattern.raw}"
     return f"{s.connector}: {what}"
 

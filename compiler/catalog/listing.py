@@ -3,7 +3,7 @@ marked, the job's step comments anchored by step (`#step-2`, `#source`, `#sink`)
 (numbered, not anchored).
 
 A listing is a gutter of numbers beside one block of code escaped as a whole: a job is hundreds of lines, and the
-runtime's text, the same in every job of a pipec version, is escaped once."""
+runtime's text, the same in every job using the same runtime parts, is escaped once per text."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 
 from ..model import Pipeline
 
-RUNTIME_MARK = "# pipec runtime"  # the comment the job's runtime starts with (templates/runtime.py.j2)
+RUNTIME_MARK = "# pipec runtime"  # the comment the job's runtime starts with (compiler/emit/job.py RUNTIME_MARKER)
 
 
 @lru_cache(maxsize=16)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..resolve.builder import Compiled
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..tools.graph import build_graph
 from .changes import what_ifs
 from .datasets import Dataset, datasets, kind_words
@@ -56,7 +56,7 @@ def environment():
     return env
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Entry:
     """A pipeline's row in the index, and its page's facts."""
 

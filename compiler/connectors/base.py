@@ -9,7 +9,7 @@ from ..diagnostics import Collector, Location
 from ..record_errors import positioned
 from ..load.document import SourceMap
 from ..model import Column, Sink, Source
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from ..shape import Shape
 from ..types.sql import BIGINT, HEADERS, INT, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType, StructType
 
@@ -21,7 +21,7 @@ ENVELOPE_COLUMNS = ("key", "topic", "partition", "offset", "timestamp", "headers
 TIMESTAMP_TYPE_NAMES = ((-1, "NoTimestampType"), (0, "CreateTime"), (1, "LogAppendTime"))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class MetaKey:
     """A readable metadata key: its own type, whether a sink can write it, and how decode reads it."""
 
@@ -38,7 +38,7 @@ def _lookup(raw: dict, path: tuple[str, ...]) -> str | None:
     return found if isinstance(found, str) else None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Where:
     """Where a connector's checks report: the diagnostics, and locations inside one top-level block of the YAML."""
 
@@ -57,7 +57,7 @@ class Where:
         return self.smap.text_at((self.block, *path), offset)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SourceConnector:
     """decode(source) maps the raw rows `read_source` returns to the record model; check(source, where) reports
     the rules the connector imposes on its configuration."""
@@ -81,7 +81,7 @@ class SourceConnector:
     given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
     given_hint: str = "files records get topic, partition, offset and timestamp from the files"  # why only those
     reads_files: bool = False  # reads files (a test's given records are written as files of its format)
-    reads_table: bool = False  # reads a lakehouse table (delta, iceberg: templates/tables/)
+    reads_table: bool = False  # reads a lakehouse table (delta, iceberg: compiler/runtime/table_source.py)
     # a boolean key of the source block that makes its records a changelog (a table's read-change-feed)
     changelog_key: str | None = None
     # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
@@ -112,7 +112,7 @@ class SourceConnector:
         return _lookup(raw, self.format_path)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TestLayout:
     """What a record test's `expect` can name of the records a sink writes (SPEC section 9): each record field the
     sink writes with its type (None: always null), and why any other field is never written."""
@@ -136,7 +136,7 @@ def envelope_layout(sink: Sink, shape: Shape) -> TestLayout:
     return TestLayout(fields, f"a {sink.connector} sink without envelope: true writes only the value; add envelope: true")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SinkConnector:
     """encode(sink, shape) maps the record model to the rows the sink writes: ops whose last select is those rows."""
 
@@ -164,7 +164,7 @@ class SinkConnector:
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
     test_layout: Callable[[Sink, Shape], TestLayout] = envelope_layout  # what a record test's `expect` can name
     applies_changes: Callable[[Sink], bool] = lambda sink: False  # applies each key's changes per micro-batch (MERGE)
-    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: templates/tables/)
+    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: compiler/runtime/tables.py)
     # the columns it writes where they are not its encoding's last select (a table's), and how explain shows it
     written: Callable[[Sink, Shape], tuple[str, ...]] | None = None
     describe: Callable[[Sink, Shape], list[str]] | None = None

@@ -16,7 +16,7 @@ from .. import ir
 from . import json_timestamps
 from ..changelog import ADDS, DELETE, INSERT, OP, UPDATE_AFTER, UPDATE_BEFORE
 from ..model import Column, Source
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..transforms.base import Lowering
 from ..types.sql import (
     BIGINT, BOOLEAN, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
@@ -200,7 +200,7 @@ def canal_changes(source: Source, values: list[Column], errors: Lowering) -> ir.
 # ---------------------------------------------------------------- the table
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ChangelogFormat:
     name: str
     metadata: dict[str, MetaKey]  # without the `value.` prefix

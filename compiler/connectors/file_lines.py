@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import ir
 from ..model import Source
 from ..record_errors import CONVERTER_STAGES, PARSED_VALUE, in_file
-from ..dataclass_lite import replace
+from dataclasses import replace
 from ..emit.render import doc_text, path_expr, py_literal
 from ..transforms.base import Lowering
 from ..types.sql import StructField, StructType
@@ -60,8 +60,8 @@ def dead_letter_refusals(source: Source) -> list[tuple[str, tuple[str, ...], str
 
 
 def lines_reader(source: Source) -> dict:
-    """Spark's text reader over the files, and what `numbered_lines` skips: blank lines (json, csv: Spark's
-    readers skip them), csv's header line and comment lines."""
+    """Spark's text reader over the files, and what `numbered_lines` skips (the job's FILE_LINES, as values): blank
+    lines (json, csv: Spark's readers skip them), csv's header line and comment lines."""
     options = _options(source)
     csv = source.format == "csv"
     header = csv and str(options.get("header", "false")).lower() == "true"
@@ -76,7 +76,7 @@ def lines_reader(source: Source) -> dict:
         "lines": {
             "skip_blank": source.format != "text",
             "header": header,
-            "comment": py_literal(comment) if comment else None,
+            "comment": comment or None,
         },
     }
 

@@ -2,7 +2,7 @@
 
 The options are declared once, here (OPTIONS): `schema_gen` writes them into every key and value block of the JSON
 Schema that takes a `schema-id`. A source's job fetches writer schemas by id from the registry and a sink's registers
-the schema derived from its columns (the job's runtime: templates/runtime.py.j2, `from_registry`, `to_registry`).
+the schema derived from its columns (the job's runtime: compiler/runtime/schema_registry.py, `from_registry`, `to_registry`).
 """
 
 from __future__ import annotations

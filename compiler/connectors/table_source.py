@@ -1,12 +1,12 @@
 """The table sources, `delta` and `iceberg` (SPEC 7.1): a lakehouse table's rows, or with `read-change-feed` its
 changes as a changelog, so a repository chains bronze to silver to gold.
 
-The job's `read_source` (templates/tables/source.py.j2) checks the declared columns against the table when it starts
-and reads them, with the change feed's `_change_type`, `_commit_version` and `_commit_timestamp` (Delta's names; an
-Iceberg changelog is read into the same shape). Decode lays each row out as a record: the columns are the value, the
-key the `key.fields` struct (or null), the topic the configured one (or the pipeline's name), partition 0; a change
-carries its commit's version as its offset and its commit's time as its timestamp, and Flink's op for its change
-type. A plain read has no offset or timestamp.
+The job's `read_source` (templates/tables/source_read.py.j2; the runtime part compiler/runtime/table_source.py)
+checks the declared columns against the table when it starts and reads them, with the change feed's `_change_type`,
+`_commit_version` and `_commit_timestamp` (Delta's names; an Iceberg changelog is read into the same shape). Decode
+lays each row out as a record: the columns are the value, the key the `key.fields` struct (or null), the topic the
+configured one (or the pipeline's name), partition 0; a change carries its commit's version as its offset and its
+commit's time as its timestamp, and Flink's op for its change type. A plain read has no offset or timestamp.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def source_columns(source: Source) -> dict[str, str]:
 
 
 def table_reader(source: Source) -> dict:
-    """The table source's settings for templates/tables/source.py.j2."""
+    """The table source's settings for templates/tables/source_read.py.j2."""
     read = source.table_read
     assert read is not None
     name = table_formats.catalog_table(source.connector, read.table, read.catalog)

@@ -1,6 +1,6 @@
 """The table sinks, `delta` and `iceberg` (SPEC 7.1): append, upsert (SCD type 1 through MERGE) and history (SCD
 type 2) into a lakehouse table. The record path ends in the table's rows; the apply modes run in the job's table
-runtime (templates/tables/), driver-side orchestration of native DataFrame and SQL operations."""
+runtime (compiler/runtime/tables.py), driver-side orchestration of native DataFrame and SQL operations."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Source. Decoding is the `kafka` source's; what differs is which raw rows it decodes. In `mode: batch` the job's
 `upsert_table` first keeps each key's last record (by partition and offset) and drops deleted keys: the table at the
-end of the topic, as plain rows (no changelog). In `mode: streaming` the job's `ChangelogState` (templates/changelog/state.py.j2)
+end of the topic, as plain rows (no changelog). In `mode: streaming` the job's `ChangelogState` (compiler/runtime/changelog.py)
 turns each micro-batch into changelog rows (the raw Kafka columns plus `op`) against the last image per key kept
 under the checkpoint; decode then passes `op` through.
 
@@ -19,7 +19,7 @@ from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
-from ..dataclass_lite import replace
+from dataclasses import replace
 from ..shape import Shape, kind_words
 from ..types.sql import StructType
 from .base import SinkConnector, SourceConnector

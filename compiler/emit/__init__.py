@@ -1,4 +1,4 @@
 """Stage 5, emit: the job's file. The IR rendered to Python (`render`, with repeated subexpressions bound to locals:
-`subexpressions`), laid out by the job templates (`job`; `job_templates` is their Python translation, written by
-`template_translator`) and formatted as black would (`format/`).
+`subexpressions`), laid into the job templates (`job`), the parts of the runtime it uses pasted after it
+(`runtime_text`, from compiler/runtime/) and formatted in black's style by ruff (`formatter`).
 """

@@ -1,24 +1,26 @@
-"""Lay out the job file: IR rendered to statements, jinja2 templates for the layout, black's format written by
-the printer (`format/layout.py`)."""
+"""The job file: the pipeline part (IR rendered to statements, laid into jinja2 templates), then the parts of the
+runtime it uses (runtime_text.py), formatted in black's style by ruff (formatter.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import __version__, spark_versions
 from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of, tables
-from ..dataclass_lite import record
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
 from ..model import Pipeline
-from ..package_data import TEMPLATES, templates_digest
+from ..package_data import TEMPLATES
 from ..resolve import errors_policy
 from ..resolve.builder import Compiled
-from . import render
-from .format import layout
+from . import formatter, render, runtime_text
+
+RUNTIME_MARKER = f"# pipec runtime {__version__}, pasted from pipec's runtime modules; a reviewer may skip it. Parts:"
+_HEAD = "# pipec: imports and settings"  # where the template leaves them, filled in once the job's code is known
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Job:
     """A generated job: its file name and its black-formatted source."""
 
@@ -29,10 +31,8 @@ class Job:
 
 @lru_cache(maxsize=1)
 def template_environment():
-    """jinja2's environment of the job templates. compile renders through compiler/emit/job_templates.py (the same
-    templates as Python, written by compiler/emit/template_translator.py with this environment's parser); jinja2 itself
-    renders only while that module is stale."""
-    import jinja2  # lazily: rarely needed (above)
+    """jinja2's environment of the job templates, made once per process (it caches the compiled templates)."""
+    import jinja2
 
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -41,13 +41,14 @@ def template_environment():
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=layout.mark,
     )
 
 
 # JVM options for a job that starts Spark's JVM itself (`python job.py`): HotSpot otherwise leaves generated
 # methods over 8,000 bytes of bytecode to the interpreter, and a long chain's whole-stage code passes that.
+# compiler/runtime/spark_lines.py carries the same (tests/unit/test_runtime_modules.py).
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
+
 
 def per_key_state(p: Pipeline) -> bool:
     """Whether a connector keeps per-key state (the changelog state, the upsert reduction)."""
@@ -78,21 +79,13 @@ def _dead_letter_context(p: Pipeline) -> dict:
         "path": render.path_expr(policy.dlq_path),
         "options": errors_policy.dead_letter_options(p.source, policy),
         "one_write": dead_letters_in_one_write(p),
-        "context_headers": policy.context_headers,
-        "file_lines": reads_lines(p),
-        "log": policy.log,
-        "log_messages": policy.log_messages,
         "summary": render.doc_text(f"Dead letters, untouched, to the {target}."),
     }
 
 
-def _lines(block) -> list[str]:
-    return layout.block_lines(block)
-
-
 def _spark_context(lowered: Lowered, real_time: bool, formats: tuple[str, ...]) -> dict:
-    """The connectors (their coordinates chosen by the job from its Spark), the table format's runtime per line,
-    and the oldest Spark line it needs."""
+    """The connectors (their coordinates chosen by the job from its Spark), the runtimes per line of the table
+    formats it reads or writes, and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
     runtimes = table_formats.job_runtimes(formats)
@@ -100,15 +93,41 @@ def _spark_context(lowered: Lowered, real_time: bool, formats: tuple[str, ...]) 
         shown.extend(runtimes[line].split(","))
     needed, names = job_needs(lowered, real_time)
     return {
-        "connectors_literal": render.py_literal(list(lowered.packages)),
-        "spark_lines": render.py_literal(spark_versions.job_tables()),
-        "table_runtimes": render.py_literal(runtimes),
-        "table_session": render.py_literal(table_formats.session_settings(formats)),
-        "spark_needed": render.py_literal(needed),
+        "connectors": list(lowered.packages),
+        "table_runtimes": runtimes,
+        "table_session": table_formats.session_settings(formats),
+        "spark_needed": needed,
         "spark_needed_by": f" ({', '.join(names)})" if names else "",
         "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)" if shown else "none (no connector jars needed)",
         "packages_flag": f"--packages {','.join(shown)} " if shown else "",
     }
+
+
+def _settings(p: Pipeline, lowered: Lowered, spark: dict, session_conf: dict) -> dict[str, tuple[str, str]]:
+    """Each setting a job may open with (runtime_text.SETTINGS): its value as Python text, and what its comment adds;
+    the job carries those its runtime parts read."""
+    lines = reads_lines(p) and SOURCES[p.source.connector].tolerant_reader(p.source)["lines"]
+    policy = p.errors
+    values = {
+        "PIPELINE": p.name,
+        "STREAMING": p.streaming,
+        "TRIGGER": p.sink.trigger,
+        "CHECKPOINT": p.sink.checkpoint.raw if p.sink.checkpoint else None,
+        "DEAD_LETTERS": lowered.dead_letters,
+        "DEAD_LETTER_CONTEXT": lowered.dead_letters and policy.context_headers,
+        "LOG_DEAD_LETTERS": lowered.dead_letters and policy.log,
+        "LOG_RECORDS": lowered.dead_letters and policy.log_messages,
+        "FILE_LINES": lines or {},
+        "SPARK_CONNECTORS": spark["connectors"],
+        "SPARK_NEEDED": spark["spark_needed"],
+        "SESSION_CONF": session_conf,
+        "TABLE_RUNTIMES": spark["table_runtimes"],
+        "TABLE_SESSION": spark["table_session"],
+        "SCHEMA_REGISTRY": schema_registry.settings(p.source.registries + p.sink.registries),
+    }
+    settings = {name: (render.literal(value), "") for name, value in values.items()}
+    settings["SPARK_NEEDED"] = (settings["SPARK_NEEDED"][0], spark["spark_needed_by"])
+    return settings
 
 
 def context(compiled: Compiled, lowered: Lowered) -> dict:
@@ -120,78 +139,71 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         # Observation; through the V1 path they never do and the counts would wait forever.
         conf["spark.sql.sources.useV1SourceList"] = "avro,csv,json,orc,parquet,text"
     conf = {**dict(p.spark_conf), **conf}
-    job_path = f"generated/{p.name}.py"
+    spark = _spark_context(lowered, p.sink.real_time, table_formats_of(p.source, p.sink))
     return {
-        "name": p.name,
-        "name_literal": render.py_literal(p.name),
         # the docstring's first line; a blank description leaves no trailing space (black strips it)
         "title": f"{p.name}: {render.doc_text(p.description or f'compiled from {p.file}')}".rstrip(),
         "version": __version__,
         "file": render.doc_text(p.file),
         "sha256": p.sha256,
-        "streaming": "True" if p.streaming else "False",
         "is_streaming": p.streaming,
-        **_spark_context(lowered, p.sink.real_time, table_formats_of(p.source, p.sink)),
-        "job_path": job_path,
-        "session_conf": render.py_literal(conf),
-        "schema_registry": render.py_literal(schema_registry.settings(p.source.registries + p.sink.registries)),
-        "jvm_options": render.py_literal(JVM_OPTIONS),
+        **spark,
+        "job_path": f"generated/{p.name}.py",
         "jvm_options_text": JVM_OPTIONS,
-        "trigger": render.py_literal(p.sink.trigger),
+        "imports_and_settings": _HEAD,
+        "settings": _settings(p, lowered, spark, conf),
         "source_template": f"sources/{p.source.connector}.py.j2",
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
         "source": (source.tolerant_reader if lowered.dead_letters and source.tolerant_reader else source.reader)(p.source),
         "sink": sink.writer(p.sink, p.source),
-        "table": {"columns": render.py_literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
+        "table": {"columns": render.literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
-        "uses_window": per_key_state(p) or reads_lines(p) or bool(table_formats_of(p.source, p.sink)),
-        "table_formats": table_formats_of(p.source, p.sink),
         "dead_letters": lowered.dead_letters,
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
-        "decode": _lines(lowered.decode),
-        "state_check": _lines(lowered.state_check) if lowered.state_check else [],
-        "chain": [_lines(b) for b in lowered.chain],
-        "encode": _lines(lowered.encode),
+        "decode": render.block_lines(lowered.decode),
+        "state_check": render.block_lines(lowered.state_check) if lowered.state_check else [],
+        "chain": [render.block_lines(b) for b in lowered.chain],
+        "encode": render.block_lines(lowered.encode),
+        "registry": bool(p.source.registries or p.sink.registries),
     }
 
 
-@lru_cache(maxsize=1)
-def _translated_templates():
-    """compiler/emit/job_templates.py, or None while it is stale (a template changed since it was translated)."""
-    from . import job_templates
-
-    return job_templates if job_templates.TEMPLATES_SHA256 == templates_digest() else None
-
-
-def render_template(name: str, ctx: dict) -> str:
-    """Template `name` (its path under templates/) rendered with `ctx`, each substituted value marked."""
-    translated = _translated_templates()
-    if translated is not None:
-        return translated.render(name, ctx, layout.mark)
-    return template_environment().get_template(name).render(**ctx)
-
-
 def job_context(compiled: Compiled, lowered: Lowered | None = None) -> dict:
-    """Everything job.py.j2 and the templates it includes substitute (`lowered`: the pipeline's lowering, when
-    the caller has it)."""
-    ctx = context(compiled, lowered or lower(compiled))
-    body = "\n".join(ctx["decode"] + [line for b in ctx["chain"] for line in b] + ctx["encode"])
-    ctx["uses_avro"] = any(f"A.{name}(" in body for name in render.AVRO_FUNCTIONS)
-    return ctx
+    """Everything job.py.j2 and the templates it includes substitute (`lowered`: the pipeline's lowering, when the
+    caller has it)."""
+    return context(compiled, lowered or lower(compiled))
 
 
-def _rendered(compiled: Compiled, lowered: Lowered | None = None) -> str:
-    return render_template("job.py.j2", job_context(compiled, lowered))
+def _alternatives(ctx: dict) -> tuple[str, ...]:
+    """The runtime parts the job's features choose (runtime.ALTERNATIVES): how it starts, runs and is entered, and
+    whether it asks for connectors."""
+    streaming = ("handover" if ctx["per_batch"] else "no_handover",) if ctx["is_streaming"] else ()
+    return (
+        "micro_batches" if ctx["per_batch"] else "straight_through",
+        "streaming" if ctx["is_streaming"] else "batch",
+        "registry_main" if ctx["registry"] else "main",
+        "spark_lines" if ctx["connectors"] or ctx["table_runtimes"] else "no_connectors",
+        *streaming,
+    )
 
 
-def job_text(compiled: Compiled) -> str:
-    """The job's source as rendered, before its template lines with substituted values are laid out (the same
-    code: the layout changes only line breaks and spaces)."""
-    return _rendered(compiled).replace(layout.MARK, "")
+def job_text(compiled: Compiled, lowered: Lowered | None = None) -> str:
+    """The job's source before formatting (the same code: the formatter changes only line breaks and spaces)."""
+    ctx = job_context(compiled, lowered)
+    pipeline = template_environment().get_template("job.py.j2").render(**ctx)
+    head, runtime = runtime_text.assemble(pipeline, ctx["settings"], _alternatives(ctx), RUNTIME_MARKER)
+    return pipeline.replace(_HEAD, head, 1).rstrip("\n") + "\n\n\n" + runtime + "\n"
 
 
 def generate(compiled: Compiled, lowered: Lowered | None = None) -> Job:
-    """Render, and lay out what was substituted as black would."""
+    """The job, formatted."""
     name = compiled.pipeline.name
-    return Job(name, f"{name}.py", layout.finish(_rendered(compiled, lowered)))
+    return Job(name, f"{name}.py", formatter.format_source(job_text(compiled, lowered), f"{name}.py"))
+
+
+def generate_many(compiled: list[Compiled]) -> list[Job]:
+    """Every job, formatted in one formatter call."""
+    texts = {f"{c.pipeline.name}.py": job_text(c) for c in compiled}
+    formatted = formatter.format_sources(texts)
+    return [Job(c.pipeline.name, f"{c.pipeline.name}.py", formatted[f"{c.pipeline.name}.py"]) for c in compiled]

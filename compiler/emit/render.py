@@ -8,7 +8,7 @@ from typing import Callable
 from .. import ir
 from . import subexpressions
 from ..envrefs import Text
-from .format.printer import syntax as S
+from ..record_errors import CORRUPT, JSON_NULL
 from ..types.sql import quote_name
 
 # The functions and Column methods generated code may call. Every one is a native Spark expression.
@@ -30,30 +30,25 @@ COLUMN_METHODS = frozenset(
 )
 
 
-def literal(value: object) -> S.Node:
+def literal(value: object) -> str:
     """The one path by which a value from YAML becomes Python source: an exact, valid literal."""
     if value is None or isinstance(value, bool):
-        return S.Name(repr(value))
+        return repr(value)
     if isinstance(value, float):
         if math.isnan(value):
-            return S.Call(S.Name("float"), [S.String('"nan"')])
+            return 'float("nan")'
         if math.isinf(value):
-            return S.Call(S.Name("float"), [S.String('"inf"' if value > 0 else '"-inf"')])
-    if isinstance(value, (int, float)):
-        text = repr(value)
-        return S.Unary("-", S.Number(text[1:])) if text.startswith("-") else S.Number(text)
-    if isinstance(value, (str, bytes)):
-        return S.String(repr(value))
+            return 'float("inf")' if value > 0 else 'float("-inf")'
+    if isinstance(value, (int, float, str, bytes)):
+        return repr(value)
     if isinstance(value, (tuple, list)):
-        return S.List([literal(v) for v in value])
+        return "[" + ", ".join(literal(v) for v in value) + "]"
     if isinstance(value, dict):
-        return S.Dict([(literal(k), literal(v)) for k, v in value.items()])
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"no literal form for {type(value).__name__}")
 
 
-def py_literal(value: object) -> str:
-    """`literal` as text."""
-    return S.source(literal(value))
+py_literal = literal  # the name the connectors use
 
 
 def comment_text(text: str) -> str:
@@ -73,141 +68,190 @@ def doc_text(text: str) -> str:
 # spark-avro's functions live in their own module, imported by jobs that use them as `A`.
 AVRO_FUNCTIONS = frozenset({"from_avro", "to_avro"})
 
-
-def _f(module: str, name: str, args) -> S.Node:
-    return S.Call(S.Attr(S.Name(module), name), list(args))
-
-
-def _m(target: S.Node, name: str, *args: S.Node) -> S.Node:
-    return S.Call(S.Attr(target, name), list(args))
-
-
-# Column functions of the job's runtime (fixed code): Avro through a Schema Registry, whose answers at start shape
-# the native expressions they return (from_avro per writer schema, to_avro behind the registered id).
+# Column functions of the job's runtime (compiler/runtime/schema_registry.py): Avro through a Schema Registry, whose
+# answers at start shape the native expressions they return (from_avro per writer schema, to_avro behind the id).
 JOB_COLUMN_FUNCTIONS = frozenset({"from_registry", "schema_rejected", "to_registry"})
 
 
-def _call(name: str, args: tuple[ir.Expr, ...]) -> S.Node:
+def _args(args) -> str:
+    return ", ".join(tree(a) for a in args)
+
+
+def _call(name: str, args: tuple[ir.Expr, ...]) -> str:
     if name in AVRO_FUNCTIONS:
-        return _f("A", name, (tree(a) for a in args))
+        return f"A.{name}({_args(args)})"
     if name in JOB_COLUMN_FUNCTIONS:
-        return S.Call(S.Name(name), [tree(a) for a in args])
+        return f"{name}({_args(args)})"
     if name not in SPARK_FUNCTIONS:
         raise ValueError(f"function {name} is not in the native function table")
-    return _f("F", name, (tree(a) for a in args))
+    return f"F.{name}({_args(args)})"
 
 
-def _method(node: ir.Method) -> S.Node:
+def _method(node: ir.Method) -> str:
     if node.name not in COLUMN_METHODS:
         raise ValueError(f"method {node.name} is not in the Column method table")
-    return _m(tree(node.target), node.name, *(tree(a) for a in node.args))
+    return f"{tree(node.target)}.{node.name}({_args(node.args)})"
 
 
-def _binop(node: ir.BinOp) -> S.Node:
-    if node.op not in {"==", "!=", "&", "|", "<", "<=", ">", ">=", "+", "-", "*"}:
+OPERATORS = frozenset({"==", "!=", "&", "|", "<", "<=", ">", ">=", "+", "-", "*"})
+
+
+def _binop(node: ir.BinOp) -> str:
+    """In parentheses: Column operators bind as Python's do, not as SQL's."""
+    return f"({_bare_binop(node)})"
+
+
+def _bare_binop(node: ir.BinOp) -> str:
+    if node.op not in OPERATORS:
         raise ValueError(f"operator {node.op}")
-    return S.Paren(S.BinOp(node.op, tree(node.left), tree(node.right)))
+    return f"{tree(node.left)} {node.op} {tree(node.right)}"
 
 
-def _alias(name: str, e: ir.Expr) -> S.Node:
-    return _m(tree(e), "alias", literal(name))
+def _lambda(node: ir.Lambda) -> str:
+    """A lambda's body needs no parentheses of its own (black keeps them where written, ruff drops them)."""
+    body = _bare_binop(node.body) if isinstance(node.body, ir.BinOp) else tree(node.body)
+    return f"lambda {node.name}: {body}"
 
 
-def _lit(value: object) -> S.Node:
-    return _f("F", "lit", (literal(value),))
+def _alias(name: str, e: ir.Expr) -> str:
+    return f"{tree(e)}.alias({literal(name)})"
 
 
-EXPRESSIONS: dict[type, Callable[..., S.Node]] = {
-    ir.Col: lambda n: _f("F", "col", (literal(quote_name(n.name)),)),
-    ir.Get: lambda n: _m(tree(n.base), "getField", literal(n.name)),
-    ir.Lit: lambda n: _lit(n.value),
+EXPRESSIONS: dict[type, Callable[..., str]] = {
+    ir.Col: lambda n: f"F.col({literal(quote_name(n.name))})",
+    ir.Get: lambda n: f"{tree(n.base)}.getField({literal(n.name)})",
+    ir.Lit: lambda n: f"F.lit({literal(n.value)})",
     ir.Arg: lambda n: literal(n.value),
-    ir.EnvText: lambda n: _f("F", "lit", (S.Call(S.Name("env"), [literal(n.raw)]),)),
-    ir.Null: lambda n: _m(_lit(None), "cast", literal(n.ddl)),
-    ir.Cast: lambda n: _m(tree(n.expr), "cast", literal(n.ddl)),
-    ir.Struct: lambda n: _f("F", "struct", (_alias(name, e) for name, e in n.fields)),
-    ir.NullSafe: lambda n: _f("F", "when", (_m(tree(n.base), "isNotNull"), tree(n.rebuilt))),
-    ir.If: lambda n: _m(_f("F", "when", (tree(n.cond), tree(n.then))), "otherwise", tree(n.otherwise)),
-    ir.Not: lambda n: _m(tree(n.expr.expr), "isNotNull") if isinstance(n.expr, ir.IsNull) else S.Unary("~", tree(n.expr)),
-    ir.Field: lambda n: S.Subscript(_side(n.side), literal(n.name)),
-    ir.IsNull: lambda n: _m(tree(n.expr), "isNull"),
+    ir.EnvText: lambda n: f"F.lit(env({literal(n.raw)}))",
+    ir.Null: lambda n: f"F.lit(None).cast({literal(n.ddl)})",
+    ir.Cast: lambda n: f"{tree(n.expr)}.cast({literal(n.ddl)})",
+    ir.Struct: lambda n: f"F.struct({', '.join(_alias(name, e) for name, e in n.fields)})",
+    ir.NullSafe: lambda n: f"F.when({tree(n.base)}.isNotNull(), {tree(n.rebuilt)})",
+    ir.If: lambda n: f"F.when({tree(n.cond)}, {tree(n.then)}).otherwise({tree(n.otherwise)})",
+    ir.Not: lambda n: f"{tree(n.expr.expr)}.isNotNull()" if isinstance(n.expr, ir.IsNull) else f"~{tree(n.expr)}",
+    ir.Field: lambda n: f"{_side(n.side)}[{literal(n.name)}]",
+    ir.IsNull: lambda n: f"{tree(n.expr)}.isNull()",
     ir.BinOp: _binop,
-    ir.Var: lambda n: S.Name(n.name),
-    ir.Lambda: lambda n: S.Lambda([n.name], tree(n.body)),
+    ir.Var: lambda n: n.name,
+    ir.Lambda: _lambda,
     ir.Func: lambda n: _call(n.name, n.args),
     ir.Method: _method,
 }
 
 
-def tree(node: ir.Expr) -> S.Node:
-    """The syntax tree of one Column expression."""
+# Expressions decoding and record errors repeat, written as calls of the short helpers that build the same Columns
+# (compiler/runtime/records.py): (node type, matcher) -> the call's text, or None where the node is not the idiom.
+POSITIONED = " (topic %s, partition %s, offset %s)"
+WHERE = (ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))
+PERMISSIVE = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
+
+
+def _record_error(n: ir.Func) -> str | None:
+    if len(n.args) != 1 or not isinstance(n.args[0], ir.Func) or n.args[0].name != "format_string":
+        return None
+    message, *where = n.args[0].args
+    if tuple(where) != WHERE or not isinstance(message, ir.Arg) or not str(message.value).endswith(POSITIONED):
+        return None
+    return f"record_error({literal(message.value[: -len(POSITIONED)])})"
+
+
+def _parsed_json(n: ir.Func) -> str | None:
+    if len(n.args) != 3 or n.args[2] != ir.Arg(PERMISSIVE) or not isinstance(n.args[1], ir.Arg):
+        return None
+    text = n.args[0]
+    if not (isinstance(text, ir.Cast) and text.ddl == "STRING"):
+        return None
+    return f"parsed_json({tree(text.expr)}, {literal(n.args[1].value)})"
+
+
+def _corrupt_of(cond: ir.Expr) -> ir.Expr | None:
+    """X where `cond` is X's CORRUPT field being set."""
+    if isinstance(cond, ir.Not) and isinstance(cond.expr, ir.IsNull):
+        get = cond.expr.expr
+        if isinstance(get, ir.Get) and get.name == CORRUPT:
+            return get.base
+    return None
+
+
+def _unless_corrupt(n: ir.If) -> str | None:
+    parsed = _corrupt_of(n.cond)
+    if parsed is None or n.otherwise != parsed:
+        return None
+    then = n.then
+    null = ir.Method(ir.Get(parsed, CORRUPT), "rlike", (ir.Arg(JSON_NULL),))
+    if isinstance(then, ir.If) and then.cond == null and then.then == ir.Func("lit", (ir.Arg(None),)):
+        return f"null_unless_corrupt({tree(parsed)}, {tree(then.otherwise)})"
+    return f"unless_corrupt({tree(parsed)}, {tree(then)})"
+
+
+IDIOMS: dict[type, tuple[Callable[..., str | None], ...]] = {
+    ir.Func: (_record_error, _parsed_json),
+    ir.If: (_unless_corrupt,),
+}
+
+
+def tree(node: ir.Expr) -> str:
+    """Python text of one Column expression, on one line (the formatter lays it out)."""
+    for idiom in IDIOMS.get(type(node), ()):
+        if (named := idiom(node)) is not None:
+            return named
     return EXPRESSIONS[type(node)](node)
 
 
-def expr(node: ir.Expr) -> str:
-    """Python text of one Column expression."""
-    return S.source(tree(node))
+expr = tree
 
 
-# DataFrame functions the job templates define (fixed code, no YAML text in it) that `ir.Apply` may call, and
-# whether each also takes the job's `counts` (to observe the rows it decides not to write).
-JOB_FUNCTIONS = {"upsert_table": False, "upsert_fates": True, "numbered_lines": False}
-
-RECORDS = S.Name("records")
+# DataFrame functions of the job's runtime (compiler/runtime/) that `ir.Apply` may call, and whether each also takes
+# the job's `counts` (to observe the rows it decides not to write).
+JOB_FUNCTIONS = {"upsert_table": False, "decodable_upsert_table": False, "upsert_fates": True, "numbered_lines": False}
 
 
-def _apply(op: ir.Apply) -> S.Node:
+def _apply(op: ir.Apply) -> str:
     if op.function not in JOB_FUNCTIONS:
-        raise ValueError(f"function {op.function} is not a job template function")
-    return S.Call(S.Name(op.function), [RECORDS, S.Name("counts")] if JOB_FUNCTIONS[op.function] else [RECORDS])
+        raise ValueError(f"function {op.function} is not a job runtime function")
+    return f"{op.function}(records, counts)" if JOB_FUNCTIONS[op.function] else f"{op.function}(records)"
 
 
-def _side(side: str) -> S.Name:
+def _side(side: str) -> str:
     """The job's Python variable holding the fields of a run of edits of `side` (a fixed name, never YAML text)."""
     if side not in ("key", "value"):
         raise ValueError(f"no record side {side}")
-    return S.Name(side)
+    return side
 
 
-def _fields(fields: tuple[tuple[str, ir.Expr], ...]) -> list:
-    return [(literal(n), tree(e)) for n, e in fields]
+def _fields(fields: tuple[tuple[str, ir.Expr], ...]) -> str:
+    return ", ".join(f"{literal(n)}: {tree(e)}" for n, e in fields)
 
 
 # A DataFrame operation is `records = ...`; the statements of a run of struct edits (compiler/lower/fusion.py) set
 # the run's dict of named field Columns.
-OPERATIONS: dict[type, Callable[..., S.Statement]] = {
-    ir.Apply: lambda op: S.assign(RECORDS, _apply(op)),
-    ir.SetColumns: lambda op: S.assign(RECORDS, _m(RECORDS, "withColumns", S.Dict(_fields(op.columns)))),
-    ir.Where: lambda op: S.assign(RECORDS, _m(RECORDS, "where", tree(op.cond))),
-    ir.Select: lambda op: S.assign(RECORDS, _m(RECORDS, "select", *(_alias(n, e) for n, e in op.columns))),
-    ir.NewFields: lambda op: S.assign(_side(op.side), S.Dict(_fields(op.fields))),
-    ir.SetFields: lambda op: S.assign(_side(op.side), S.Dict([S.DoubleStar(_side(op.side)), *_fields(op.fields)])),
-    ir.DropField: lambda op: S.Statement(_m(_side(op.side), "pop", literal(op.name))),
-    ir.OnNull: lambda op: S.assign(S.Name(f"{_side(op.side).text}_if_null"), tree(op.value)),
+OPERATIONS: dict[type, Callable[..., str]] = {
+    ir.Apply: lambda op: f"records = {_apply(op)}",
+    ir.SetColumns: lambda op: f"records = records.withColumns({{{_fields(op.columns)}}})",
+    ir.Where: lambda op: f"records = records.where({tree(op.cond)})",
+    ir.Select: lambda op: f"records = records.select({', '.join(_alias(n, e) for n, e in op.columns)})",
+    ir.NewFields: lambda op: f"{_side(op.side)} = {{{_fields(op.fields)}}}",
+    ir.SetFields: lambda op: f"{_side(op.side)} = {{**{_side(op.side)}, {_fields(op.fields)}}}",
+    ir.DropField: lambda op: f"{_side(op.side)}.pop({literal(op.name)})",
+    ir.OnNull: lambda op: f"{_side(op.side)}_if_null = {tree(op.value)}",
 }
 
 
-def statement(op: ir.Op) -> S.Statement:
-    """The Python statement of an operation."""
+def statement(op: ir.Op) -> str:
+    """The Python statement of an operation, on one line."""
     return OPERATIONS[type(op)](op)
 
 
-def op_statements(op: ir.Op) -> list[S.Statement]:
-    """The statements of an operation: the locals of the subexpressions it repeats (compiler/emit/subexpressions.py), then
-    the operation itself."""
+def op_statements(op: ir.Op) -> list[str]:
+    """The statements of an operation: the locals of the subexpressions it repeats (compiler/emit/subexpressions.py),
+    then the operation itself."""
     shared, op = subexpressions.hoist(op)
-    return [S.assign(S.Name(name), tree(value)) for name, value in shared] + [statement(op)]
-
-
-def block_statements(b: ir.Block) -> tuple[str, list[S.Statement]]:
-    """The comment line and the statements of a block."""
-    return f"# {comment_text(b.comment)}", [s for op in b.ops for s in op_statements(op)]
+    return [f"{name} = {tree(value)}" for name, value in shared] + [statement(op)]
 
 
 def block(b: ir.Block) -> list[str]:
     """Comment line plus statements."""
-    comment, statements = block_statements(b)
-    return [comment, *(S.source(s) for s in statements)]
+    return [f"# {comment_text(b.comment)}", *(s for op in b.ops for s in op_statements(op))]
 
 
 def text_expr(text: Text | None) -> str:
@@ -225,3 +269,8 @@ def path_expr(text: Text | None) -> str:
 def dict_expr(items: list[tuple[str, str]]) -> str:
     """A dict display whose values are already Python expressions."""
     return "{" + ", ".join(f"{py_literal(k)}: {v}" for k, v in items) + "}"
+
+
+def block_lines(b: ir.Block) -> list[str]:
+    """`block`, for a template line indented into a function."""
+    return block(b)

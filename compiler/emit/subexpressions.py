@@ -14,7 +14,8 @@ from operator import attrgetter
 from typing import Callable
 
 from .. import ir
-from ..dataclass_lite import field_names, replace
+from dataclasses import replace
+from ..ir import field_names
 
 MIN_NODES = 12  # smaller repeats (a field read, a literal, a short cast) read better where they are
 WORTH_A_LOOK = 4 * MIN_NODES  # a statement of fewer nodes is left as it is, unmeasured (most are)

@@ -10,7 +10,8 @@ from typing import Any
 
 import yaml
 
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
+
 from ..diagnostics import Collector, Location, escaped, shown
 from .inputs import read_text
 from .limits import MAX_CHARS, scan, within
@@ -19,7 +20,7 @@ from .yaml_errors import YamlProblem, describe
 YamlPath = tuple  # of str keys and int indexes
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SourceMap:
     """Where each value (and each mapping key) of a document stands in its file: `values` and `keys` map a path
     to its (line, column), 1-based; `at` and `key` give Locations."""
@@ -49,7 +50,7 @@ class SourceMap:
         return Location(self.file, *found) if found else self.at(path)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Document:
     """One loaded pipeline file."""
 
@@ -94,7 +95,7 @@ def _short(tag: str) -> str:
     return tag.replace("tag:yaml.org,2002:", "!!")
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class _Tree:
     """What `_build` collects besides the data: where each value and key stands, which scalars were quoted,
     the source text of the plain ones."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import yaml
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 MAX_DEPTH = 64  # nested mappings and sequences; a pipeline needs about 8, test records a few more
 MAX_VALUES = 50_000  # values (scalars, mappings, sequences) after expanding aliases; a large pipeline has ~2,000
@@ -23,7 +23,7 @@ _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Exceeded:
     """Which limit a document crosses and where (0-based line and column of the event that crosses it)."""
 
@@ -33,7 +33,7 @@ class Exceeded:
     col: int
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class _Node:
     """An open collection: the values and characters counted when it opened, its tallest child, its anchor."""
 

@@ -13,10 +13,10 @@ from typing import Callable
 
 import yaml
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class YamlProblem:
     """What to tell the user: message and hint, at a 0-based line and column."""
 
@@ -41,7 +41,7 @@ def _spaces(n: int) -> str:
     return f"{n} space{'s' if n != 1 else ''}"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class _Level:
     """A line above the error that opens or holds a block: where its key (or a list item's dash) stands, where
     a list item's content starts, its key, and the dotted path of the keys that hold it."""

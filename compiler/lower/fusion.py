@@ -8,7 +8,7 @@ through its fields. Everything else (predicates, other columns, whole-struct rea
 struct is null where the side was null (struct edits keep a tombstone a tombstone), or the record error of the
 first step that refuses a null side.
 
-In the job a run is plain statements on the dict (shapes compiler/emit/format/printer lays out as black does): it opens as
+In the job a run is plain statements on the dict (each a line the formatter lays out): it opens as
 `value = {"id": F.col("value").getField("id"), ...}`, a step sets fields with `value = {**value, "id": ...}`,
 drops one with `value.pop("id")` or lists the fields anew, and the build is `F.struct(value["id"].alias("id"), ...)`.
 
@@ -21,7 +21,7 @@ and the run's struct from it (it does not see through the decode's null check).
 from __future__ import annotations
 
 from .. import ir
-from ..dataclass_lite import field, record, replace
+from dataclasses import dataclass, field, replace
 from ..shape import Shape
 from ..transforms.structs import spark_field_path
 from ..types.sql import StructType
@@ -35,7 +35,7 @@ class Unfusable(Exception):
     """The step cannot join the run."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Decoded:
     """A side as the source's decode lays it out: null where `base` (its parsed payload, a column the decode sets)
     is null, else the struct of `fields`."""
@@ -144,7 +144,7 @@ def _size(node: object, sizes: dict[str, int]) -> int:
     return 0
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class _Step:
     """One step's edit of the run's fields: checks on the side column, then the fields after it."""
 
@@ -216,7 +216,7 @@ def statements(side: str, before: list[str], after: dict[str, ir.Expr]) -> list[
     return ops
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Run:
     side: str
     names: list[str]  # the fields after the steps so far

@@ -15,7 +15,7 @@ from typing import Callable
 
 from .. import ir, record_errors
 from ..connectors.base import SourceConnector
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..model import Pipeline, Step
 from ..shape import Shape
 from ..transforms import REGISTRY
@@ -27,7 +27,7 @@ from . import fusion
 SKIP, KEEP_TOPIC, STEP, FUSED = "skip", "keep topic", "step", "fused"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Piece:
     """One block of the chain and what it lowers: a step (with its shapes and predicate), or a block of the source
     or sink that runs among the steps."""
@@ -40,7 +40,7 @@ class Piece:
     cond: ir.Expr | None = None  # when the step applies (its predicate); None: always
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Draft:
     """The record path of one pipeline as the passes rewrite it."""
 
@@ -134,6 +134,9 @@ def report_record_errors(draft: Draft) -> Draft:
     if source.state_check:
         ops = record_errors.tolerate_decode(source.state_check(p.source, p.name), formats, raw, source.position)
         check = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector}), as read", ops, p.source.loc)
+        # the table is made of the records that decode; the others follow it, as read, for the dead letters
+        table, tolerant = ir.Apply("upsert_table"), ir.Apply("decodable_upsert_table")
+        decode = replace(decode, ops=tuple(tolerant if op == table else op for op in decode.ops))
 
     def tolerated(piece: Piece) -> Piece:
         if piece.kind != STEP:

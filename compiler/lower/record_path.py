@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..connectors import SINKS, SOURCES
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..model import Predicate, Step
 from ..resolve.builder import Compiled
 from ..transforms import REGISTRY
@@ -16,7 +16,7 @@ from ..transforms.base import Lowering
 from .passes import KEEP_TOPIC, PASSES, SKIP, Draft, Piece
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Lowered:
     """IR for the three record-path functions of a job."""
 

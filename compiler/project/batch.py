@@ -2,9 +2,12 @@
 generate) in a pool of forked worker processes, one per core, that inherit the loaded compiler, so start-up
 is paid once; names are then checked across files in the parent, in file order.
 
-`check` first looks each file up in the job cache (`compiler/project/job_cache.py`, keyed by the file's bytes and
-pipec's fingerprint): a hit needs no compiling, only a hash of the job on disk, so a hand edit of a job is
-still caught. Misses are compiled as `compile` does, and every full compile records its entry.
+The workers render each job's text; the parent formats them all in one formatter call (`emit/formatter.py`).
+
+`check` and `compile` first look each file up in the job cache (`compiler/project/job_cache.py`, keyed by the
+file's bytes and pipec's fingerprint): a hit needs no compiling, only a hash of the job on disk, so a hand edit of a
+job is still caught (and `compile` rewrites it from the job text the cache keeps). Misses are compiled, and every
+full compile records its entry.
 """
 
 from __future__ import annotations
@@ -13,20 +16,20 @@ import gc
 import os
 from pathlib import Path
 
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from ..diagnostics import Collector, CompileError, Diagnostic, Location
 from ..load.document import display_name, repo_root
-from ..pipeline import CHECKS, Unit, emit, run
+from ..pipeline import CHECKS, Unit, run
 from .driver import claim_name, discover_or_say
 from .job_cache import JobCache, default_dir, digest, entry, warnings_of
 
 POOL_FROM = 8  # fewer files than this are compiled in this process: forking would cost more than it saves
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Outcome:
-    """What compiling one file gave: its diagnostics, its pipeline's name and where, and its job (file name
-    and source; only the digest when it came from the cache)."""
+    """What compiling one file gave: its diagnostics, its pipeline's name and where, and its job (file name and
+    source, unformatted until the parent formats it; only the digest and cache key when it came from the cache)."""
 
     diagnostics: list[Diagnostic]
     name: str | None = None
@@ -34,9 +37,10 @@ class Outcome:
     filename: str | None = None
     source: str | None = None
     digest: str | None = None
+    key: str | None = None  # its job cache entry
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Batch:
     """Every file of one invocation: file name -> outcome with a job, and every diagnostic."""
 
@@ -56,7 +60,7 @@ def _job_file(path: Path) -> str:
 
 
 def compile_file(path: Path) -> Outcome:
-    """Every stage over one file (pipeline.STAGES); its cache entry is written when it compiled cleanly."""
+    """Every stage over one file (pipeline.STAGES) but the formatting of its job's text."""
     diags = Collector()
     unit = run(Unit(path, diags), CHECKS)
     compiled = unit.compiled
@@ -65,20 +69,32 @@ def compile_file(path: Path) -> Outcome:
     outcome = Outcome(diags.items, compiled.pipeline.name, unit.name_loc)
     if diags.errors:
         return outcome
+    from ..emit.job import job_text  # lazily: a project the cache knows never renders
+
     try:
-        emit(unit)
+        text = job_text(compiled, unit.lowered)
     except CompileError as exc:
         diags.extend(exc.diagnostics)
         return outcome
-    job = unit.job
-    outcome.filename, outcome.source, outcome.digest = job.filename, job.source, digest(job.source.encode("utf-8"))
-    cache = _cache()
-    if cache is not None:
-        cache.put(
-            JobCache.key(compiled.pipeline.file, compiled.pipeline.sha256),
-            entry(outcome.name, outcome.name_loc, job.filename, outcome.digest, diags.warnings),
-        )
+    outcome.filename, outcome.source = f"{compiled.pipeline.name}.py", text
+    outcome.key = JobCache.key(compiled.pipeline.file, compiled.pipeline.sha256)
     return outcome
+
+
+def _formatted(outcomes: list[Outcome]) -> None:
+    """Every compiled job's text formatted, in one formatter call; each recorded in the cache with its digest."""
+    from ..emit.formatter import format_sources
+
+    compiled = {f"job{i}.py": o for i, o in enumerate(outcomes) if o.source is not None and o.digest is None}
+    formatted = format_sources({name: o.source for name, o in compiled.items()})
+    cache = _cache()
+    for name, outcome in compiled.items():
+        outcome.source = formatted[name]
+        outcome.digest = digest(outcome.source.encode("utf-8"))
+        warnings = [d for d in outcome.diagnostics if d.severity == "warning"]
+        if cache is not None:
+            entry_ = entry(outcome.name, outcome.name_loc, outcome.filename, outcome.digest, warnings)
+            cache.put(outcome.key, entry_, outcome.source)
 
 
 def _from_cache(path: Path, cache: JobCache) -> Outcome | None:
@@ -86,12 +102,13 @@ def _from_cache(path: Path, cache: JobCache) -> Outcome | None:
         raw = path.read_bytes()
     except OSError:
         return None
-    cached = cache.get(JobCache.key(_job_file(path), digest(raw)))
+    key = JobCache.key(_job_file(path), digest(raw))
+    cached = cache.get(key)
     if cached is None:
         return None
     file = display_name(path)
     name_loc = Location(file, *cached["name_at"]) if cached["name_at"] else None
-    return Outcome(warnings_of(cached, file), cached["name"], name_loc, cached["filename"], None, cached["sha256"])
+    return Outcome(warnings_of(cached, file), cached["name"], name_loc, cached["filename"], None, cached["sha256"], key)
 
 
 def _workers(count: int) -> int:
@@ -112,16 +129,31 @@ def _compile_many(paths: list[Path]) -> list[Outcome]:
         return [first, *rest]
 
 
-def compile_all(paths: list[str], use_cache: bool = False) -> Batch:
-    """Every pipeline file under `paths`, compiled (from the cache where `use_cache` finds it)."""
+def _with_source(outcome: Outcome | None, cache: JobCache, out: Path) -> Outcome | None:
+    """A cache hit as `compile` needs it: its source where the job under `out` differs (None: not in the cache)."""
+    if outcome is None or on_disk(out, outcome.filename) == outcome.digest:
+        return outcome
+    source = cache.source(outcome.key)
+    if source is None or digest(source.encode("utf-8")) != outcome.digest:
+        return None
+    outcome.source = source
+    return outcome
+
+
+def compile_all(paths: list[str], use_cache: bool = False, out: Path | None = None) -> Batch:
+    """Every pipeline file under `paths`, compiled (from the cache where `use_cache` finds it; given `out`, with the
+    source of each job that differs from the one there)."""
     gc.set_threshold(50_000, 20, 100)  # compiling allocates many small objects and frees them without cycles
     batch = Batch()
     files = discover_or_say(paths, batch.diags)
     cache = _cache() if use_cache else None
     outcomes: list[Outcome | None] = [_from_cache(p, cache) if cache else None for p in files]
+    if cache is not None and out is not None:
+        outcomes = [_with_source(o, cache, out) for o in outcomes]
     missing = [i for i, outcome in enumerate(outcomes) if outcome is None]
     for i, outcome in zip(missing, _compile_many([files[i] for i in missing])):
         outcomes[i] = outcome
+    _formatted([o for o in outcomes if o is not None])
     names: dict[str, Location | None] = {}
     for outcome in outcomes:
         batch.diags.extend(outcome.diagnostics)
@@ -132,6 +164,14 @@ def compile_all(paths: list[str], use_cache: bool = False) -> Batch:
         if outcome.filename is not None:
             batch.jobs[outcome.filename] = outcome
     return batch
+
+
+def on_disk(out: Path, name: str) -> str | None:
+    """The digest of the job `name` under `out`, None when there is none."""
+    try:
+        return digest((out / name).read_bytes())
+    except OSError:
+        return None
 
 
 def stale(out: Path, jobs: dict[str, Outcome]) -> list[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
+
 from ..diagnostics import Collector, CompileError, Diagnostic, Location, escaped
 from ..load.inputs import SUFFIXES, discover
 from ..pipeline import CHECKS, Unit, run
@@ -13,7 +14,7 @@ from ..resolve.builder import Compiled
 from .atomic_write import write_all
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Result:
     """Every pipeline compiled from one invocation, and everything said about them."""
 
@@ -60,10 +61,10 @@ def build_all(paths: list[str]) -> Result:
 
 def generate_all(result: Result) -> dict[str, str]:
     """file name -> job source, for every compiled pipeline (only when there were no errors)."""
-    from ..emit.job import generate
+    from ..emit.job import generate_many
 
     result.diags.check()
-    return {job.filename: job.source for job in (generate(c) for c in result.compiled)}
+    return {job.filename: job.source for job in generate_many(result.compiled)}
 
 
 _WRITE_HINTS = {

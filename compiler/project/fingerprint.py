@@ -1,7 +1,6 @@
-"""What pipec's output depends on besides the YAML: a digest of its own files (code, templates, schema), its
-version and black's (the formatter of record, which lays out what the printer hands it). A development
-install changes these files without changing `__version__`, so the cache is keyed by their content, never
-by a version string or a time stamp."""
+"""What pipec's output depends on besides the YAML: a digest of its own files (code, runtime, templates, schema),
+its version and ruff's (the formatter that writes the jobs). A development install changes these files without
+changing `__version__`, so the cache is keyed by their content, never by a version string or a time stamp."""
 
 from __future__ import annotations
 
@@ -13,12 +12,12 @@ from pathlib import Path
 
 from .. import __version__
 
-CODE = Path(__file__).resolve().parent
+CODE = Path(__file__).resolve().parent.parent  # the package: compiler/ (this module is in compiler/project/)
 
 
-def black_version() -> str:
-    """black's version: from the name of its metadata folder (`black-X.Y.Z.dist-info`) in the first entry of
-    sys.path that holds one, as importlib.metadata would find it; importlib.metadata itself (its import costs
+def formatter_version(package: str = "ruff") -> str:
+    """The formatter's version: from the name of its metadata folder (`ruff-X.Y.Z.dist-info`) in the first entry
+    of sys.path that holds one, as importlib.metadata would find it; importlib.metadata itself (its import costs
     more than the rest of a one-pipeline compile's cache lookup) only where no such folder is found."""
     for entry in sys.path:
         try:
@@ -26,12 +25,12 @@ def black_version() -> str:
         except OSError:
             continue
         for name in names:
-            if name.startswith("black-") and name.endswith(".dist-info"):
-                return name[len("black-"):-len(".dist-info")]
+            if name.startswith(f"{package}-") and name.endswith(".dist-info"):
+                return name[len(package) + 1:-len(".dist-info")]
     from importlib import metadata
 
     try:
-        return metadata.version("black")
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
         return "none"
 
@@ -56,5 +55,5 @@ def digest() -> str:
 
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """This pipec: its version, its files' digest and black's version."""
-    return hashlib.sha256(f"{__version__}\0{digest()}\0{black_version()}".encode()).hexdigest()
+    """This pipec: its version, its files' digest and its formatter's version."""
+    return hashlib.sha256(f"{__version__}\0{digest()}\0{formatter_version()}".encode()).hexdigest()

@@ -1,9 +1,10 @@
-"""A cache of what compiling each pipeline file gave: its pipeline's name, its job's file name and sha256 and
+"""A cache of what compiling each pipeline file gave: its pipeline's name, its job's file name, sha256 and text and
 its warnings, keyed by the sha256 of the file's bytes, the name the job gives the file (relative to the
 repository) and pipec's fingerprint (`compiler/project/fingerprint.py`).
 
-`pipec check` of an unchanged file then needs no compiling: it hashes the job on disk and compares, so a hand
-edit of a job is still caught. An entry is only ever written after a full compile; nothing is keyed by time.
+`pipec check` and `pipec compile` of an unchanged file then need no compiling: they hash the job on disk and
+compare, so a hand edit of a job is still caught (compile writes the job's text the cache keeps). An entry is only
+ever written after a full compile; nothing is keyed by time.
 The cache lives in $PIPEC_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/pipec or ~/.cache/pipec.
 """
 
@@ -51,10 +52,19 @@ class JobCache:
         except (OSError, ValueError):
             return None
 
-    def put(self, key: str, entry: dict) -> None:
+    def source(self, key: str) -> str | None:
+        """The job's text of the entry `key` (its sha256 is the entry's), or None."""
+        try:
+            return self._path(key).with_suffix(".py").read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, entry: dict, source: str) -> None:
+        """The entry and its job's text (the text first: an entry is never there without it)."""
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            write_text(path.with_suffix(".py"), source, mode=0o600)
             write_text(path, json.dumps(entry), mode=0o600)
         except OSError:
             pass  # a cache that cannot be written only costs time

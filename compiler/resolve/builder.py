@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from ..model import Pipeline
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from .chain import STEP_KEYS, ChainBuilder
 from .part import Part, options
@@ -26,7 +26,7 @@ def _meta_text(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Compiled:
     """A pipeline with the shapes after its source and after each step."""
 

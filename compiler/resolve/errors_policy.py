@@ -7,13 +7,13 @@ from ..emit import render
 from ..connectors import SINKS
 from ..connectors.base import SourceConnector
 from ..model import ErrorPolicy, Sink, Source
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
 REFUSED_PRODUCER_PROPERTIES = ("key.serializer", "value.serializer")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Problem:
     code: str
     message: str

@@ -7,7 +7,7 @@ from ..envrefs import Text
 from ..connectors.json_timestamps import TIMESTAMP_FORMATS
 from .errors_policy import dead_letter_problems
 from ..model import ErrorPolicy, Sink, Source
-from ..dataclass_lite import replace
+from dataclasses import replace
 from ..shape import Shape
 from .part import Part, integer, options, text
 

@@ -17,7 +17,7 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 UTC = dt.timezone.utc
 WHOLE = ("key", "value")  # record fields whose BYTES are written as text
@@ -268,7 +268,7 @@ def record_differences(expected: dict, actual: dict) -> list[str]:
     return out
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Mismatch:
     """Why a case failed: expected records not found, and actual records no expectation took."""
 

@@ -26,7 +26,7 @@ from ..connectors import SINKS, SOURCES
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
 from ..record_errors import CORRUPT
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types.sql import TIMESTAMP_LTZ_3, StructType
 from .compare import compare, show
@@ -37,7 +37,7 @@ from .session import local_session, stop_local_session, table_settings
 from .tables import Files, run_table_case
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Outcome:
     passed: bool
     lines: tuple[str, ...] = ()

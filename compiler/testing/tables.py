@@ -14,7 +14,7 @@ from typing import Any, Callable
 from ..resolve.builder import Compiled
 from ..connectors import SOURCES
 from ..model import TestCase, TestRecord
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from .compare import compare
 from .given_rows import batch_rows, given_frames, raw_schema
 
@@ -95,7 +95,7 @@ def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path,
         job.start(raw, args, counts).awaitTermination()
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Files:
     """How the runner writes a files source's given records: grouped by micro-batch, then written as files."""
 

@@ -8,7 +8,7 @@ them (Avro's SchemaCompatibility, which also requires records and enums to have 
 
 from __future__ import annotations
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 PROMOTIONS = {  # writer type -> the reader types it is promoted or converted to
     "int": {"long", "float", "double"},
@@ -20,7 +20,7 @@ PROMOTIONS = {  # writer type -> the reader types it is promoted or converted to
 NAMED = ("record", "enum", "fixed")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Problem:
     """Why data written with one schema cannot be read with another: where (a field path) and what."""
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..emit.job import dead_letters_in_one_write, per_batch
-from ..model import Pipeline
-from ..dataclass_lite import field, record
+from ..model import Pipeline, Step
+from dataclasses import dataclass, field
+from ..transforms import REGISTRY
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
 from .contract import Contract, contract, flat_fields, writes_kafka
 
@@ -26,14 +27,14 @@ VERDICTS = {
 }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Reason:
     severity: str
     rule: str  # a key of checkpoint_rules.RULES
     message: str
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Verdict:
     """One pipeline's verdict: a class (VERDICTS key) and the reasons for it."""
 
@@ -72,6 +73,11 @@ def _columns(source) -> list[tuple]:
 
 def _predicates(p: Pipeline) -> dict:
     return {alias: (pred.kind, pred.config) for alias, pred in p.predicates.items()}
+
+
+def _step_rule(step: Step) -> str:
+    """Spark's rule for adding, removing or changing the step: a filter's, or a projection's."""
+    return "filters" if REGISTRY.transforms[step.kind].filters else "projections"
 
 
 def _hosts(value: str | None) -> set[str]:
@@ -151,7 +157,7 @@ class Judge:
         old = {s.alias: s for s in self.o.steps}
         new = {s.alias: s for s in self.n.steps}
         for alias, step in new.items():
-            rule = "filters" if step.kind == "Filter" else "projections"
+            rule = _step_rule(step)
             if alias not in old:
                 self.add(SAFE, rule, f"step '{alias}' ({step.type_name}) is added")
             elif (old[alias].type_name, old[alias].config, old[alias].predicate, old[alias].negate) != (
@@ -159,7 +165,7 @@ class Judge:
                 self.add(SAFE, rule, f"step '{alias}' ({step.type_name}) changes")
         for alias, step in old.items():
             if alias not in new:
-                self.add(SAFE, "filters" if step.kind == "Filter" else "projections", f"step '{alias}' ({step.type_name}) is removed")
+                self.add(SAFE, _step_rule(step), f"step '{alias}' ({step.type_name}) is removed")
         if [s.alias for s in self.o.steps if s.alias in new] != [s.alias for s in self.n.steps if s.alias in old]:
             self.add(SAFE, "projections", "the steps run in another order")
         if _predicates(self.o) != _predicates(self.n):

@@ -8,7 +8,7 @@ rules come from the sinks' documented behaviour (SPEC section 7) and Spark's fil
 
 from __future__ import annotations
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 
 GUIDE = ("https://spark.apache.org/docs/latest/streaming/apis-on-dataframes-and-datasets.html"
@@ -20,7 +20,7 @@ FILE_SINK = ("https://github.com/apache/spark/blob/v4.0.0/sql/core/src/main/scal
 SPEC_SINKS = "docs/reference/semantics.md (Sinks): delivery, topic, payload and encoding"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Rule:
     id: str
     says: str  # the rule, in our words

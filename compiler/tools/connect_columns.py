@@ -5,11 +5,12 @@ gives inferred ones) or, without one, from the field names the transforms' confi
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..transforms import REGISTRY
+from ..transforms.base import READS, named
+from ..transforms.field_paths import parse_syntax_version
 from ..types.sql import quote_name
 
 CONNECT_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT", "float32": "FLOAT", "float": "FLOAT", "double": "DOUBLE",
@@ -57,7 +58,7 @@ def json_type(value) -> str:
     return "STRING"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Sample:
     """A sample record's columns; `primitive`: the record is one value (its single column is named `value`)."""
 
@@ -82,35 +83,15 @@ def read_sample(path: Path) -> Sample:
     return Sample([("value", json_type(data))], True)
 
 
-# Config keys naming input fields, per transform (values are Kafka LIST or single field names).
-FIELD_KEYS = {
-    "MaskField": ("fields",), "ReplaceField": ("exclude", "include", "renames"), "Cast": ("spec",),
-    "ExtractField": ("field",), "ValueToKey": ("fields",), "HeaderFrom": ("fields",), "TimestampConverter": ("field",),
-}
-
-
-def _field_names(kind: str, config: dict[str, str]) -> list[str]:
-    names = []
-    for key in FIELD_KEYS.get(kind, ()):
-        for item in re.split(r"\s*,\s*", config.get(key, "").strip()):
-            name = item.split(":")[0].strip() if kind in ("Cast", "ReplaceField") else item.strip()
-            if name:
-                names.append(name.split(".")[0] if config.get("field.syntax.version", "V1").upper() == "V2" else name)
-    return names
-
-
-def inferred_type(kind: str, config: dict[str, str]) -> str:
-    if kind == "TimestampConverter":
-        return "TIMESTAMP_LTZ(3)" if config.get("target.type") == "string" else ("STRING" if config.get("format") else "BIGINT")
-    return "STRING"
-
-
 def columns_from_steps(steps: list[tuple[str, str | None, dict[str, str]]], side: str) -> list[tuple[str, str]]:
-    """Fields the chain's `side` transforms name, in order, each typed as that transform reads it."""
+    """The top-level fields of `side` the chain's transforms read (the config keys that name them say so:
+    `ConfigKey.names`), in order, each typed as that transform most likely reads it."""
     out: dict[str, str] = {}
     for kind, step_side, config in steps:
-        reads = "value" if kind == "ValueToKey" else step_side
-        if reads == side and kind in REGISTRY.transforms:
-            for name in _field_names(kind, config):
-                out.setdefault(name, inferred_type(kind, config))
+        spec = REGISTRY.transforms.get(kind)
+        version = parse_syntax_version(config.get("field.syntax.version") or "V1") or "V1"
+        for key in spec.keys if spec else ():
+            for names, path in named(key, config.get(key.name), version):
+                if names.role == READS and {"side": step_side, "value": "value"}.get(names.of) == side:
+                    out.setdefault(path[0], names.likely_type(config))
     return list(out.items())

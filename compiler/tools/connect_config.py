@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from ..diagnostics import Location
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 
 
 class ConfigSyntaxError(Exception):
@@ -18,7 +18,7 @@ class ConfigSyntaxError(Exception):
         self.message, self.loc = message, loc
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Entry:
     key: str
     value: str
@@ -30,7 +30,7 @@ class Entry:
         return f"{self.loc}" + (f" ({self.pointer})" if self.pointer else "")
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class ConnectorConfig:
     file: str
     name: str

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..types.parser import parse_type
 from ..types.sql import StructType
 from .connect_columns import Sample
@@ -43,7 +43,7 @@ SCHEMA_INCLUDE = "debezium-json.schema-include"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)+")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Flattening:
     """What a connector's ExtractNewRecordState step does, in pipec's terms."""
 

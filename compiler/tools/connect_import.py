@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import Collector, did_you_mean
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from ..transforms import PREDICATE_PACKAGE, REGISTRY
 from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, Entry
@@ -71,7 +71,7 @@ STEP_KEYS = ("type", "predicate", "negate")
 RAW_SUFFIX = ".raw"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Format:
     name: str  # json | raw | avro-confluent
     raw_type: str = ""  # STRING or BYTES for raw
@@ -79,7 +79,7 @@ class Format:
     assumed: bool = False  # the config names no converter (the worker's applies)
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Imported:
     name: str
     kind: str  # source | sink

@@ -10,14 +10,13 @@ from __future__ import annotations
 from ..resolve.builder import Compiled
 from ..connectors import SINKS
 from ..connectors.kafka_sink import payload_fields
-from ..model import Sink
-from ..dataclass_lite import record
+from ..model import Sink, Step
+from dataclasses import dataclass
+from ..transforms import REGISTRY
 from ..types.sql import SqlType, StructType
 
-ROUTERS = ("RegexRouter", "TimestampRouter")
 
-
-@record
+@dataclass(frozen=True, slots=True)
 class Contract:
     """What a sink writes, as its consumers see it."""
 
@@ -66,6 +65,11 @@ def _destination(compiled: Compiled) -> str:
     return sink.connector
 
 
+def routes(step: Step) -> bool:
+    """Whether the step sets the record's topic (its transform says so: `TransformSpec.routes`)."""
+    return REGISTRY.transforms[step.kind].routes
+
+
 def _router(step) -> str:
     when = f" when {'not ' if step.negate else ''}{step.predicate}" if step.predicate else ""
     return f"{step.alias} ({step.type_name}{when}) {step.config!r}"
@@ -77,7 +81,7 @@ def contract(compiled: Compiled) -> Contract:
     return Contract(
         connector=p.sink.connector,
         destination=_destination(compiled),
-        routing=tuple(_router(s) for s in p.steps if s.kind in ROUTERS),
+        routing=tuple(_router(s) for s in p.steps if routes(s)),
         key_format=p.sink.key_format if keyed else None,
         value_format=p.sink.format,
         key=_written_key(compiled) if keyed else None,

@@ -9,13 +9,13 @@ from pathlib import Path
 from ..resolve.builder import Compiled
 from ..diagnostics import Diagnostic
 from ..project.driver import SUFFIXES, build_all
-from ..dataclass_lite import field, record
+from dataclasses import dataclass, field
 from .checkpoint_diff import VERDICTS, Verdict, judge
 from .checkpoint_rules import RULES
 from .git import changed_files, default_base, resolve, show, toplevel
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class DiffResult:
     ref: str
     commit: str

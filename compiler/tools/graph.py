@@ -13,20 +13,18 @@ from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..diagnostics import render_all
 from ..project.driver import build_all
-from ..dataclass_lite import field, record
-from .contract import writes_kafka
-
-ROUTERS = ("RegexRouter", "TimestampRouter")
+from dataclasses import dataclass, field
+from .contract import routes, writes_kafka
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Node:
     id: str
     label: str
     kind: str  # pipeline | topic | env-topic | pattern | routed | folder
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Graph:
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, label: "" | "dead letters" | "matches")
@@ -64,7 +62,7 @@ def build_graph(compiled: list[Compiled]) -> Graph:
             graph.edge(graph.node("pattern", src.topic_pattern.raw), me)
         for t in src.topics:
             graph.edge(_topic(graph, t), me)
-        routers = [s for s in p.steps if s.kind in ROUTERS]
+        routers = [s for s in p.steps if routes(s)]
         if writes_kafka(sink):
             if sink.topic is not None and not routers:
                 graph.edge(me, _topic(graph, sink.topic))

@@ -1,112 +1,30 @@
 """Column lineage through a chain: which output field comes from which input field, metadata key or header.
 
-A slot is a place a value sits in the record: ("value", path), ("key", path), ("header", (key,)) or
-("meta", (envelope column,)); path () is the whole key or value. Each transform kind has a function in MOVES
-giving, for the output slots it changes, the input slot it reads, whether it transforms the value, and whether it
-masks it; every other slot passes through unchanged. Slots below a moved one follow their parent (a renamed
-struct's fields come from the old struct's fields).
+Each step's transform declares its moves (`TransformSpec.lineage`, compiler/transforms/moves.py): for the slots
+it sets, the input slot each reads, whether it transforms the value and whether it masks it; every other slot
+passes through unchanged. A predicate declares what it reads (`PredicateSpec.reads`), which decides whether a
+record goes on (OpenLineage's INDIRECT inputs).
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
-from .. import ir
 from ..resolve.builder import Compiled
 from ..model import Source, Step
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
-from ..transforms.structure import _flat
+from ..transforms import REGISTRY
+from ..transforms.moves import IDENTITY, TRANSFORMATION, Move, Slot
 from .contract import flat_fields, writes_kafka
 
-Slot = tuple[str, tuple[str, ...]]
-IDENTITY, TRANSFORMATION = "IDENTITY", "TRANSFORMATION"
 
 
-@record
-class Move:
-    """An output slot's input: the slot read (None for a literal), how, and whether the value is masked."""
-
-    source: Slot | None
-    subtype: str = IDENTITY
-    masking: bool = False
-
-
-@record
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Where an output field's data comes from: an input field name, and the strongest transformation on the way."""
 
     field: str
     subtype: str
     masking: bool
-
-
-def _insert_field(cfg, side: str) -> dict[Slot, Move]:
-    return {(side, ins.path.steps): Move(("meta", (ins.value.name,)) if isinstance(ins.value, ir.Col) else None)
-            for ins in cfg.insertions}
-
-
-def _replace_field(cfg, side: str) -> dict[Slot, Move]:
-    return {(side, p.steps[:-1] + (new,)): Move((side, p.steps)) for p, new in cfg.renames}
-
-
-def _extract_field(cfg, side: str) -> dict[Slot, Move]:
-    return {(side, ()): Move((side, cfg.path.steps))}
-
-
-def _hoist_field(cfg, side: str) -> dict[Slot, Move]:
-    if cfg.hoisted is None:
-        return {(side, (cfg.field,)): Move((side, ()))}
-    steps = cfg.hoisted.steps
-    return {(side, steps[:-1] + (cfg.field, steps[-1])): Move((side, steps))}
-
-
-def _value_to_key(cfg, side: str) -> dict[Slot, Move]:
-    if cfg.version == "V2" and len(cfg.paths) == 1:
-        return {("key", ()): Move(("value", cfg.paths[0].steps))}
-    return {("key", (p.steps[-1],)): Move(("value", p.steps)) for p in cfg.paths}
-
-
-def _mask_field(cfg, side: str) -> dict[Slot, Move]:
-    return {(side, p.steps): Move((side, p.steps), TRANSFORMATION, True) for p in cfg.paths}
-
-
-def _cast(cfg, side: str) -> dict[Slot, Move]:
-    moves = {(side, f.path.steps): Move((side, f.path.steps), TRANSFORMATION) for f in cfg.fields}
-    if cfg.whole:
-        moves[(side, ())] = Move((side, ()), TRANSFORMATION)
-    return moves
-
-
-def _timestamp_converter(cfg, side: str) -> dict[Slot, Move]:
-    steps = cfg.path.steps if cfg.path else ()
-    return {(side, steps): Move((side, steps), TRANSFORMATION)}
-
-
-def _header_from(cfg, side: str) -> dict[Slot, Move]:
-    return {("header", (header,)): Move((side, path.steps)) for path, header in cfg.pairs}
-
-
-def _insert_header(cfg, side: str) -> dict[Slot, Move]:
-    return {("header", (cfg.header,)): Move(None)}
-
-
-MOVES: dict[str, Callable[[object, str], dict[Slot, Move]]] = {
-    "InsertField": _insert_field, "ReplaceField": _replace_field, "ExtractField": _extract_field,
-    "HoistField": _hoist_field, "ValueToKey": _value_to_key, "MaskField": _mask_field, "Cast": _cast,
-    "TimestampConverter": _timestamp_converter, "HeaderFrom": _header_from, "InsertHeader": _insert_header,
-}
-# Record-level inputs of predicates (KIP-585): what a predicate on a step or a Filter reads.
-PREDICATE_INPUTS: dict[str, Callable[[object], str]] = {
-    "TopicNameMatches": lambda cfg: "metadata:topic",
-    "HasHeaderKey": lambda cfg: f"header:{cfg.name}",
-    "RecordIsTombstone": lambda cfg: "value",
-}
-
-
-def _flatten_moves(step: Step, before: Shape) -> dict[Slot, Move]:
-    t = before.side(step.side)
-    return {(step.side, (name,)): Move((step.side, steps)) for name, steps, _ in _flat(t, step.config.delimiter)} if t else {}
 
 
 def source_origins(source: Source) -> dict[Slot, str]:
@@ -157,13 +75,14 @@ class Tracker:
         return found
 
     def step(self, step: Step, before: Shape, after: Shape) -> None:
-        moves = _flatten_moves(step, before) if step.kind == "Flatten" else MOVES.get(step.kind, lambda c, s: {})(step.config, step.side)
+        spec = REGISTRY.transforms[step.kind]
+        moves = spec.lineage(step.config, step.side, before)
         pred = self.compiled.pipeline.predicates.get(step.predicate) if step.predicate else None
         if pred is not None:
-            self.dataset.setdefault(PREDICATE_INPUTS[pred.kind](pred.config), "CONDITIONAL")
-        if step.kind == "Filter":
-            for name in (PREDICATE_INPUTS[pred.kind](pred.config),) if pred else ():
-                self.dataset[name] = "FILTER"
+            reads = REGISTRY.predicates[pred.kind].reads(pred.config)
+            self.dataset.setdefault(reads, "CONDITIONAL")
+            if spec.filters:
+                self.dataset[reads] = "FILTER"
         new: dict[Slot, dict[str, Origin]] = {}
         slots = {("value", tuple(p.split("."))) for p in flat_fields(after.value)} | {("key", tuple(p.split("."))) for p in flat_fields(after.key)}
         slots = {(s, () if p == ("(whole)",) else p) for s, p in slots}

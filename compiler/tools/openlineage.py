@@ -3,7 +3,7 @@
 One event per pipeline: the job (namespace `pipec`, the pipeline's name, its processing type), its input datasets
 (the source's topics or folder) and its output dataset (the sink's topic or folder) with a schema facet and a
 columnLineage facet (1-2-0): each written field with the input fields it comes from (DIRECT: IDENTITY or
-TRANSFORMATION, masked where MaskField replaced the value), and the record-level inputs of filters and conditional
+TRANSFORMATION, masked where a step replaced the value: MaskField, Drop), and the record-level inputs of filters and conditional
 steps (INDIRECT: FILTER or CONDITIONAL). Metadata keys and headers are named `metadata:<key>` and `header:<key>`.
 The event type is OTHER (nothing ran); runId is derived from the pipeline's name and sha256, so the same YAML
 gives the same event apart from eventTime.
@@ -21,7 +21,7 @@ from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..project.driver import build_all
-from .contract import contract, flat_fields, writes_kafka
+from .contract import contract, flat_fields, routes, writes_kafka
 from .lineage import column_lineage
 
 SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/"
@@ -56,7 +56,7 @@ def output_dataset(compiled: Compiled) -> tuple[str, str]:
         if sink.topic is not None:
             name = sink.topic.raw
         elif compiled.final.routed:
-            name = "routed:" + ",".join(s.alias for s in p.steps if s.kind in ("RegexRouter", "TimestampRouter"))
+            name = "routed:" + ",".join(s.alias for s in p.steps if routes(s))
         else:
             name = ",".join(n for _, n in input_datasets(compiled))
         return f"kafka://{_servers(props)}", name

@@ -244,9 +244,10 @@ def render_connectors() -> str:
         always = c.yields_changelog("json", True)  # whatever the format (in streaming mode)
         changelog_formats = [] if always else [f for f in CHANGELOG_FORMATS if c.yields_changelog(f, True)]
         changelog = ("in streaming mode, always" if always and not c.yields_changelog("json", False) else
-                     f"with {', '.join(f'`{f}`' for f in changelog_formats)}" if changelog_formats else "no")
+                     f"with {', '.join(f'`{f}`' for f in changelog_formats)}" if changelog_formats else
+                     f"with `{c.changelog_key}: true`" if c.changelog_key else "no")
         out += [f"### `{name}`", "",
-                f"- value formats: {', '.join(f'`{f}`' for f in (*c.formats, *changelog_formats))}",
+                f"- value formats: {', '.join(f'`{f}`' for f in (*c.formats, *changelog_formats)) or 'none (the table columns)'}",
                 f"- yields a changelog (`+I`, `-U`, `+U`, `-D` rows): {changelog}",
                 f"- options: {', '.join(f'`{o}`' for o in sorted(c.options)) or 'none'}",
                 f"- metadata keys: {_metadata_rows(c.metadata)[0]}",

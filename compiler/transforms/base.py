@@ -3,19 +3,45 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
+
+from dataclasses import dataclass, field
 
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean, one_of, shown
-from ..dataclass_lite import field, record
 from ..load.document import SourceMap
 from ..shape import Shape
+from .field_paths import PathSyntaxError, parse_path
+from .moves import Moves
 
 PACKAGE = "org.apache.kafka.connect.transforms."  # Kafka's own transforms; a spec from elsewhere names its package
 PREDICATE_PACKAGE = PACKAGE + "predicates."
+READS, WRITES = "reads", "writes"
 
 
-@record
+def _string(raw: Mapping[str, str]) -> str:
+    """A field's likely type when nothing says more."""
+    return "STRING"
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """What each item of a config key (each LIST item, or the one value) names: a field or header the step reads or
+    writes. Column lineage's tests check it against the step's moves; `pipec import connect` makes a source column
+    of each field a step reads."""
+
+    role: str  # READS: the step reads it (a field that is not there is a compile error); WRITES: the step writes it
+    of: str = "side"  # "side": a field of the step's key or value; "value": a field of the value; "header": a header key
+    path: bool = True  # a field path, read under the step's field.syntax.version (KIP-821); False: one name as written
+    part: int | None = None  # items are `a:b` and the name is part 0 or 1 (an item without ':' names nothing)
+    marks: str = ""  # characters an item may end with that are no part of the name (InsertField's `!` and `?`)
+    likely_type: Callable[[Mapping[str, str]], str] = _string  # the type a field read here most likely has, from the step's raw config
+
+
+READ_FIELDS = (Names(READS),)  # a key naming fields of the step's side that it reads
+
+
+@dataclass(frozen=True, slots=True)
 class ConfigKey:
     """One Kafka Connect config key, as its ConfigDef declares it: the whole contract of the key, from which the
     JSON Schema (compiler/validate/schema_gen.py), docs/transforms.md (compiler/transforms/docs.py) and the schema tests are made."""
@@ -30,6 +56,7 @@ class ConfigKey:
     ignore_case: bool = False  # choices are matched in any case
     requires: tuple[str, ...] = ()  # keys that must be set whenever this one is
     removed: str = ""  # the key that replaced this one: accepted only so the compiler can say so (E303)
+    names: tuple[Names, ...] = ()  # the fields or headers each item names; () for a setting
 
     def rules(self) -> str:
         """The key's constraints in words, for docs and schema descriptions."""
@@ -44,6 +71,31 @@ class ConfigKey:
         if self.removed:
             out.append(f"An error here: use `{self.removed}`.")
         return " ".join(out)
+
+
+def named(key: ConfigKey, value: Any, version: str) -> list[tuple[Names, tuple[str, ...]]]:
+    """(names, path steps) of each field or header a key's value names, read as Kafka reads it (a LIST: a YAML list
+    or comma-separated text) under `version` (V1 or V2); an item that does not parse names nothing."""
+    if value is None or not key.names:
+        return []
+    if isinstance(value, list):
+        items = [java_trim(str(v)) for v in value]
+    else:
+        text = java_trim(str(value))
+        items = re.split(r"\s*,\s*", text) if key.kind == "LIST" and text else [text]
+    out = []
+    for names in key.names:
+        for item in items:
+            parts = item.split(":")
+            text = java_trim(item if names.part is None else parts[names.part] if len(parts) > 1 else "")
+            text = text[:-1] if names.marks and text[-1:] in names.marks else text
+            try:
+                steps = parse_path(text, version).steps if names.path else (text,)
+            except PathSyntaxError:
+                continue
+            if text and all(steps):
+                out.append((names, steps))
+    return out
 
 
 _JAVA_WHITESPACE = "".join(chr(i) for i in range(0x21))
@@ -146,7 +198,7 @@ class ConfigReader:
         return match[0]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Context:
     """What a transform sees while inferring its output shape."""
 
@@ -161,7 +213,7 @@ class Context:
         self.diags.error(code, f"{self.owner}: {message}", loc, hint)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Lowering:
     """What a transform sees while lowering: which side it edits and how to name itself in record errors."""
 
@@ -185,13 +237,14 @@ class Lowering:
         return ir.If(cond, self.record_error(reason), value)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TransformSpec:
     """A transform family: Kafka's class with its Key/Value variants as one parameterised implementation.
 
     parse(reader) -> config          read and check the config keys
     infer(config, shape, ctx) -> Shape   the output shape; errors for fields the shape lacks
     lower(config, shape, lowering) -> tuple[ir.Op, ...]   native Spark operations on `records`
+    lineage(config, side, shape) -> Moves   the slots it sets and where their values come from (moves.py)
     """
 
     name: str
@@ -201,7 +254,10 @@ class TransformSpec:
     parse: Callable[[ConfigReader], Any]
     infer: Callable[[Any, Shape, Context], Shape]
     lower: Callable[[Any, Shape, Lowering], tuple[ir.Op, ...]]
+    lineage: Callable[[Any, str | None, Shape], Moves]
     sides: bool = True  # Key/Value variants
+    routes: bool = False  # sets the record's topic: the sink writes to the topics it names
+    filters: bool = False  # drops records (`pipec diff` judges adding or removing it by Spark's rule for filters)
     example: str = ""
     differences: tuple[str, ...] = ()  # deliberate differences from Kafka, for docs
     package: str = PACKAGE  # the Java package of its class, e.g. "io.confluent.connect.transforms." for Confluent's
@@ -218,7 +274,7 @@ def names(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PredicateSpec:
     """A KIP-585 predicate: parse its config, lower it to a boolean Column."""
 
@@ -227,6 +283,7 @@ class PredicateSpec:
     keys: tuple[ConfigKey, ...]
     parse: Callable[[ConfigReader], Any]
     lower: Callable[[Any], ir.Expr]
+    reads: Callable[[Any], str]  # what the condition reads, as lineage names it: `metadata:topic`, `header:<key>`, `value`
     example: str = ""
     lower_changelog: Callable[[Any], ir.Expr] | None = None  # the condition on a changelog (records with `op`), if it differs
 
@@ -235,7 +292,7 @@ class PredicateSpec:
         return self.lower_changelog(config) if changelog and self.lower_changelog else self.lower(config)
 
 
-@record(frozen=False)
+@dataclass(slots=True)
 class Registry:
     """The one registry of transforms and predicates."""
 

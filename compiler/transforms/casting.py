@@ -13,12 +13,13 @@ import math
 from .. import ir
 from ..types.connect import CONNECT_TYPES
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .base import READS, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javanumbers import AS_INT, AS_LONG, BYTES_TARGETS, INT_BITS, TO_STRING, decode_bytes, wrap
+from .moves import TRANSFORMATION, Move, Moves
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
 TARGETS = ("int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string")
@@ -40,14 +41,14 @@ JAVA_FLOAT = (
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FieldCast:
     index: int  # the spec item, for error locations
     path: FieldPath
     target: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class CastConfig:
     whole: str | None  # the target of a whole-value cast
     fields: tuple[FieldCast, ...]
@@ -248,6 +249,14 @@ def lower_cast(cfg: CastConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...
     return (ir.SetColumns(((side, result),)),)
 
 
+def cast_moves(cfg: CastConfig, side: str, before: Shape) -> Moves:
+    """Each cast field, or the whole key or value, is its old value converted."""
+    moves = {(side, c.path.steps): Move((side, c.path.steps), TRANSFORMATION) for c in cfg.fields}
+    if cfg.whole:
+        moves[(side, ())] = Move((side, ()), TRANSFORMATION)
+    return moves
+
+
 CAST = TransformSpec(
     name="Cast",
     purpose="cast types",
@@ -265,7 +274,7 @@ CAST = TransformSpec(
             "`field:type` items, or one bare type to cast the whole key or value. Types (any case): int8, int16, int32, "
             "int64, float32, float64, boolean, string; BYTES fields also cast to int32, int64 and float64 (decoded "
             "with bytes.order).",
-            required=True, nonempty=True,
+            required=True, nonempty=True, names=(Names(READS, part=0),),
         ),
         ConfigKey(
             "bytes.order", "STRING", "BIG_ENDIAN",
@@ -285,6 +294,7 @@ CAST = TransformSpec(
     parse=parse_cast,
     infer=infer_cast,
     lower=lower_cast,
+    lineage=cast_moves,
     describe=lambda cfg, side: f"casts the {side} to {cfg.whole}" if cfg.whole else "casts " + names(f"{c.path.text} to {c.target}" for c in cfg.fields),
     example="- name: typed\n  type: Cast$Value\n  field.syntax.version: V2\n  spec: [\"amount:float64\", \"parent.child.k2:int64\"]",
     differences=(

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 
 from .. import ir
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
+from .moves import TRANSFORMATION, Move
 
 BEHAVIORS = ("nullify", "retain", "validate", "force_optional")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DropConfig:
     keeps_schema: bool  # every behaviour but nullify keeps the side's type
 
@@ -56,6 +57,8 @@ DROP = TransformSpec(
     parse=parse_drop,
     infer=infer_drop,
     lower=lower_drop,
+    # every value becomes null: masked, as MaskField masks (a step under a predicate leaves the others as they are)
+    lineage=lambda cfg, side, before: {(side, ()): Move((side, ()), TRANSFORMATION, masking=True)},
     describe=lambda cfg, side: f"sets every {side} to null" + ("" if cfg.keeps_schema else ", without a schema"),
     example="- name: tombstones\n  type: io.confluent.connect.transforms.Drop$Value\n  schema.behavior: retain",
     differences=(

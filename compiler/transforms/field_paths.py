@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 __all__ = [
     "PathSyntaxError",
@@ -59,7 +59,7 @@ class PathSyntaxError(ValueError):
         return self.message
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FieldPath:
     """A parsed field path: the configured text and its steps, outermost first."""
 

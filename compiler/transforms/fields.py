@@ -3,52 +3,16 @@
 from __future__ import annotations
 
 from .. import ir
-from .field_paths import FieldPath, PathSyntaxError, parse_path, parse_syntax_version
-from ..dataclass_lite import record, replace
+from .field_paths import FieldPath
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..types.parser import parse_type
 from ..types.sql import BIGINT, INT, STRING, StructField, StructType, SqlType
 from ..types.field_names import fold, same_name
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
+from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .moves import Move
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
-
-SYNTAX_KEY = ConfigKey(
-    "field.syntax.version", "STRING", "V1",
-    "KIP-821 syntax of every field path of this step. V1: each field name is one top-level name (a dot is part of "
-    "the name). V2: dotted paths into nested structs, with backticks around names that hold dots and a backslash "
-    "escaping a backtick.",
-    ("V1", "V2"), ignore_case=True,
-)
-NULL_DEFAULT_KEY = ConfigKey(
-    "replace.null.with.default", "BOOLEAN", True,
-    "Kafka's KIP-1040 key: accepted for compatibility, with no effect (pipec's columns have no default values).",
-)
-
-
-def read_syntax(reader: ConfigReader) -> str:
-    """`field.syntax.version`, case-insensitive V1/V2."""
-    raw = reader.string("field.syntax.version")
-    if raw is None:
-        return "V1"
-    version = parse_syntax_version(raw)
-    if version is None:
-        reader.error("field.syntax.version", f"'field.syntax.version' must be V1 or V2 (any case), not '{raw}'", "write V1 or V2")
-        return "V1"
-    return version
-
-
-def read_path(reader: ConfigReader, key: str, text: str, version: str) -> FieldPath | None:
-    """Parse one configured path; an unbalanced backtick is reported at the key."""
-    try:
-        path = parse_path(text, version)
-    except PathSyntaxError as exc:
-        reader.error(key, exc.message, "wrap the whole name in backticks, or escape the backtick with a backslash", code="E302")
-        return None
-    if not path.steps or "" in path.steps:
-        reader.error(key, f"'{text}' names an empty field", "field names cannot be empty (check for a stray '.')", code="E305")
-        return None
-    return path
-
 
 # ---------------------------------------------------------------- InsertField
 
@@ -59,9 +23,11 @@ ENVELOPE_FIELDS: tuple[tuple[str, str, SqlType], ...] = (
     ("offset.field", "offset", BIGINT),
     ("timestamp.field", "timestamp", parse_type("TIMESTAMP_LTZ(3)")),
 )
+OPTIONAL_MARKS = "!?"  # Kafka's InsertionSpec: one trailing '!' or '?' marks a field optional or required
+INSERTED = (Names(WRITES, marks=OPTIONAL_MARKS),)  # a field the step writes, with its mark
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Insertion:
     key: str  # the config key it came from, for error locations
     path: FieldPath
@@ -69,7 +35,7 @@ class Insertion:
     type: SqlType
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class InsertFieldConfig:
     insertions: tuple[Insertion, ...]
     on_missing_parent: str
@@ -77,8 +43,8 @@ class InsertFieldConfig:
 
 
 def _strip_suffix(name: str) -> str:
-    """Kafka's InsertionSpec: one trailing '!' or '?' marks optionality; every field is optional here."""
-    return name[:-1] if name[-1:] in ("!", "?") else name
+    """The name without its optionality mark: every field is optional here."""
+    return name[:-1] if name[-1:] in OPTIONAL_MARKS else name
 
 
 def parse_insert(reader: ConfigReader) -> InsertFieldConfig:
@@ -189,11 +155,11 @@ INSERT_FIELD = TransformSpec(
     doc="Insert fields from the record's envelope (topic, partition, offset, timestamp) or a static string; at least "
     "one of the `*.field` keys is needed. Field names may end in `!` or `?` (accepted, no effect: every field is optional).",
     keys=(
-        ConfigKey("topic.field", "STRING", None, "Field that receives the record's topic (STRING)."),
-        ConfigKey("partition.field", "STRING", None, "Field that receives the record's partition (INT)."),
-        ConfigKey("offset.field", "STRING", None, "Field that receives the record's offset (BIGINT)."),
-        ConfigKey("timestamp.field", "STRING", None, "Field that receives the record's timestamp (TIMESTAMP_LTZ(3))."),
-        ConfigKey("static.field", "STRING", None, "Field that receives `static.value` (STRING).", requires=("static.value",)),
+        ConfigKey("topic.field", "STRING", None, "Field that receives the record's topic (STRING).", names=INSERTED),
+        ConfigKey("partition.field", "STRING", None, "Field that receives the record's partition (INT).", names=INSERTED),
+        ConfigKey("offset.field", "STRING", None, "Field that receives the record's offset (BIGINT).", names=INSERTED),
+        ConfigKey("timestamp.field", "STRING", None, "Field that receives the record's timestamp (TIMESTAMP_LTZ(3)).", names=INSERTED),
+        ConfigKey("static.field", "STRING", None, "Field that receives `static.value` (STRING).", requires=("static.value",), names=INSERTED),
         ConfigKey("static.value", "STRING", None, "The value written into `static.field`, as written: an unquoted 0123, 1.50 or off is that text."),
         SYNTAX_KEY,
         ConfigKey(
@@ -212,6 +178,9 @@ INSERT_FIELD = TransformSpec(
     parse=parse_insert,
     infer=infer_insert,
     lower=lower_insert,
+    # each inserted field comes from its record column, or is a literal
+    lineage=lambda cfg, side, before: {(side, i.path.steps): Move(("meta", (i.value.name,)) if isinstance(i.value, ir.Col) else None)
+                                       for i in cfg.insertions},
     describe=lambda cfg, side: "inserts " + names(f"{i.path.text} ({_source(i)})" for i in cfg.insertions),
     example="- name: add_origin\n  type: InsertField$Value\n  topic.field: kafka_topic\n  static.field: origin\n  static.value: web",
     differences=(
@@ -224,7 +193,7 @@ INSERT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- ReplaceField
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ReplaceFieldConfig:
     exclude: tuple[FieldPath, ...]
     include: tuple[FieldPath, ...]
@@ -374,9 +343,9 @@ REPLACE_FIELD = TransformSpec(
     purpose="field replacement",
     doc="Drop fields (exclude), keep only some (include), and rename fields (renames: old:new). Filtering uses the names before renaming.",
     keys=(
-        ConfigKey("exclude", "LIST", [], "Fields to drop; wins over include."),
-        ConfigKey("include", "LIST", [], "Fields to keep; empty keeps every field."),
-        ConfigKey("renames", "LIST", [], "`old:new` renames."),
+        ConfigKey("exclude", "LIST", [], "Fields to drop; wins over include.", names=READ_FIELDS),
+        ConfigKey("include", "LIST", [], "Fields to keep; empty keeps every field.", names=READ_FIELDS),
+        ConfigKey("renames", "LIST", [], "`old:new` renames.", names=(Names(READS, part=0), Names(WRITES, path=False, part=1))),
         *REMOVED_KEYS,
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
@@ -384,6 +353,7 @@ REPLACE_FIELD = TransformSpec(
     parse=parse_replace,
     infer=infer_replace,
     lower=lower_replace,
+    lineage=lambda cfg, side, before: {(side, p.steps[:-1] + (new,)): Move((side, p.steps)) for p, new in cfg.renames},
     describe=describe_replace,
     example="- name: tidy\n  type: ReplaceField$Value\n  exclude: [ssn]\n  renames: [\"cust:customer\"]",
     differences=(

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from .. import ir
 from ..changelog import is_delete
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
+from .moves import no_moves
 
 # ---------------------------------------------------------------- Filter
 
@@ -26,6 +27,8 @@ FILTER = TransformSpec(
     parse=lambda reader: None,
     infer=lambda cfg, shape, ctx: shape,
     lower=lower_filter,
+    lineage=no_moves,
+    filters=True,
     describe=lambda cfg, side: "drops the record",
     sides=False,
     example="- name: drop_tests\n  type: Filter\n  predicate: is_test",
@@ -35,7 +38,7 @@ FILTER = TransformSpec(
 # ---------------------------------------------------------------- predicates
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TopicNameMatchesConfig:
     pattern: str
 
@@ -64,11 +67,12 @@ TOPIC_NAME_MATCHES = PredicateSpec(
     ),
     parse=parse_topic_name_matches,
     lower=lambda cfg: full_match(ir.Col("topic"), cfg.pattern),
+    reads=lambda cfg: "metadata:topic",
     example="is_test: {type: TopicNameMatches, pattern: \"test-.*\"}",
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HasHeaderKeyConfig:
     name: str
 
@@ -81,6 +85,7 @@ HAS_HEADER_KEY = PredicateSpec(
     # the array of header keys, not a lambda over the headers: Spark compiles it into the chain's Java code, where a
     # lambda is interpreted and splits the chain's stage in two
     lower=lambda cfg: ir.Func("array_contains", (ir.Get(ir.Col("headers"), "key"), ir.Lit(cfg.name))),
+    reads=lambda cfg: f"header:{cfg.name}",
     example="traced: {type: HasHeaderKey, name: trace-id}",
 )
 
@@ -90,6 +95,7 @@ RECORD_IS_TOMBSTONE = PredicateSpec(
     keys=(),
     parse=lambda reader: None,
     lower=lambda cfg: ir.IsNull(ir.Col("value")),
+    reads=lambda cfg: "value",
     lower_changelog=lambda cfg: ir.BinOp("|", ir.IsNull(ir.Col("value")), is_delete()),
     example="tombstone: {type: RecordIsTombstone}",
 )

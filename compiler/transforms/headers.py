@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from .. import ir
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
+from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
 from .connect_values import Unsupported, literal_header_bytes
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .moves import Move, header
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
 DAY_MS = 86_400_000
+HEADER_READ, HEADER_WRITTEN = (Names(READS, of="header", path=False),), (Names(WRITES, of="header", path=False),)
 TIME_FORMAT = "HH:mm:ss.SSS'Z'"
 DATE_FORMAT = "yyyy-MM-dd"
 TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
@@ -141,7 +143,7 @@ def header_bytes(value: ir.Expr, t: SqlType) -> ir.Expr:
 # ---------------------------------------------------------------- InsertHeader
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class InsertHeaderConfig:
     header: str
     value: bytes | None  # the bytes Kafka writes for value.literal; None: a null header value
@@ -178,7 +180,7 @@ INSERT_HEADER = TransformSpec(
     doc="Append a header with a literal value, typed as Kafka's `Values.parseString` types it and written as "
     "SimpleHeaderConverter writes it (`1.50` becomes `1.5`, `null` a null value). Existing headers with the key are kept.",
     keys=(
-        ConfigKey("header", "STRING", None, "The header key.", required=True),
+        ConfigKey("header", "STRING", None, "The header key.", required=True, names=HEADER_WRITTEN),
         ConfigKey(
             "value.literal", "STRING", None,
             "The literal value, typed as Kafka's Values.parseString types it (1 an INT8, true a BOOLEAN, a date, an "
@@ -189,6 +191,7 @@ INSERT_HEADER = TransformSpec(
     parse=parse_insert_header,
     infer=lambda cfg, shape, ctx: shape.with_headers(added=(cfg.header,)),
     lower=lower_insert_header,
+    lineage=lambda cfg, side, before: {header(cfg.header): Move(None)},  # a literal
     describe=lambda cfg, side: f"adds the header {cfg.header}",
     sides=False,
     example="- name: mark_source\n  type: InsertHeader\n  header: source\n  value.literal: web",
@@ -205,7 +208,7 @@ INSERT_HEADER = TransformSpec(
 # ---------------------------------------------------------------- DropHeaders
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DropHeadersConfig:
     keys: tuple[str, ...]
 
@@ -228,10 +231,12 @@ DROP_HEADERS = TransformSpec(
     name="DropHeaders",
     purpose="header removal",
     doc="Remove every header whose key is listed, keeping the order of the others; keys not present are ignored.",
-    keys=(ConfigKey("headers", "LIST", None, "The header keys to remove; keys not present are ignored.", required=True, nonempty=True),),
+    keys=(ConfigKey("headers", "LIST", None, "The header keys to remove; keys not present are ignored.", required=True, nonempty=True,
+                    names=HEADER_READ),),
     parse=parse_drop_headers,
     infer=lambda cfg, shape, ctx: shape.with_headers(dropped=tuple(cfg.keys)),
     lower=lower_drop_headers,
+    lineage=lambda cfg, side, before: {header(key): Move(None) for key in cfg.keys},  # gone
     describe=lambda cfg, side: "drops the headers " + names(cfg.keys),
     sides=False,
     example="- name: no_debug\n  type: DropHeaders\n  headers: [debug, trace-id]",
@@ -241,7 +246,7 @@ DROP_HEADERS = TransformSpec(
 # ---------------------------------------------------------------- HeaderFrom
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HeaderFromConfig:
     pairs: tuple[tuple[FieldPath, str], ...]  # (field, header), in configured order
     operation: str  # copy | move
@@ -347,8 +352,9 @@ HEADER_FROM = TransformSpec(
     "after the existing headers, written as SimpleHeaderConverter writes the field's value. A null key or value "
     "is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "The fields to read, one per entry of `headers`.", required=True, nonempty=True),
-        ConfigKey("headers", "LIST", None, "The header keys, as many as `fields`; the headers are appended.", required=True, nonempty=True),
+        ConfigKey("fields", "LIST", None, "The fields to read, one per entry of `headers`.", required=True, nonempty=True, names=READ_FIELDS),
+        ConfigKey("headers", "LIST", None, "The header keys, as many as `fields`; the headers are appended.", required=True, nonempty=True,
+                  names=HEADER_WRITTEN),
         ConfigKey("operation", "STRING", None, "`copy` keeps the fields, `move` removes them.", ("move", "copy"), required=True),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
@@ -356,6 +362,7 @@ HEADER_FROM = TransformSpec(
     parse=parse_header_from,
     infer=infer_header_from,
     lower=lower_header_from,
+    lineage=lambda cfg, side, before: {header(key): Move((side, path.steps)) for path, key in cfg.pairs},
     describe=lambda cfg, side: ("copies " if cfg.operation == "copy" else "moves ") + names(f"{f.text} to the header {h}" for f, h in cfg.pairs),
     example="- name: trace_to_header\n  type: HeaderFrom$Value\n  fields: [trace_id]\n  headers: [trace-id]\n  operation: move",
     differences=(

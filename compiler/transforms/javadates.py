@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 
 class PatternError(ValueError):
@@ -16,7 +16,7 @@ class PatternError(ValueError):
         self.message, self.hint, self.invalid = message, hint, invalid
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Letter:
     """How a run of one SimpleDateFormat letter translates.
 

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Callable
 
 from .. import ir
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
+from .base import READ_FIELDS, ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
+from .moves import TRANSFORMATION, Move
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at
 from .structure import read_paths
 
@@ -136,7 +137,7 @@ def mask_value(t: SqlType, replacement: str | None) -> ir.Expr:
     return convert(replacement, t)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class MaskFieldConfig:
     paths: tuple[FieldPath, ...]
     replacement: str | None
@@ -188,7 +189,7 @@ MASK_FIELD = TransformSpec(
     "epoch for dates and timestamps, an empty array or map; or by `replacement` converted to the field's type (numbers "
     "parsed as Java's BigDecimal, integers truncated). A null key or value is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "Fields (V2: paths) to mask.", required=True, nonempty=True),
+        ConfigKey("fields", "LIST", None, "Fields (V2: paths) to mask.", required=True, nonempty=True, names=READ_FIELDS),
         ConfigKey(
             "replacement", "STRING", None,
             "The replacement value, converted to each field's type; without it, the type's empty value (0, false, "
@@ -201,6 +202,7 @@ MASK_FIELD = TransformSpec(
     parse=parse_mask,
     infer=infer_mask,
     lower=lower_mask,
+    lineage=lambda cfg, side, before: {(side, p.steps): Move((side, p.steps), TRANSFORMATION, masking=True) for p in cfg.paths},
     describe=lambda cfg, side: "masks " + names(p.text for p in cfg.paths) + (f" with '{cfg.replacement}'" if cfg.replacement is not None else ""),
     example="- name: mask_card\n  type: MaskField$Value\n  field.syntax.version: V2\n  fields: [customer.card]\n  replacement: \"****\"",
     differences=(

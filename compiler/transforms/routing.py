@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from .. import ir
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match
 from .javadates import PatternError, spark_pattern
 from .javaregex import check_java_regex
+from .moves import TOPIC, TRANSFORMATION, Move
 
 # ---------------------------------------------------------------- RegexRouter
 
@@ -95,7 +96,7 @@ def replacement_problem(replacement: str, groups: int, names: frozenset[str]) ->
     return None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RegexRouterConfig:
     regex: str
     replacement: str
@@ -143,6 +144,8 @@ REGEX_ROUTER = TransformSpec(
     parse=parse_regex_router,
     infer=lambda cfg, shape, ctx: replace(shape, routed=True),
     lower=lower_regex_router,
+    lineage=lambda cfg, side, before: {TOPIC: Move(TOPIC, TRANSFORMATION)},
+    routes=True,
     describe=lambda cfg, side: f"renames a topic matching {cfg.regex} to {cfg.replacement}",
     sides=False,
     example='- name: strip_prefix\n  type: RegexRouter\n  regex: "db\\\\.(.*)"\n  replacement: "$1"',
@@ -155,7 +158,7 @@ REGEX_ROUTER = TransformSpec(
 
 # ---------------------------------------------------------------- TimestampRouter
 
-@record
+@dataclass(frozen=True, slots=True)
 class TimestampRouterConfig:
     topic_format: str
     spark_pattern: str  # "" when the timestamp format is empty
@@ -199,6 +202,8 @@ TIMESTAMP_ROUTER = TransformSpec(
     parse=parse_timestamp_router,
     infer=lambda cfg, shape, ctx: replace(shape, routed=True),
     lower=lower_timestamp_router,
+    lineage=lambda cfg, side, before: {TOPIC: Move(TOPIC, TRANSFORMATION)},  # and the timestamp
+    routes=True,
     describe=lambda cfg, side: f"sets the topic to {cfg.topic_format}",
     sides=False,
     example='- name: daily\n  type: TimestampRouter\n  topic.format: "${topic}-${timestamp}"\n  timestamp.format: yyyyMMdd',

@@ -9,16 +9,17 @@ from __future__ import annotations
 import re
 
 from .. import ir
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..types.sql import StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY
+from .field_keys import NULL_DEFAULT_KEY
+from .moves import no_moves
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SetSchemaMetadataConfig:
     name: str | None
     version: int | None
@@ -79,6 +80,7 @@ SET_SCHEMA_METADATA = TransformSpec(
     parse=parse_set_schema_metadata,
     infer=infer_set_schema_metadata,
     lower=lower_set_schema_metadata,
+    lineage=no_moves,  # names only: the data is not touched
     describe=lambda cfg, side: f"sets the {side} schema's " + names(([f"name to {cfg.name}"] if cfg.name else []) + ([f"version to {cfg.version}"] if cfg.version is not None else [])),
     example="- name: name_value\n  type: SetSchemaMetadata$Value\n  schema.name: com.example.Order\n  schema.version: 3",
     differences=(

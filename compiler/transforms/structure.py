@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from .. import ir
 from .field_paths import FieldPath, format_path
-from ..dataclass_lite import record, replace
+from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..types.sql import MapType, SqlType, StructField, StructType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .moves import Move, Moves
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
 
@@ -54,7 +55,7 @@ def _first_clash(names: list[tuple[str, str]]) -> str | None:
 # ---------------------------------------------------------------- ExtractField
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExtractFieldConfig:
     path: FieldPath
 
@@ -86,13 +87,14 @@ EXTRACT_FIELD = TransformSpec(
     doc="Replace the key or value by one of its fields (with V2, a nested field); the result may be a primitive. "
     "A null key or value, or a null parent on the path, gives null.",
     keys=(
-        ConfigKey("field", "STRING", None, "The field to extract (a dotted path under V2).", required=True),
+        ConfigKey("field", "STRING", None, "The field to extract (a dotted path under V2).", required=True, names=READ_FIELDS),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),
     parse=parse_extract,
     infer=infer_extract,
     lower=lower_extract,
+    lineage=lambda cfg, side, before: {(side, ()): Move((side, cfg.path.steps))},
     describe=lambda cfg, side: f"replaces the {side} by its field {cfg.path.text}",
     example="- name: just_the_card\n  type: ExtractField$Value\n  field.syntax.version: V2\n  field: customer.card",
     differences=(
@@ -105,7 +107,7 @@ EXTRACT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- Flatten
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FlattenConfig:
     delimiter: str
 
@@ -148,6 +150,12 @@ def infer_flatten(cfg: FlattenConfig, shape: Shape, ctx: Context) -> Shape:
     return _set_side(shape, ctx.side, StructType(tuple(StructField(n, ft) for n, _, ft in plan)))
 
 
+def flatten_moves(cfg: FlattenConfig, side: str, before: Shape) -> Moves:
+    """Each flattened field comes from the leaf it names."""
+    t = before.side(side)
+    return {(side, (name,)): Move((side, steps)) for name, steps, _ in _flat(t, cfg.delimiter)} if t else {}
+
+
 def lower_flatten(cfg: FlattenConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
     t = shape.side(low.side)
     assert isinstance(t, StructType)
@@ -166,6 +174,7 @@ FLATTEN = TransformSpec(
     parse=lambda reader: FlattenConfig(reader.string("delimiter", ".")),
     infer=infer_flatten,
     lower=lower_flatten,
+    lineage=flatten_moves,
     describe=lambda cfg, side: f"flattens nested structs, joining names with '{cfg.delimiter}'",
     example="- name: flat\n  type: Flatten$Value\n  delimiter: _",
     differences=(
@@ -180,7 +189,7 @@ FLATTEN = TransformSpec(
 # ---------------------------------------------------------------- HoistField
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HoistFieldConfig:
     field: str
     hoisted: FieldPath | None  # None: the whole key or value
@@ -233,6 +242,14 @@ def infer_hoist(cfg: HoistFieldConfig, shape: Shape, ctx: Context) -> Shape:
     return _set_side(shape, side, out, virtual)
 
 
+def hoist_moves(cfg: HoistFieldConfig, side: str, before: Shape) -> Moves:
+    """The new field holds the whole key or value, or (with `hoisted`) the element, under its own name."""
+    if cfg.hoisted is None:
+        return {(side, (cfg.field,)): Move((side, ()))}
+    steps = cfg.hoisted.steps
+    return {(side, steps[:-1] + (cfg.field, steps[-1])): Move((side, steps))}
+
+
 def lower_hoist(cfg: HoistFieldConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
     col = low.col
     if cfg.hoisted is None:  # a null key/value becomes a struct holding null (Kafka with an optional schema)
@@ -260,13 +277,16 @@ HOIST_FIELD = TransformSpec(
     "null). With `hoisted` (KIP-821), wrap only the element at that path: it is replaced, in place, by `field` holding "
     "a struct with that element under its own name.",
     keys=(
-        ConfigKey("field", "STRING", None, "Name of the single field of the new struct.", required=True),
-        ConfigKey("hoisted", "STRING", "", "KIP-821: path of the element to wrap; empty wraps the whole key or value."),
+        ConfigKey("field", "STRING", None, "Name of the single field of the new struct.", required=True,
+                  names=(Names(WRITES, path=False),)),
+        ConfigKey("hoisted", "STRING", "", "KIP-821: path of the element to wrap; empty wraps the whole key or value.",
+                  names=READ_FIELDS),
         SYNTAX_KEY,
     ),
     parse=parse_hoist,
     infer=infer_hoist,
     lower=lower_hoist,
+    lineage=hoist_moves,
     describe=lambda cfg, side: f"wraps {cfg.hoisted.text if cfg.hoisted else 'the ' + side} in a struct field {cfg.field}",
     example="- name: wrap\n  type: HoistField$Value\n  field.syntax.version: V2\n  hoisted: parent.child.k2\n  field: other",
     differences=(
@@ -282,7 +302,7 @@ HOIST_FIELD = TransformSpec(
 VALUE_TO_KEY_NULL = "Only Struct objects supported for [copying fields from value to key], found: null"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ValueToKeyConfig:
     paths: tuple[FieldPath, ...]
     version: str
@@ -317,6 +337,13 @@ def infer_value_to_key(cfg: ValueToKeyConfig, shape: Shape, ctx: Context) -> Sha
     return shape.with_side("key", StructType(tuple(StructField(p.name, x) for p, x in zip(cfg.paths, types))))
 
 
+def value_to_key_moves(cfg: ValueToKeyConfig, side: None, before: Shape) -> Moves:
+    """The key, or each of its fields, comes from the value's field."""
+    if _single(cfg):
+        return {("key", ()): Move(("value", cfg.paths[0].steps))}
+    return {("key", (p.steps[-1],)): Move(("value", p.steps)) for p in cfg.paths}
+
+
 def lower_value_to_key(cfg: ValueToKeyConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
     value = ir.Col("value")
     if _single(cfg):
@@ -333,13 +360,15 @@ VALUE_TO_KEY = TransformSpec(
     "one path gives the value found there as the key; several give a struct whose fields are named by each path's "
     "last step. A tombstone (null value) is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "Value fields (V2: paths) forming the key.", required=True, nonempty=True),
+        ConfigKey("fields", "LIST", None, "Value fields (V2: paths) forming the key.", required=True, nonempty=True,
+                  names=(Names(READS, of="value"),)),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),
     parse=parse_value_to_key,
     infer=infer_value_to_key,
     lower=lower_value_to_key,
+    lineage=value_to_key_moves,
     describe=lambda cfg, side: "sets the key to the value's " + names(p.text for p in cfg.paths),
     sides=False,
     example="- name: key_by_id\n  type: ValueToKey\n  fields: [order_id]",

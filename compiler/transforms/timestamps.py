@@ -7,16 +7,17 @@ multiplication), Date truncates to UTC midnight, Time keeps the UTC time of day 
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 from .. import ir
 from .field_paths import FieldPath
-from ..dataclass_lite import record
+from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
-from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
-from .fields import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .base import READS, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec
+from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .javadates import PatternError, spark_pattern
+from .moves import TRANSFORMATION, Move, Moves
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
 # ---------------------------------------------------------------- config
@@ -32,7 +33,7 @@ LONG_MAX, LONG_MIN = 2**63 - 1, -(2**63)
 FORMAT_EXAMPLE = "e.g. format: \"yyyy-MM-dd'T'HH:mm:ss.SSSXXX\""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TimestampConfig:
     path: FieldPath | None  # None: the whole key or value
     target: str
@@ -196,6 +197,20 @@ def lower_timestamp(cfg: TimestampConfig, shape: Shape, low: Lowering) -> tuple[
     return (ir.SetColumns(((side, ir.Method(col, "withField", (ir.Arg(spark_field_path(steps)), value))),)),)
 
 
+def likely_input_type(raw: Mapping[str, str]) -> str:
+    """The type the converted field most likely has, from a step's Connect config: a timestamp when it becomes a
+    string, a string when a format parses it, else epoch numbers."""
+    if raw.get("target.type") == "string":
+        return "TIMESTAMP_LTZ(3)"
+    return "STRING" if raw.get("format") else "BIGINT"
+
+
+def timestamp_moves(cfg: TimestampConfig, side: str, before: Shape) -> Moves:
+    """The field, or the whole key or value, is its old value converted."""
+    steps = cfg.path.steps if cfg.path else ()
+    return {(side, steps): Move((side, steps), TRANSFORMATION)}
+
+
 TIMESTAMP_CONVERTER = TransformSpec(
     name="TimestampConverter",
     purpose="converting timestamp formats",
@@ -206,7 +221,8 @@ TIMESTAMP_CONVERTER = TransformSpec(
         "UTC with the SimpleDateFormat pattern in `format`, translated to Spark's patterns at compile time."
     ),
     keys=(
-        ConfigKey("field", "STRING", "", "The field to convert; empty converts the whole key/value."),
+        ConfigKey("field", "STRING", "", "The field to convert; empty converts the whole key/value.",
+                  names=(Names(READS, likely_type=likely_input_type),)),
         ConfigKey("target.type", "STRING", None, "The type to convert to (case-sensitive).", TARGETS, required=True),
         ConfigKey(
             "format", "STRING", "",
@@ -220,6 +236,7 @@ TIMESTAMP_CONVERTER = TransformSpec(
     parse=parse_timestamp,
     infer=infer_timestamp,
     lower=lower_timestamp,
+    lineage=timestamp_moves,
     describe=lambda cfg, side: f"converts {cfg.path.text if cfg.path else 'the ' + side} to {cfg.target}" + (f" as {cfg.format}" if cfg.format and cfg.target == "string" else ""),
     example="- name: day\n  type: TimestampConverter$Value\n  field: created\n  target.type: string\n  format: yyyy-MM-dd",
     differences=(

@@ -15,7 +15,7 @@ import re
 from typing import NamedTuple
 
 from .field_names import duplicate_message, duplicate_pair
-from ..dataclass_lite import record
+from dataclasses import dataclass
 
 __all__ = [
     "SqlType",
@@ -125,7 +125,7 @@ def _backtick(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SqlType:
     """Base of every type; immutable and hashable, compared by value."""
 
@@ -162,7 +162,7 @@ class SqlType:
         return False
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Primitive(SqlType):
     """A scalar type; parameters omitted at construction take their defaults.
 
@@ -228,7 +228,7 @@ class Primitive(SqlType):
         return _PRIMITIVES[self.name].category == "binary"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ArrayType(SqlType):
     """``ARRAY<element>``."""
 
@@ -241,7 +241,7 @@ class ArrayType(SqlType):
         return f"ARRAY<{self.element.sql()}>"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class MapType(SqlType):
     """``MAP<key, value>``."""
 
@@ -255,7 +255,7 @@ class MapType(SqlType):
         return f"MAP<{self.key.sql()}, {self.value.sql()}>"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class StructField:
     """One named field of a STRUCT; the name is any non-empty string."""
 
@@ -273,7 +273,7 @@ class StructField:
             )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class StructType(SqlType):
     """``STRUCT<name TYPE, ...>``: ordered fields whose names are unique ignoring case.
 

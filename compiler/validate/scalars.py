@@ -25,7 +25,7 @@ from ..diagnostics import Collector, one_of
 from ..envrefs import check_env_refs, mentions_env
 from ..connectors.schema_registry import OPTIONS as REGISTRY_OPTIONS
 from ..load.document import Document
-from ..dataclass_lite import replace
+from dataclasses import replace
 from .compiled_schema import SchemaCheck
 
 # Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
@@ -35,6 +35,7 @@ ENV_PATHS = (
     *PROPERTY_PATHS,
     ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
     ("source", "path"), ("sink", "path"), ("sink", "checkpoint"), ("sink", "catalog", "warehouse"), ("sink", "catalog", "uri"),
+    ("source", "catalog", "warehouse"), ("source", "catalog", "uri"),
     ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
     ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
     *((block, side, option) for block in ("source", "sink") for side in ("key", "value") for option in REGISTRY_OPTIONS),

@@ -4,6 +4,7 @@ builds, and a hand edit of a job (or of its pipeline) is still caught when the c
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,31 @@ def test_the_cache_is_keyed_by_pipec_itself(corpus, capsys, monkeypatch):
     monkeypatch.setattr(batch, "POOL_FROM", 10**6)  # in this process, so the patched compile_file counts
     assert run_cli(["check", folder, "--out", out], capsys).code == 0
     assert len(compiled) == POOL_FROM + 2
+
+
+def test_the_fingerprint_covers_every_file_that_makes_a_job():
+    """Every module of the package (the runtime and the emitter included), every template and the schema: a change
+    to any of them is another pipec, whose jobs the cache must not give."""
+    from pipec.project import fingerprint
+
+    names = {name for name, _ in fingerprint._files()}
+    package = Path(fingerprint.__file__).resolve().parents[1]
+    for path in package.rglob("*.py"):
+        assert f"code/{path.relative_to(package).as_posix()}" in names, path
+    assert {"code/emit/render.py", "code/runtime/counts.py", "templates/job.py.j2", "schema"} <= names
+
+
+def test_compile_of_unchanged_pipelines_reads_the_cache_and_rewrites_only_a_hand_edited_job(corpus, capsys, monkeypatch):
+    """The second compile compiles nothing (the cache knows every file): current jobs stay as they are, a hand-edited
+    one is written back from the job text the cache keeps, byte for byte what compiling gives."""
+    folder, out = corpus
+    assert run_cli(["compile", folder, "--out", out], capsys).code == 0
+    expected = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
+    (out / "p2.py").write_text(expected["p2.py"] + "# hand edit\n", encoding="utf-8")
+    monkeypatch.setattr(batch, "compile_file", lambda path: pytest.fail(f"compiled {path} again"))
+    run = run_cli(["compile", folder, "--out", out], capsys)
+    assert run.code == 0, run.text
+    assert [line for line in run.out.splitlines() if line.startswith("wrote ")] == [f"wrote {out / 'p2.py'}"]
+    assert sum(line.startswith("current ") for line in run.out.splitlines()) == len(expected) - 1
+    assert {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()} == expected
+    assert "warning[W206]" in run.err  # the cache repeats the warnings

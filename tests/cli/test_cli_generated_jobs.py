@@ -126,7 +126,7 @@ def test_job_sets_utc_and_ansi_in_session_conf(job):
 
 
 def test_job_is_black_stable(job):
-    from pipec.emit.format.black_mode import is_formatted
+    from black_style import is_formatted
 
     _, _, source = job
     assert is_formatted(source)
@@ -203,16 +203,3 @@ def test_a_path_with_quotes_or_backslashes_gives_a_clean_job(path, capsys, monke
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compile(source, "p.py", "exec")
-
-
-RECORD_TEST_PIPELINES = sorted(ROOT.glob("tests/*/pipelines/**/*.yaml"))
-
-
-@pytest.mark.parametrize("path", RECORD_TEST_PIPELINES, ids=[rel(p) for p in RECORD_TEST_PIPELINES])
-def test_record_test_jobs_are_black_stable(path, monkeypatch):
-    """`pipec compile` formats once (black's own two passes); every transform's output must already be stable."""
-    from pipec.emit.format.black_mode import is_formatted
-
-    monkeypatch.chdir(ROOT)
-    _, source = generate(path)
-    assert is_formatted(source)

@@ -23,6 +23,8 @@ from cli_harness import ROOT, run_cli
 
 from tests.tools.gitrepo import Repo
 
+pytestmark = pytest.mark.slow  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
+
 SOURCES = ("pyproject.toml", "README.md", "compiler", "templates", "schemas")  # what the wheel is built from
 PACKAGE_DATA = {"templates": "pipec/templates", "schemas": "pipec/schemas"}
 PIPELINES = len(list((ROOT / "pipelines").glob("*.yaml")))

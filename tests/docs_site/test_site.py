@@ -16,7 +16,7 @@ from pipec.catalog.output import MANIFEST
 from pipec.catalog.site import Site
 from pipec.cli import main
 from pipec.lower.record_path import lower
-from pipec.dataclass_lite import field_names
+from pipec.ir import field_names
 from pipec.lower.spark_line import job_needs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ import yaml
 from pipec.emit import render
 from pipec.resolve.builder import Builder
 from pipec.diagnostics import Collector
-from pipec.emit.format.black_mode import format_python
+from pipec.emit.formatter import format_source
 from pipec.load.document import load_text
 from pipec.lower.record_path import lower
 from pipec.validate.schema import validate_document
@@ -166,13 +166,13 @@ def statements(golden: GoldenFile, case: Case) -> list[str]:
 
 
 def generate(golden: GoldenFile) -> list[str]:
-    """Each case's code, black-formatted as it stands in the job (one indentation level deep), then dedented.
-    The cases of a file go through black together, as functions of one module."""
+    """Each case's code, formatted as it stands in the job (one indentation level deep), then dedented.
+    The cases of a file go through the formatter together, as functions of one module."""
     functions = [
         f"def case_{i}(records):\n" + textwrap.indent("\n".join([*statements(golden, case), RETURN]), "    ")
         for i, case in enumerate(golden.cases)
     ]
-    formatted = format_python("\n\n\n".join(functions) + "\n", golden.name)
+    formatted = format_source("\n\n\n".join(functions) + "\n", "golden.py")
     bodies = re.split(r"^def case_\d+\(records\):\n", formatted, flags=re.M)[1:]
     return [textwrap.dedent(body.rstrip("\n").removesuffix(RETURN).rstrip(" \n")) + "\n" for body in bodies]
 

@@ -181,7 +181,7 @@ def test_dead_letter_plan_is_native(kafka_bootstrap, kafka_client, spark, tmp_pa
     errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}}}"
     job, _ = compile_job(tmp_path, name="dlq_plan", mode="batch", src=src, dst=dst, errors=errors, checkpoint="")
     args = job.parse_args(["--bootstrap-servers", kafka_bootstrap])
-    rows = job.with_dead_letters(job.transform(job.read_source(spark, args)))
+    rows = job.with_dead_letters(job.transform(job.read_source(spark, args)), dlq)  # the runtime part takes the topic
     assert python_operators(rows) == []
     plan = rows._jdf.queryExecution().executedPlan().toString()
     assert plan.count("KafkaRelation") + plan.count("KafkaScan") == 1, plan  # one read of the topic

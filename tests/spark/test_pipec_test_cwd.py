@@ -28,6 +28,7 @@ def test_pipec_test_leaves_the_current_directory_empty(tmp_path):
     done = subprocess.run([*command, "test", str(EXAMPLE)], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
-    assert "0 failed" in done.stdout, done.stdout
+    cases = EXAMPLE.read_text(encoding="utf-8").split("\ntests:", 1)[1].count("\n  - name:")
+    assert cases and done.stdout.splitlines()[-1] == f"{cases} passed, 0 failed", done.stdout
     assert sorted(os.listdir(cwd)) == []
     assert not list(temp.glob("pipec-spark-*"))

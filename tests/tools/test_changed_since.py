@@ -8,6 +8,8 @@ import pytest
 from pipec import __version__
 from tests.tools.gitrepo import Repo
 
+pytestmark = pytest.mark.slow  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
+
 PIPELINE = """version: 1
 name: {name}
 mode: batch

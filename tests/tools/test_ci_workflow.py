@@ -15,6 +15,8 @@ import yaml
 
 from tests.tools.gitrepo import ROOT, Repo
 
+pytestmark = pytest.mark.slow  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
+
 PIPELINE = """version: 1
 name: orders_clean
 mode: batch

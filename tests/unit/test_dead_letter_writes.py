@@ -37,16 +37,17 @@ FILES_SINK = "connector: files\n      path: /tmp/out\n      format: json"
 
 
 def build(compile_text, mode="streaming", sink=KAFKA_SINK, target="deadletterqueue.topic.name: dlq"):
+    """(the pipeline, its whole job)"""
     result, files = compile_text(textwrap.dedent(PIPELINE.format(mode=mode, sink=sink, target=target)))
-    return result.compiled[0].pipeline, files["t.py"].split("\n# pipec runtime")[0]
+    return result.compiled[0].pipeline, files["t.py"]
 
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 def test_a_kafka_sink_and_a_dead_letter_topic_through_the_same_producer_are_one_write(compile_text, mode):
     pipeline, job = build(compile_text, mode)
-    assert "foreachBatch" not in job and "persist" not in job and "def split(" not in job
-    assert "def with_dead_letters(rows: DataFrame) -> DataFrame:" in job
-    assert "return write_kafka(with_dead_letters(rows), args)" in job
+    assert "foreachBatch" not in job and "persist" not in job and "def write_batch(" not in job
+    assert "def with_dead_letters(rows: DataFrame, topic: str) -> DataFrame:" in job
+    assert 'return write_kafka(with_dead_letters(rows, "dlq"), args)' in job
     assert job.count('.format("kafka")') == 2  # the source's read and the one write
     writer = "rows.writeStream.format(\"kafka\")" if mode == "streaming" else "rows.write.format(\"kafka\")"
     assert writer in job
@@ -63,14 +64,15 @@ def test_a_kafka_sink_and_a_dead_letter_topic_through_the_same_producer_are_one_
 def test_other_pairs_read_each_batch_once_and_write_twice(compile_text, sink, target):
     pipeline, job = build(compile_text, "streaming", sink, target)
     assert "with_dead_letters" not in job
-    assert "rows = rows.persist()" in job and "write_good(good, args)" in job and "write_dead_letters(dead, args)" in job
+    assert "rows = rows.persist()" in job and "def write_good(" in job and "def write_dead_letters(" in job
+    assert "write_good(good, args)" in job and "write_dead_letters(dead, args)" in job
     assert "writeStream.foreachBatch(" in job
     assert spark_sink(pipeline) == "foreachBatch"
 
 
 def test_log_enable_gathers_the_first_dead_letter_with_the_counts(compile_text):
     """No separate pass over the dead letters to log them: the first one's message is an observed metric beside
-    the counts (the runtime's `Counts.first_dead_letter`)."""
+    the counts (the runtime's `dead_letter_metrics`)."""
     _, job = build(compile_text, target="deadletterqueue.topic.name: dlq, log.enable: true, log.include.messages: true")
     assert "LOG_DEAD_LETTERS = True" in job and "LOG_RECORDS = True" in job and ".collect()" not in job
     _, quiet = build(compile_text)

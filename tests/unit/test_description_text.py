@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipec.emit.format.black_mode import is_formatted
+from black_style import is_formatted
 from pipec.emit.render import comment_text
 from job_text import compile_text
 

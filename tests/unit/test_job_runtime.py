@@ -1,5 +1,6 @@
-"""The runtime functions every generated job carries, without Spark: observed metrics by name whatever their
-shape, counts that never fail a committed write, and paths under Spark Connect."""
+"""The runtime modules (compiler/runtime/) as code, without Spark: observed metrics by name whatever their shape,
+counts that never fail a committed write, paths under Spark Connect and the hand-over of a micro-batch's counts.
+Each module is imported as it is; a test sets the job's names (`job_names`) a part reads where it matters."""
 
 from __future__ import annotations
 
@@ -9,14 +10,47 @@ from pathlib import Path
 import pytest
 from pyspark.sql import Row
 
-from pipec.testing.runner import load_job
+from pipec.runtime import arguments, counts, handover, paths, streaming
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def job():
-    return load_job(ROOT / "generated" / "orders_enriched.py")
+class Runtime:
+    """The runtime's names as a job holds them in one namespace, over the modules that define them."""
+
+    Counts = counts.Counts
+    location = staticmethod(paths.location)
+    parse_args = staticmethod(arguments.parse_args)
+    report_progress = staticmethod(streaming.report_progress)
+
+    @staticmethod
+    def report_micro_batch(counted, batch, batch_id):
+        handover.report_micro_batch(counted, batch, batch_id)
+
+    @property
+    def _RUN(self):
+        return handover._RUN
+
+
+@pytest.fixture
+def job(monkeypatch):
+    """The runtime with the job's name `orders_enriched`, wired as a micro-batch job (handover's print_handed)."""
+    for module in (counts, handover, streaming, arguments):
+        if hasattr(module, "PIPELINE"):
+            monkeypatch.setattr(module, "PIPELINE", "orders_enriched")
+    monkeypatch.setattr(streaming, "print_handed", handover.print_handed)
+    return Runtime()
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """Sets where the job was started, and whether through Spark Connect, in every part that reads it."""
+
+    def started_at(value):
+        for module in (paths, handover, streaming):
+            monkeypatch.setattr(module, "_CLIENT", value)
+
+    return started_at
 
 
 SCHEMA = {"type": "struct", "fields": [{"name": "rows", "type": "long", "nullable": False, "metadata": {}},
@@ -55,24 +89,25 @@ def test_counts_that_cannot_be_read_do_not_fail_the_run(job, capsys):
     )
 
 
-def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, monkeypatch, tmp_path):
+def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, started, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(job, "_CLIENT", (str(tmp_path), False))  # started without SPARK_REMOTE
+    started((str(tmp_path), False))  # started without SPARK_REMOTE
     assert job.location("out/x") == "out/x"  # classic: relative to the cluster's default file system
-    monkeypatch.setattr(job, "_CLIENT", (str(tmp_path), True))  # started with SPARK_REMOTE set
+    started((str(tmp_path), True))  # started with SPARK_REMOTE set
     assert job.location("out/x") == os.path.join(str(tmp_path), "out/x")
     for kept in ("/data/x", "s3a://bucket/x", "hdfs:///x", "file:/x", None):
         assert job.location(kept) == kept
+    monkeypatch.setattr(arguments, "location", paths.location)
     args = job.parse_args(["--sink-path", "out", "--checkpoint", "ck"])
     assert (args.sink_path, args.checkpoint) == (str(tmp_path / "out"), str(tmp_path / "ck"))
 
 
-def test_a_path_resolves_against_the_client_even_where_the_server_runs_the_function(job, monkeypatch, tmp_path):
+def test_a_path_resolves_against_the_client_even_where_the_server_runs_the_function(job, started, monkeypatch, tmp_path):
     """A micro-batch function Spark Connect runs in its server's Python worker, without SPARK_REMOTE and in another
     working directory, still resolves the YAML's relative paths against the client's directory it carries."""
     client, server = tmp_path / "client", tmp_path / "server"
     server.mkdir()
-    monkeypatch.setattr(job, "_CLIENT", (str(client), True))
+    started((str(client), True))
     monkeypatch.delenv("SPARK_REMOTE", raising=False)
     monkeypatch.chdir(server)
     assert job.location("out/x") == str(client / "out" / "x")
@@ -152,14 +187,14 @@ LINE = "[orders_enriched] micro-batch 7: in=5 written=3 filtered=1 superseded=0 
 
 
 def test_under_spark_connect_the_micro_batch_line_is_handed_to_the_client_and_printed_with_its_progress(
-    job, monkeypatch, capsys
+    job, started, monkeypatch, capsys
 ):
     """The function runs in the server's Python worker (whose output the client never sees), on the client's session
     or a clone of it: it leaves its line in a global temporary view of this run; the client prints it once, with the
     batch's progress (a progress without the job's observed metrics), and drops the view."""
-    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    started(("/client", True))
     server = Server()
-    counted(job).report_micro_batch(MicroBatch(Session(server)), 7)
+    job.report_micro_batch(counted(job), MicroBatch(Session(server)), 7)
     assert capsys.readouterr().out == ""
     assert list(server.views) == [f"pipec_counts_{job._RUN}_7"]
     client = Session(server)
@@ -174,15 +209,15 @@ def test_under_spark_connect_the_micro_batch_line_is_handed_to_the_client_and_pr
 
 
 def test_log_enables_dead_letter_line_is_handed_over_with_the_counts_and_reaches_the_clients_stderr(
-    job, monkeypatch, capsys
+    job, started, monkeypatch, capsys
 ):
     """log.enable: the batch's first dead letter (gathered with the counts) goes to stderr after the counts line,
     under Spark Connect through the same view, so the client says it rather than the server's log."""
-    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+    started(("/client", True))
     server = Server()
     counts = job.Counts(False)
     counts.observations = {"in": Observed(rows=5), "out": Observed(rows=4, dead=2, first="Error converting value")}
-    counts.report_micro_batch(MicroBatch(Session(server)), 7)
+    job.report_micro_batch(counts, MicroBatch(Session(server)), 7)
     assert capsys.readouterr().err == ""  # nothing in the server's log
     assert job.report_progress({"batchId": 7, "observedMetrics": {}}, 6, Session(server)) == 7
     out = capsys.readouterr()
@@ -191,12 +226,12 @@ def test_log_enables_dead_letter_line_is_handed_over_with_the_counts_and_reaches
     assert server.views == {}
 
 
-def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, monkeypatch, capsys):
-    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, started, monkeypatch, capsys):
+    started(("/client", True))
     server = Server()
     counts = job.Counts(False)
     counts.observations = {"in": Unavailable(), "out": Unavailable()}
-    counts.report_micro_batch(MicroBatch(Session(server)), 2)
+    job.report_micro_batch(counts, MicroBatch(Session(server)), 2)
     assert job.report_progress({"batchId": 2, "observedMetrics": {}}, -1, Session(server)) == 2
     out = capsys.readouterr()
     assert out.out == ""
@@ -205,9 +240,9 @@ def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, monke
     assert server.views == {}
 
 
-def test_embedded_the_micro_batch_function_prints_its_line_itself(job, monkeypatch, capsys):
-    monkeypatch.setattr(job, "_CLIENT", ("/client", False))
-    counted(job).report_micro_batch(MicroBatch(Untouchable()), 7)
+def test_embedded_the_micro_batch_function_prints_its_line_itself(job, started, monkeypatch, capsys):
+    started(("/client", False))
+    job.report_micro_batch(counted(job), MicroBatch(Untouchable()), 7)
     assert capsys.readouterr().out == LINE + "\n"
     assert job.report_progress({"batchId": 7, "observedMetrics": {}}, 6, Untouchable()) == 6
     assert capsys.readouterr().out == ""
@@ -220,10 +255,10 @@ class Refusing(Session):
         raise RuntimeError("[INTERNAL_ERROR] no")
 
 
-def test_a_line_the_function_cannot_hand_over_never_fails_the_micro_batch(job, monkeypatch, capsys):
-    monkeypatch.setattr(job, "_CLIENT", ("/client", True))
+def test_a_line_the_function_cannot_hand_over_never_fails_the_micro_batch(job, started, monkeypatch, capsys):
+    started(("/client", True))
     server = Server()
-    counted(job).report_micro_batch(MicroBatch(Refusing(server)), 3)  # no exception: the batch still commits
+    job.report_micro_batch(counted(job), MicroBatch(Refusing(server)), 3)  # no exception: the batch still commits
     assert capsys.readouterr().err == "[orders_enriched] micro-batch 3: counts unavailable (RuntimeError: " \
                                       "[INTERNAL_ERROR] no)\n"  # in the server's log
     assert server.views == {}

@@ -1,7 +1,8 @@
-"""Every generated job ends with one runtime section, from its `# pipec runtime` line to the end of the file, whose
-text is the same in every job of this pipec version: a reviewer reads the pipeline's own code above it and may skip
-the rest. Checked over every pipeline in the repository, a matrix of connectors, modes and dead-letter queues, and
-synthetic chains of every transform family."""
+"""Every generated job ends with one runtime section, from its `# pipec runtime` line to the end of the file: the
+parts of compiler/runtime/ it uses, pasted verbatim in their fixed order, so jobs using the same parts carry the same
+text; a reviewer reads the pipeline's own code above it, ending with `transform`, and may skip the rest. Checked over
+every pipeline in the repository, a matrix of connectors, modes and dead-letter queues, and synthetic chains of every
+transform family."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 
 from bench.synthetic import pipeline_yaml
 from pipec import __version__
-from pipec.emit.format.black_mode import is_formatted
+from pipec.emit import runtime_text
+from pipec.runtime import PARTS
 from pipec.project.driver import build_all, generate_all
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,40 +90,53 @@ def jobs(tmp_path_factory) -> dict[str, str]:
 def test_every_kind_of_job_is_built(jobs):
     repository = sum(1 for p in ROOT.glob("pipelines/*.yaml")) + sum(1 for p in ROOT.glob("tests/**/pipelines/*.yaml"))
     assert len(jobs) == repository + len(matrix()) + len(SYNTHETIC_STEPS)
+    used = {part for source in jobs.values() for part in parts_of(source)}
+    assert used == set(PARTS) - {"registry_main", "schema_registry"}  # a registry job: tests/schema_registry
     texts = list(jobs.values())
-    for feature in ("class ChangelogState", "def upsert_table", "def upsert_fates", "def write_dead_letters",
-                    'format("console")', "shown.show(", "def write_micro_batches", "def specific_offsets"):
+    for feature in ('format("console")', "shown.show(", "def micro_batch(", "def write_dead_letters("):
         assert any(feature in text for text in texts), feature
+
+
+def parts_of(source: str) -> list[str]:
+    """The parts the marker line names."""
+    line = next(line for line in source.split("\n") if line.startswith(MARKER))
+    return line.split("Parts: ", 1)[1].rstrip(".").split(", ")
 
 
 def test_the_runtime_marker_is_there_once(jobs):
     for name, source in jobs.items():
         lines = [line for line in source.split("\n") if line.startswith(MARKER)]
         assert len(lines) == 1, name
-        assert lines[0].startswith(f"{MARKER} {__version__}: the same in every job"), lines[0]
+        assert lines[0].startswith(f"{MARKER} {__version__}, pasted from pipec's runtime modules"), lines[0]
 
 
-def test_the_runtime_is_the_same_text_in_every_job(jobs):
-    first_name, first = next(iter(jobs.items()))
-    expected = runtime(first)
-    differing = [name for name, source in jobs.items() if runtime(source) != expected]
-    assert differing == [], f"runtime of {differing[:3]} differs from {first_name}'s"
+def test_the_runtime_is_its_parts_pasted_verbatim_in_order(jobs):
+    """The parts are in PARTS order, each module's body exactly: jobs with the same parts have the same runtime."""
+    bodies = runtime_text.parts()
+    for name, source in jobs.items():
+        names = parts_of(source)
+        assert names == [p for p in PARTS if p in names], name
+        expected = "\n\n\n".join([source[source.index(MARKER):].split("\n", 1)[0], *(bodies[p].body for p in names)])
+        assert runtime(source) == expected + "\n", name
 
 
-def test_the_pipeline_comes_first_in_order(jobs):
-    """Above the runtime: read_source, decode, chain, encode, then the sink's writer; none of them below it."""
+def test_the_pipeline_comes_first_in_order_and_ends_with_transform(jobs):
+    """Above the runtime: read_source, decode, chain, encode, the sink's writer and transform last; none below."""
     for name, source in jobs.items():
         rest = runtime(source)
         pipeline = source[: -len(rest)]
         found = [pipeline.index(f"\ndef {f}(") for f in ("read_source", "decode", "chain", "encode")]
         assert found == sorted(found), name
         assert pipeline.index("\ndef write_") > found[-1], name
-        assert not any(f"\ndef {f}(" in rest for f in ("read_source", "decode", "chain", "encode", "write_sink")), name
+        assert pipeline.rstrip().split("\n\n\n")[-1].startswith("def transform("), name
+        assert not any(f"\ndef {f}(" in rest for f in ("read_source", "decode", "chain", "encode", "transform")), name
 
 
-def test_every_job_is_blacks_output(jobs):
-    """The matrix holds templates' branches the checked-in jobs do not (dead letters to files, a console sink)."""
-    assert [name for name, source in jobs.items() if not is_formatted(source)] == []
+def test_no_name_is_defined_twice(jobs):
+    """Alternative parts (compiler/runtime ALTERNATIVES) never meet in one job."""
+    for name, source in jobs.items():
+        defined = [n.name for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+        assert sorted(defined) == sorted(set(defined)), name
 
 
 def unbound_names(source: str) -> set[str]:

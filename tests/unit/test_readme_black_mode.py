@@ -10,7 +10,7 @@ from pathlib import Path
 
 import black
 
-from pipec.emit.format.black_mode import MODE
+from black_style import MODE
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -25,7 +25,7 @@ PIPELINE = """\
 
 
 def job(compile_text, errors: str = "") -> str:
-    """The job's own code, without the runtime section every job shares (whose registry functions raise)."""
+    """The job's own code, without its runtime section."""
     _, files = compile_text(textwrap.dedent(PIPELINE) + errors)
     return files["t.py"].split("\n# pipec runtime")[0]
 
@@ -33,16 +33,18 @@ def job(compile_text, errors: str = "") -> str:
 def test_tolerance_none_stays_lean_and_positions_decode_errors(compile_text):
     source = job(compile_text)
     assert '"__error":' not in source and "__raw" not in source and "foreachBatch" not in source
-    assert "DEAD_LETTERS = False" in source
+    assert "DEAD_LETTERS" not in source and "dead_letter" not in source
     assert "FAILFAST" not in source  # a bad payload is a record error naming topic, partition and offset
-    assert '"VALUE_CONVERTER: source value: not valid json for the declared columns (topic %s, partition %s, offset %s)"' in source
-    assert source.count("F.raise_error(") == 2  # the decode check and the cast
+    # a record error names topic, partition and offset (compiler/runtime/records.py)
+    flat = "".join(source.split())  # as the formatter laid it out, without its line breaks
+    assert 'record_error("VALUE_CONVERTER:sourcevalue:notvalidjsonforthedeclaredcolumns")' in flat
+    assert source.count("record_error(") == 2  # the decode check and the cast
 
 
 def test_tolerance_all_never_raises_and_carries_the_raw_record(compile_text):
     source = job(compile_text, "errors: {tolerance: all, deadletterqueue.path: /tmp/dlq}\n")
     assert "raise_error" not in source
-    assert '"__raw": F.struct(' in source and "DEAD_LETTERS = True" in source
+    assert '"__raw": F.struct(' in source and 'counts.mark(records, "out", *dead_letter_metrics())' in source
     assert '"org.apache.kafka.connect.transforms.Cast$Value"' in source
     assert '"VALUE_CONVERTER"' in source and ".json(location(\"/tmp/dlq\"))" in source
 

@@ -90,6 +90,7 @@ def test_every_pipeline_yaml_gets_jsonschemas_answer(both):
     assert checked > 200
 
 
+@pytest.mark.slow  # jsonschema over thousands of mutants: the full suite runs it, not the fast lane
 @pytest.mark.parametrize("folder,stride", MUTANTS_OF.items())
 def test_mutations_get_jsonschemas_answer(both, folder, stride):
     check, jsonschema = both

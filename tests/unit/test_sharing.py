@@ -8,7 +8,9 @@ from pathlib import Path
 from pipec import ir
 from pipec.emit import render, subexpressions as sharing
 from pipec.project.driver import build_all, generate_all
-from pipec.dataclass_lite import field_names, replace
+from dataclasses import replace
+
+from pipec.ir import field_names
 from pipec.transforms.javanumbers import decode_bytes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,38 @@
+"""Short names for Column expressions decoding and record errors repeat: each builds the same native
+Column the expression it names would (emit/render.py IDIOMS writes the call in its place)."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+CORRUPT = (
+    "__pipec_corrupt"  # the field a PERMISSIVE json decoder fills with a payload it could not parse
+)
+JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
+
+
+def record_error(message: str) -> Column:
+    """A record error: `message` (with % written %%), then the record's topic, partition and offset."""
+    where = " (topic %s, partition %s, offset %s)"
+    return F.raise_error(
+        F.format_string(message + where, F.col("topic"), F.col("partition"), F.col("offset"))
+    )
+
+
+def parsed_json(payload: Column, ddl: str) -> Column:
+    """The payload's JSON text parsed into `ddl`, whose last field CORRUPT keeps a payload that does not parse."""
+    options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
+    return F.from_json(payload.cast("STRING"), ddl, options)
+
+
+def unless_corrupt(parsed: Column, failed: Column) -> Column:
+    """`parsed`, or `failed` where its payload did not parse."""
+    return F.when(parsed.getField(CORRUPT).isNotNull(), failed).otherwise(parsed)
+
+
+def null_unless_corrupt(parsed: Column, failed: Column) -> Column:
+    """`parsed`, or where its payload did not parse, null for the JSON literal null and else `failed`."""
+    corrupt = parsed.getField(CORRUPT)
+    null_or_failed = F.when(corrupt.rlike(JSON_NULL), F.lit(None)).otherwise(failed)
+    return F.when(corrupt.isNotNull(), null_or_failed).otherwise(parsed)

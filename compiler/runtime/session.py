@@ -1,0 +1,88 @@
+"""The job's own Spark session."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import pyspark
+from pyspark.sql import SparkSession
+
+from .job_names import PIPELINE, SESSION_CONF, SPARK_NEEDED, TABLE_SESSION
+from .spark_lines import check_connectors, spark_packages  # or .no_connectors' (by the job)
+
+# For a JVM the job starts itself: compile Spark's large generated methods too (long chains run faster)
+JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
+# where a JVM the job starts writes its own output (start_quietly)
+SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
+    tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
+)
+
+
+def session(args: argparse.Namespace) -> SparkSession:
+    """The job's own session (SESSION_CONF: UTC, ANSI), on a Spark new enough; a JVM it starts itself also gets the
+    master, its Spark's connectors and JVM_OPTIONS, and starts quietly (spark-submit's stand)."""
+    builder = SparkSession.builder.appName(PIPELINE)
+    extra = dict(item.split("=", 1) for item in args.conf)
+    embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
+    packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
+    if embedded:
+        builder = builder.master(args.master or "local[*]").config(
+            "spark.ui.showConsoleProgress", "false"
+        )
+        if packages:
+            builder = builder.config("spark.jars.packages", ",".join(packages))
+        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
+            builder = builder.config(key, value)
+        options = "spark.driver.extraJavaOptions"
+        extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
+    elif args.master:
+        print(
+            f"{PIPELINE}: --master {args.master} ignored: spark-submit or Spark Connect chose the master",
+            file=sys.stderr,
+        )
+    for key, value in {**extra, **SESSION_CONF}.items():
+        builder = builder.config(key, value)
+    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
+        spark = start_quietly(builder, packages)
+    else:
+        spark = builder.getOrCreate()
+    for key, value in SESSION_CONF.items():
+        spark.conf.set(key, value)
+    line = ".".join(spark.version.split(".")[:2])
+    if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):
+        raise SystemExit(
+            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
+        )
+    check_connectors(spark)
+    return spark
+
+
+def start_quietly(builder, packages: list[str]) -> SparkSession:
+    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"): the JVM's own
+    output (Ivy's resolution report, its proxy and repository warnings, log4j's start-up warnings and later lines)
+    goes to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
+    names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
+    what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"
+    print(f"{what} ...", end="", file=sys.stderr, flush=True)
+    began, saved = time.monotonic(), os.dup(2)
+    try:
+        with open(SPARK_LOG, "wb") as log:
+            os.dup2(log.fileno(), 2)  # the JVM inherits it; Python's stderr comes back below
+            try:
+                spark = builder.getOrCreate()
+            finally:
+                os.dup2(saved, 2)
+    except Exception:
+        with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
+            why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
+        said = f": {why[-1]}" if why else ""
+        print(f" failed{said} (Spark's output: {SPARK_LOG})", file=sys.stderr, flush=True)
+        raise
+    finally:
+        os.close(saved)
+    print(f" done in {time.monotonic() - began:.1f} s", file=sys.stderr, flush=True)
+    return spark

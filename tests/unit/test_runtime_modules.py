@@ -1,0 +1,206 @@
+"""The runtime modules (compiler/runtime/) as code: each imports on its own (pyspark needs no JVM to import), is
+already in the jobs' format (so a job carries it verbatim) and black's, and its pure-Python parts do what the jobs
+rely on. Spark-side behaviour is the Spark and Kafka tests' (tests/spark, tests/kafka)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+
+import pytest
+
+from black_style import is_formatted
+from pipec import record_errors, spark_versions
+from pipec.emit import formatter, job as emit_job, runtime_text
+from pipec.runtime import ALTERNATIVES, PARTS, changelog, counts, env, failures, offsets, records, session, spark_lines
+from pipec.runtime import stream_writer
+
+RUNTIME = Path(runtime_text.RUNTIME)
+
+
+@pytest.mark.parametrize("name", [*PARTS, "job_names"])
+def test_each_part_imports_and_is_in_the_jobs_format(name):
+    importlib.import_module(f"pipec.runtime.{name}")
+    source = (RUNTIME / f"{name}.py").read_text(encoding="utf-8")
+    assert formatter.format_source(source, f"{name}.py") == source, "run: ruff format compiler/runtime"
+    assert is_formatted(source)
+
+
+def test_every_module_is_a_part_and_every_alternative_is_one():
+    modules = {p.stem for p in RUNTIME.glob("*.py")} - {"__init__", "job_names"}
+    assert modules == set(PARTS)
+    for name, parts in ALTERNATIVES.items():
+        assert all(name in runtime_text.parts()[p].defines for p in parts), name
+
+
+def test_a_part_reads_only_settings_the_emitter_can_write():
+    read = {s for part in runtime_text.parts().values() for s in part.settings}
+    assert read <= set(runtime_text.SETTINGS)
+
+
+def test_the_decode_helpers_read_the_compilers_names():
+    assert records.CORRUPT == record_errors.CORRUPT
+    assert records.JSON_NULL == record_errors.JSON_NULL
+
+
+def test_the_tables_a_job_carries_are_the_compilers():
+    assert {k: tuple(v) for k, v in spark_lines.SPARK_LINES.items()} == spark_versions.job_tables()
+    assert session.JVM_OPTIONS == emit_job.JVM_OPTIONS
+
+
+@pytest.mark.parametrize(
+    "template, environ, expected",
+    [
+        ("${env:A}", {"A": "x"}, "x"),
+        ("${env:A:-d}/b", {}, "d/b"),
+        ("${env:A:-}", {}, ""),
+        ("$${env:A}", {"A": "x"}, "${env:A}"),
+        ("plain/${env:A}/$${x}", {"A": "1"}, "plain/1/${x}"),
+    ],
+)
+def test_env_resolves_references_at_run_time(monkeypatch, template, environ, expected):
+    monkeypatch.delenv("A", raising=False)
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    assert env.env(template) == expected
+
+
+def test_a_missing_variable_without_default_stops_the_job_naming_it(monkeypatch):
+    monkeypatch.delenv("MISSING_VAR", raising=False)
+    monkeypatch.setattr(env, "PIPELINE", "p")
+    with pytest.raises(SystemExit) as stopped:
+        env.env("${env:MISSING_VAR}")
+    assert str(stopped.value) == "p: environment variable MISSING_VAR is not set"
+
+
+class Raised(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "[USER_RAISED_EXCEPTION] TRANSFORMATION: step 'c': bad\nvalue (topic t, partition 0, offset 7) SQLSTATE: P0001",
+            "record error: TRANSFORMATION: step 'c': bad\\nvalue (topic t, partition 0, offset 7)",
+        ),
+        (
+            "An error occurred while calling o42.save.\n: org.apache.spark.SparkException: [X] it broke\n\tat a.b",
+            "[X] it broke",
+        ),
+        (
+            "An error occurred while calling o1.x.\n: java.io.IOException: disk full",
+            "IOException: disk full",
+        ),
+        (
+            "outer\nTraceback (most recent call last):\n  File \"j.py\", line 1\n    raise X\nValueError: inner",
+            "ValueError: inner",
+        ),
+        ("", "Raised"),
+    ],
+)
+def test_failure_is_one_line_that_says_why(text, expected):
+    assert failures.failure(Raised(text)) == expected
+
+
+def test_counts_add_up_and_say_the_first_dead_letter(monkeypatch):
+    monkeypatch.setattr(counts, "PIPELINE", "p")
+    metrics = {"in": {"rows": 10}, "out": {"rows": 8, "dead": 3, "first": "bad"}, "fates": {"superseded": 2, "filtered": 1}}
+    assert counts.Counts.lines("batch", metrics) == [
+        ("[p] batch: in=10 written=2 filtered=3 superseded=2 dead_lettered=3", True),
+        ("[p] dead letter: bad (and 2 more in this batch)", False),
+    ]
+    assert counts.Counts.lines("b", {"in": {"rows": 1}, "out": {"rows": 1}}) == [
+        ("[p] b: in=1 written=1 filtered=0 superseded=0 dead_lettered=0", True)
+    ]
+
+
+class Writer:
+    """What start_trigger uses of a DataStreamWriter, recorded."""
+
+    def __init__(self):
+        self.calls = []
+
+    def trigger(self, **kwargs):
+        self.calls.append(("trigger", kwargs))
+        return self
+
+    def outputMode(self, mode):
+        self.calls.append(("outputMode", mode))
+        return self
+
+
+@pytest.mark.parametrize(
+    "trigger, calls",
+    [
+        (None, []),
+        ("available-now", [("trigger", {"availableNow": True})]),
+        ("once", [("trigger", {"once": True})]),
+        ("processing-time: 10 seconds", [("trigger", {"processingTime": "10 seconds"})]),
+        ("real-time", [("outputMode", "update"), ("trigger", {"realTime": "5 minutes"})]),
+        ("real-time: 1 minute", [("outputMode", "update"), ("trigger", {"realTime": "1 minute"})]),
+    ],
+)
+def test_triggers(trigger, calls):
+    writer = Writer()
+    assert stream_writer.start_trigger(writer, trigger) is writer
+    assert writer.calls == calls
+
+
+def test_an_unknown_trigger_stops_the_job(monkeypatch):
+    monkeypatch.setattr(stream_writer, "PIPELINE", "p")
+    with pytest.raises(SystemExit, match="p: unknown trigger 'available-now: 5'"):
+        stream_writer.start_trigger(Writer(), "available-now: 5")
+
+
+def test_the_checkpoint_is_the_options_else_the_sinks(monkeypatch):
+    monkeypatch.setattr(stream_writer, "CHECKPOINT", "${env:CK_DIR:-ck}/job")
+    monkeypatch.setenv("CK_DIR", "/data")
+    assert stream_writer.checkpoint(argparse.Namespace(checkpoint="/given")) == "/given"
+    assert stream_writer.checkpoint(argparse.Namespace(checkpoint=None)) == "/data/job"
+    monkeypatch.setattr(stream_writer, "CHECKPOINT", None)
+    assert stream_writer.checkpoint(argparse.Namespace(checkpoint=None)) is None
+
+
+def test_specific_offsets_become_sparks_json():
+    assert offsets.specific_offsets("t", "partition:0,offset:42;partition:1,offset:-2") == '{"t": {"0": 42, "1": -2}}'
+
+
+def test_a_micro_batch_reads_the_newest_base_before_it_and_the_deltas_after():
+    markers = [
+        {"slot": "base-0", "kind": "base", "batch": 3, "rows": 10},
+        {"slot": "delta-0", "kind": "delta", "batch": 4, "rows": 1},
+        {"slot": "delta-1", "kind": "delta", "batch": 5, "rows": 1},
+        {"slot": "delta-2", "kind": "delta", "batch": 2, "rows": 1},  # before the base: replaced by it
+        {"slot": "base-1", "kind": "base", "batch": 6, "rows": 12},  # batch 6's own, from an earlier attempt
+    ]
+    base, deltas = changelog.ChangelogState.live(None, markers, 6)
+    assert base["slot"] == "base-0" and [d["slot"] for d in deltas] == ["delta-0", "delta-1"]
+    assert changelog.ChangelogState.live(None, [], 0) == (None, [])
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_registry_job_runs_again_after_fetching_an_unmet_schema_id(monkeypatch, capsys, streaming):
+    """registry_main: a batch run first fetches the ids its records carry; a run that fails on an id it had not met
+    runs again once that id is fetched; any other failure is the job's one line and exit 1."""
+    from pipec.runtime import registry_main
+
+    calls = []
+    failures = [RuntimeError("pipec: schema id 7 of the source.value is not fetched yet"), RuntimeError("broken")]
+
+    def run(spark, args):
+        calls.append("run")
+        raise failures.pop(0)
+
+    monkeypatch.setattr(registry_main, "PIPELINE", "p")
+    monkeypatch.setattr(registry_main, "STREAMING", streaming)
+    monkeypatch.setattr(registry_main, "parse_args", lambda argv: argparse.Namespace())
+    monkeypatch.setattr(registry_main, "session", lambda args: "spark")
+    monkeypatch.setattr(registry_main, "read_source", lambda spark, args: "raw")
+    monkeypatch.setattr(registry_main, "fetch_carried_ids", lambda raw: calls.append(f"fetch {raw}"))
+    monkeypatch.setattr(registry_main, "fetched_after", lambda exc: "not fetched yet" in str(exc))
+    monkeypatch.setattr(registry_main, "run", run)
+    assert registry_main.main([]) == 1
+    assert calls == ([] if streaming else ["fetch raw"]) + ["run", "run"]
+    assert capsys.readouterr().err == "p: failed: broken\n"
