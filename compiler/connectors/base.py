@@ -82,6 +82,7 @@ class SourceConnector:
     given_hint: str = "files records get topic, partition, offset and timestamp from the files"  # why only those
     reads_files: bool = False  # reads files (a test's given records are written as files of its format)
     reads_table: bool = False  # reads a lakehouse table (delta, iceberg: compiler/runtime/table_source.py)
+    rate_limit: str = "maxOffsetsPerTrigger"  # the reader option that caps a micro-batch
     # a boolean key of the source block that makes its records a changelog (a table's read-change-feed)
     changelog_key: str | None = None
     # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op

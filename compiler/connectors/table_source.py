@@ -145,7 +145,7 @@ def check_table_source(source: Source, where: Where) -> None:
                           "use mode: batch (each run reads the snapshots the options name), or remove read-change-feed")
 
 
-def _source(name: str, options: frozenset[str]) -> SourceConnector:
+def _source(name: str, options: frozenset[str], rate_limit: str) -> SourceConnector:
     return SourceConnector(
         name=name,
         metadata=TABLE_METADATA,
@@ -158,9 +158,10 @@ def _source(name: str, options: frozenset[str]) -> SourceConnector:
         given_hint="a given value is one row as the table yields it (with a change feed's _change_type, _commit_version "
                    "and _commit_timestamp); `batch: N` groups commits",
         reads_table=True,
+        rate_limit=rate_limit,
         changelog_key="read-change-feed",
     )
 
 
-DELTA_SOURCE = _source("delta", DELTA_READ_OPTIONS)
-ICEBERG_SOURCE = _source("iceberg", ICEBERG_READ_OPTIONS)
+DELTA_SOURCE = _source("delta", DELTA_READ_OPTIONS, "maxFilesPerTrigger")
+ICEBERG_SOURCE = _source("iceberg", ICEBERG_READ_OPTIONS, "streaming-max-files-per-micro-batch")
