@@ -1,7 +1,8 @@
 """Table sources on real tables: pipelines/customers_gold reads a real Delta table's change data feed through its own
 `read_source` (batch, and streaming from a checkpoint across two runs) into a history table; a declared column the
-table lacks or types otherwise fails at start naming it; an Iceberg changelog (where the line has an Iceberg runtime)
-and the record tests of an Iceberg changelog pipeline. The compile-time rules need no Spark."""
+table lacks or types otherwise fails at start naming it; an Iceberg changelog and the record tests of an Iceberg
+changelog pipeline where the line has an Iceberg runtime (`scripts/compat --lines 4.1 --steps tables`). The
+compile-time rules need no Spark."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLD = (ROOT / "pipelines" / "customers_gold.yaml").read_text(encoding="utf-8")
 CHANGES = ROOT / "tests" / "tables" / "pipelines" / "orders_changes.yaml"
 LINE = line_of(pyspark.__version__)
+needs_iceberg = pytest.mark.skipif(
+    not runtimes("iceberg").get(LINE),
+    reason=f"Iceberg publishes no Spark runtime for Spark {LINE}; lines with one: "
+    + ", ".join(line for line, runtime in runtimes("iceberg").items() if runtime),
+)
 SILVER_COLUMNS = "id BIGINT, first_name STRING, last_name STRING, email STRING, source_ts TIMESTAMP"
 
 
@@ -129,14 +135,14 @@ def test_a_declared_column_the_table_lacks_or_types_otherwise_fails_at_start(spa
 
 
 @pytest.mark.spark
+@needs_iceberg
 def test_an_iceberg_changelogs_record_tests(check_pipeline_records):
-    """Given rows stand for what the table yields, so these run on every line (no Iceberg runtime needed)."""
+    """The job checks its Spark line has an Iceberg runtime before it runs, so these run where one exists."""
     check_pipeline_records(CHANGES)
 
 
 @pytest.mark.spark
-@pytest.mark.skipif(not runtimes("iceberg").get(LINE), reason=f"Iceberg publishes no Spark runtime for Spark {LINE}; "
-                    "lines with one: " + ", ".join(line for line, runtime in runtimes("iceberg").items() if runtime))
+@needs_iceberg
 def test_an_iceberg_tables_changelog_read_by_the_job(spark, tmp_path, compile_text):
     import json
 
