@@ -37,7 +37,7 @@ def _checkpoint(p: Pipeline) -> Pipeline | None:
 
 def _subscription(p: Pipeline) -> Pipeline | None:
     s = p.source
-    if SOURCES[s.connector].reads_files or s.table_read is not None and s.path is not None:
+    if SOURCES[s.connector].reads_files or (s.table_read is not None and s.path is not None):
         return replace(p, source=replace(s, path=Text(f"{ELSEWHERE} folder")))
     if s.table_read is not None:
         return replace(p, source=replace(s, table_read=replace(s.table_read, table=f"{ELSEWHERE}.table")))
