@@ -39,6 +39,16 @@ class Registry:
 
 
 @dataclass(frozen=True, slots=True)
+class TableRead:
+    """A table source's own settings (delta, iceberg: compiler/connectors/table_source.py); its `path`, `columns`,
+    `topic`, key fields and `options` are the Source's."""
+
+    table: str | None = None  # a catalog table name, where `path` is not given
+    catalog: tuple[tuple[str, Text], ...] = ()  # iceberg: name, type, warehouse, uri
+    change_feed: bool = False  # read-change-feed: the table's changes (+I, -U, +U, -D), not its rows
+
+
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where records come from. `connector` selects the lowering in `compiler/connectors/`."""
 
@@ -62,6 +72,7 @@ class Source:
     startup: dict[str, Any] = field(default_factory=dict)
     changelog: bool = False  # every record carries `op` (compiler/changelog.py)
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value read through a Schema Registry
+    table_read: TableRead | None = None  # a table source (delta, iceberg)
 
 
 @dataclass(frozen=True, slots=True)

@@ -290,6 +290,9 @@ def source_words(p: Pipeline) -> str:
     s = p.source
     if SOURCES[s.connector].reads_files:
         return f"{s.connector}: {s.path.raw}"
+    if s.table_read is not None:
+        feed = " (change feed)" if s.table_read.change_feed else ""
+        return f"{s.connector}: {s.path.raw if s.path else s.table_read.table}{feed}"
     what = ", ".join(t.raw for t in s.topics) if s.topics else f"topics matching {s.topic_pattern.raw}"
     return f"{s.connector}: {what}"
 

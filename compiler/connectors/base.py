@@ -79,7 +79,12 @@ class SourceConnector:
     # The columns the source yields: the declared ones, or a default where the value format implies one
     yields: Callable[[str | None, tuple[Column, ...], Where], tuple[Column, ...]] = lambda fmt, columns, where: columns
     given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
+    given_hint: str = "files records get topic, partition, offset and timestamp from the files"  # why only those
     reads_files: bool = False  # reads files (a test's given records are written as files of its format)
+    reads_table: bool = False  # reads a lakehouse table (delta, iceberg: compiler/runtime/table_source.py)
+    rate_limit: str = "maxOffsetsPerTrigger"  # the reader option that caps a micro-batch
+    # a boolean key of the source block that makes its records a changelog (a table's read-change-feed)
+    changelog_key: str | None = None
     # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
     # ops that drop the messages carrying no record (counted as filtered), run before the chain
     skip_messages: Callable[[Source], tuple[ir.Op, ...]] = lambda source: ()
@@ -172,7 +177,7 @@ class SinkConnector:
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
     test_layout: Callable[[Sink, Shape], TestLayout] = envelope_layout  # what a record test's `expect` can name
     applies_changes: Callable[[Sink], bool] = lambda sink: False  # applies each key's changes per micro-batch (MERGE)
-    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: templates/tables/)
+    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: compiler/runtime/tables.py)
     # the columns it writes where they are not its encoding's last select (a table's), and how explain shows it
     written: Callable[[Sink, Shape], tuple[str, ...]] | None = None
     describe: Callable[[Sink, Shape], list[str]] | None = None

@@ -290,6 +290,7 @@ def check_files_source(source: Source, where: Where) -> None:
 
 FILES_SOURCE = SourceConnector(
     name="files",
+    rate_limit="maxFilesPerTrigger",
     metadata=FILES_METADATA,
     decode=decode_files,
     reader=files_reader,

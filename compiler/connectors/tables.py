@@ -1,16 +1,17 @@
 """The table sinks, `delta` and `iceberg` (SPEC 7.1): append, upsert (SCD type 1 through MERGE) and history (SCD
 type 2) into a lakehouse table. The record path ends in the table's rows; the apply modes run in the job's table
-runtime (templates/tables/), driver-side orchestration of native DataFrame and SQL operations."""
+runtime (compiler/runtime/tables.py), driver-side orchestration of native DataFrame and SQL operations."""
 
 from __future__ import annotations
 
-from .. import ir, spark_versions
+from .. import ir
 from ..changelog import OP
 from ..diagnostics import Collector
-from ..emit.render import doc_text, path_expr, py_literal, text_expr
 from ..model import Sink, Source
+from ..emit.render import doc_text, path_expr, py_literal
 from ..shape import Shape
-from ..types.sql import BIGINT, INT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from ..types.sql import INT, BIGINT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from . import table_formats
 from .base import SinkConnector
 from .files import _typed_columns, check_files_sink
 from .upsert_kafka import change_op, primary_key
@@ -22,16 +23,6 @@ START_AT, END_AT = "__START_AT", "__END_AT"
 CHANGE = "__op"  # the row's change: +I, -U, +U, -D (an insert-only source: +I, or -D for a tombstone)
 ORDER = "__ORDER"  # arrival order within a micro-batch: (partition, offset, read order)
 APPLIES = ("upsert", "history")
-# The Spark session settings each format needs: its SQL extensions, and Delta's catalog for path tables
-EXTENSIONS = {
-    "delta": {
-        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
-        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
-    },
-    "iceberg": {"spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"},
-}
-ICEBERG_CATALOG = "org.apache.iceberg.spark.SparkCatalog"
-DEFAULT_WAREHOUSE = "warehouse"
 # Delta's and Iceberg's table writer options the compiler knows
 DELTA_OPTIONS = frozenset({"maxRecordsPerFile", "optimizeWrite", "userMetadata", "mergeSchema"})
 ICEBERG_OPTIONS = frozenset({"write-format", "target-file-size-bytes", "distribution-mode", "fanout-enabled"})
@@ -212,50 +203,9 @@ def _orderable(t: SqlType) -> bool:
     return t.is_numeric or t.is_timestamp or t.sql() in ("STRING", "DATE")
 
 
-def runtimes(fmt: str) -> dict[str, str | None]:
-    """Spark line -> the Maven coordinates of the table format's Spark runtime (spark_versions.LINES), or None."""
-    return {name: getattr(line, fmt) for name, line in spark_versions.LINES.items()}
-
-
-def line_problem(sink: Sink, spark_version: str | None) -> str | None:
-    """Why the table format has no runtime for the Spark line `spark.version` declares, or None."""
-    if spark_version is None:
-        return None
-    line, table = spark_versions.line_of(spark_version), runtimes(sink.connector)
-    if line in table and table[line] is None:
-        lines = ", ".join(name for name, coordinate in table.items() if coordinate)
-        return f"{sink.connector} publishes no Spark runtime for Spark {line}; Spark lines with one: {lines}"
-    return None
-
-
-def _catalog(sink: Sink) -> tuple[str | None, dict[str, str]]:
-    """Iceberg: the catalog's name and its Spark settings as Python expressions (values may hold ${env:...})."""
-    if sink.connector != "iceberg" or not sink.table:
-        return None, {}
-    raw = dict(sink.catalog)
-    parts = sink.table.split(".")
-    name = raw["name"].literal if "name" in raw else (parts[0] if len(parts) == 3 else "local")
-    prefix = f"spark.sql.catalog.{name}"
-    conf = {
-        prefix: py_literal(ICEBERG_CATALOG),
-        f"{prefix}.type": text_expr(raw.get("type")) if "type" in raw else py_literal("hadoop"),
-    }
-    kind = raw["type"].literal if "type" in raw else "hadoop"
-    if kind == "hadoop" or "warehouse" in raw:
-        warehouse = text_expr(raw["warehouse"]) if "warehouse" in raw else py_literal(DEFAULT_WAREHOUSE)
-        conf[f"{prefix}.warehouse"] = f"args.sink_path or location({warehouse})"  # --sink-path: another warehouse
-    if "uri" in raw:
-        conf[f"{prefix}.uri"] = text_expr(raw["uri"])
-    return name, conf
-
-
 def table_name(sink: Sink) -> str | None:
     """The catalog table as Spark names it (an Iceberg table's catalog first)."""
-    if not sink.table:
-        return None
-    name, _ = _catalog(sink)
-    parts = sink.table.split(".")
-    return sink.table if name is None or len(parts) == 3 else f"{name}.{sink.table}"
+    return table_formats.catalog_table(sink.connector, sink.table, sink.catalog)
 
 
 def _ddl(t: SqlType | None) -> str:
@@ -264,7 +214,7 @@ def _ddl(t: SqlType | None) -> str:
 
 def table_writer(sink: Sink, source: Source) -> dict:
     """The table sink's settings for templates/tables/: where, how it applies, the columns it creates."""
-    _, catalog = _catalog(sink)
+    _, catalog = table_formats.catalog(sink.connector, sink.table, sink.catalog, "sink_path")  # --sink-path: another warehouse
     where = sink.path.raw if sink.path else table_name(sink)
     how = {
         "append": "appends every row",
@@ -282,7 +232,7 @@ def table_writer(sink: Sink, source: Source) -> dict:
         "properties": py_literal(dict(sink.table_properties)),
         "evolution": py_literal(sink.schema_evolution),
         "options": py_literal(dict(sink.options)),
-        "catalog": "{" + ", ".join(f"{py_literal(k)}: {v}" for k, v in catalog.items()) + "}",
+        "catalog": table_formats.catalog_expr(catalog),
         "checkpoint": path_expr(sink.checkpoint),
         "summary": doc_text(f"{sink.connector} table {where}: {how}."),
     }

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import __version__, spark_versions
-from ..connectors import SINKS, SOURCES, schema_registry, tables
+from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of, tables
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
 from ..model import Pipeline
@@ -87,19 +87,19 @@ def _dead_letter_context(p: Pipeline) -> dict:
     }
 
 
-def _spark_context(lowered: Lowered, real_time: bool, table: str | None) -> dict:
-    """The connectors (their coordinates chosen by the job from its Spark), the table format's runtime per line,
-    and the oldest Spark line it needs."""
+def _spark_context(lowered: Lowered, real_time: bool, formats: tuple[str, ...]) -> dict:
+    """The connectors (their coordinates chosen by the job from its Spark), the runtimes per line of the table
+    formats it reads or writes, and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
-    runtimes = tables.runtimes(table) if table else {}
+    runtimes = table_formats.job_runtimes(formats)
     if runtimes.get(line):
-        shown.append(runtimes[line])
+        shown.extend(runtimes[line].split(","))
     needed, names = job_needs(lowered, real_time)
     return {
         "connectors": list(lowered.packages),
         "table_runtimes": runtimes,
-        "table_session": tables.EXTENSIONS.get(table, {}),
+        "table_session": table_formats.session_settings(formats),
         "spark_needed": needed,
         "spark_needed_by": f" ({', '.join(names)})" if names else "",
         "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)"
@@ -149,7 +149,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         # Observation; through the V1 path they never do and the counts would wait forever.
         conf["spark.sql.sources.useV1SourceList"] = "avro,csv,json,orc,parquet,text"
     conf = {**dict(p.spark_conf), **conf}
-    spark = _spark_context(lowered, p.sink.real_time, p.sink.connector if sink.writes_table else None)
+    spark = _spark_context(lowered, p.sink.real_time, table_formats_of(p.source, p.sink))
     return {
         # the docstring's first line; a blank description leaves no trailing space (black strips it)
         "title": f"{p.name}: {render.doc_text(p.description or f'compiled from {p.file}')}".rstrip(),

@@ -36,8 +36,8 @@ SETTINGS = {
     "SPARK_CONNECTORS": "spark_packages() picks their Scala suffix and release",
     "SPARK_NEEDED": "the oldest Spark line with every function the job calls",
     "SESSION_CONF": "",
-    "TABLE_RUNTIMES": "a table sink: its format's Spark runtime per Spark line (None: the format publishes none)",
-    "TABLE_SESSION": "a table sink: its format's session settings (SQL extensions, catalog)",
+    "TABLE_RUNTIMES": "the table formats read or written: their Spark runtimes per line (None: one has none)",
+    "TABLE_SESSION": "the table formats' session settings (SQL extensions, catalog)",
     "SCHEMA_REGISTRY": "avro-confluent payloads read or written through a Schema Registry: payload -> url, "
     "subject, client options",
 }

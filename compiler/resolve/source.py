@@ -9,7 +9,7 @@ from ..connectors.base import SourceConnector, castable
 from ..connectors.cdc_json import SCHEMA_INCLUDE
 from ..diagnostics import did_you_mean
 from ..envrefs import Text
-from ..model import Column, Source
+from ..model import Column, Source, TableRead
 from ..shape import Shape
 from ..types.field_names import fold
 from ..types.parser import TypeSyntaxError, parse_type
@@ -223,8 +223,10 @@ class SourceBuilder(Part):
             properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
             options=options(src.get("options")),
             startup=dict(src.get("startup") or {}),
-            changelog=connector.yields_changelog(fmt, self.streaming),
+            changelog=connector.yields_changelog(fmt, self.streaming) or bool(connector.changelog_key and src.get(connector.changelog_key)),
             registries=self.registries("source", src, {"key": key.get("format", "none"), "value": fmt}, one_topic(src)),
+            table_read=TableRead(src.get("table"), tuple((k, Text(str(v))) for k, v in (src.get("catalog") or {}).items()),
+                                 bool(src.get("read-change-feed", False))) if connector.reads_table else None,
         )
         self.check_options("source", source.options, connector.options)
         connector.check(source, self.where("source"))

@@ -31,9 +31,8 @@ from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types.sql import TIMESTAMP_LTZ_3, StructType
 from .compare import compare, show
 from .dead_letters import check_counts, check_dead_letters, split_rows, with_letter_headers
-from .frames import rows_frame
 from .kafka_decode import kafka_sink_records, read_back
-from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+from .given_rows import GivenProblem, batch_rows, given_frames, raw_schema
 from .session import local_session, stop_local_session, table_settings
 from .tables import Files, run_table_case
 
@@ -210,18 +209,17 @@ def _run_files(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
     return collected, lines
 
 
-def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> tuple[list, list[str]]:
-    """Given records as Spark Kafka rows; micro-batches are parquet files read as a stream."""
-    rows = kafka_rows(compiled.pipeline.source, list(case.given))
+def _run_rows(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> tuple[list, list[str]]:
+    """Given records as the raw rows the source yields (Kafka's, a table's); micro-batches are parquet files read
+    as a stream."""
     if not compiled.pipeline.streaming:
-        return _batch(job, rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA))
+        return _batch(job, batch_rows(spark, compiled.pipeline.source, case))
     collected: list = []
     lines: list[str] = []
-    folder = tmp / "kafka"
-    for batch in sorted({b for b, _ in rows}):
-        part = rows_frame(spark, [r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
+    folder = tmp / "rows"
+    for _, part in given_frames(spark, compiled.pipeline.source, case):
         part.coalesce(1).write.mode("append").parquet(str(folder))
-        _stream(job, spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder)), tmp, collected, lines)
+        _stream(job, spark.readStream.schema(raw_schema(compiled.pipeline.source)).parquet(str(folder)), tmp, collected, lines)
     return collected, lines
 
 
@@ -237,8 +235,10 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
             return Outcome(*run_table_case(spark, job, compiled, case, Path(tmp), files, RECORD_ERROR))
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
-            run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_kafka
+            run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_rows
             rows, counts = run(spark, job, compiled, case, Path(tmp))
+        except GivenProblem as problem:
+            return Outcome(False, (f"  {problem}",))
         except Exception as exc:  # a record error surfaces as a failed Spark job; the job's own line says why
             why = job.failure(exc)
             if case.expect_error is not None and why.startswith(RECORD_ERROR):

@@ -17,8 +17,7 @@ from ..connectors import SOURCES
 from ..model import TestCase, TestRecord
 from ..resolve.builder import Compiled
 from .compare import compare
-from .frames import rows_frame
-from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+from .given_rows import batch_rows, given_frames, raw_schema
 
 SHOWN = ("__START_AT", "__END_AT")  # the bookkeeping columns a test compares (history's bounds)
 
@@ -89,16 +88,14 @@ def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path,
             write_given_files(spark, job, compiled, values, folder, i)
             job.start(job.read_source(spark, args), args, counts).awaitTermination()
         return
-    rows = kafka_rows(source, list(case.given))
     if not args.streaming:
-        job.start(rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA), args, counts)
+        job.start(batch_rows(spark, source, case), args, counts)
         counts.report_batch()
         return
-    folder = tmp / "kafka"
-    for batch in sorted({b for b, _ in rows}):
-        part = rows_frame(spark, [r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
+    folder = tmp / "rows"
+    for _, part in given_frames(spark, source, case):
         part.coalesce(1).write.mode("append").parquet(str(folder))
-        raw = spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder))
+        raw = spark.readStream.schema(raw_schema(source)).parquet(str(folder))
         job.start(raw, args, counts).awaitTermination()
 
 

@@ -60,6 +60,9 @@ def build_graph(compiled: list[Compiled]) -> Graph:
         src, sink = p.source, p.sink
         if SOURCES[src.connector].reads_files:
             graph.edge(graph.node("folder", src.path.raw), me)
+        elif src.table_read is not None:  # the node a sink writing the same table names: a chain of tables
+            where = src.path.raw if src.path else src.table_read.table
+            graph.edge(graph.node("table", f"{src.connector} table {where}"), me)
         elif src.topic_pattern is not None:
             graph.edge(graph.node("pattern", src.topic_pattern.raw), me)
         for t in src.topics:

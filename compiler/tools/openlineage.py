@@ -42,8 +42,10 @@ def _servers(properties: tuple[tuple[str, Text], ...]) -> str:
 def input_datasets(compiled: Compiled) -> list[tuple[str, str]]:
     """(namespace, name) of each dataset the source reads: OpenLineage's kafka://host:port and topic, or file and path."""
     s = compiled.pipeline.source
-    if SOURCES[s.connector].reads_files:
-        return [("file", s.path.raw)]
+    if SOURCES[s.connector].reads_files or (s.table_read is not None and s.path is not None):
+        return [("file", s.path.raw)]  # a path table is its folder
+    if s.table_read is not None:
+        return [(s.connector, s.table_read.table)]
     names = [t.raw for t in s.topics] or [f"pattern:{s.topic_pattern.raw}"]
     return [(f"kafka://{_servers(s.properties)}", n) for n in names]
 

@@ -58,6 +58,20 @@ def test_the_decode_helpers_read_the_compilers_names():
 def test_the_tables_a_job_carries_are_the_compilers():
     assert {k: tuple(v) for k, v in spark_lines.SPARK_LINES.items()} == spark_versions.job_tables()
     assert session.JVM_OPTIONS == emit_job.JVM_OPTIONS
+    from pipec.connectors import table_source as compiler_table_source
+    from pipec.runtime import table_source
+
+    assert table_source.CHANGE_COLUMNS == compiler_table_source.CHANGE_COLUMNS
+    assert sorted(table_source.ICEBERG_CHANGES.values()) == sorted(compiler_table_source.CHANGE_OPS)
+
+
+def test_table_sql_quotes_names_and_text_and_compares_types_as_the_format_stores_them():
+    from pipec.runtime.table_sql import quoted, same_type, sql_text
+
+    assert quoted("a`b") == "`a``b`"
+    assert sql_text("it's \\ here") == "'it\\'s \\\\ here'"
+    assert same_type("STRUCT<`a`: INT>", "struct<a:int>", "delta")
+    assert same_type("smallint", "INT", "iceberg") and not same_type("smallint", "INT", "delta")
 
 
 @pytest.mark.parametrize(
