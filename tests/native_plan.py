@@ -10,8 +10,8 @@ from types import ModuleType
 
 from pipec.connectors import SOURCES
 from pipec.model import TestCase
+from pipec.resolve.builder import Compiled
 from pipec.testing.given_rows import batch_rows
-from pipec.connectors import SOURCES
 from pipec.testing.runner import write_given_files
 
 # Physical operators that would mean Python code (or an RDD, or JVM objects) on the record path.

@@ -11,10 +11,12 @@ from .table_source import DELTA_SOURCE, ICEBERG_SOURCE
 from .tables import DELTA_SINK, ICEBERG_SINK
 from .upsert_kafka import UPSERT_KAFKA_SINK, UPSERT_KAFKA_SOURCE
 
-SOURCES: dict[str, SourceConnector] = {c.name: c for c in (FILES_SOURCE, KAFKA_SOURCE, UPSERT_KAFKA_SOURCE,
-                                                          DELTA_SOURCE, ICEBERG_SOURCE)}
-SINKS: dict[str, SinkConnector] = {c.name: c for c in (FILES_SINK, CONSOLE_SINK, KAFKA_SINK, UPSERT_KAFKA_SINK,
-                                                     DELTA_SINK, ICEBERG_SINK)}
+SOURCES: dict[str, SourceConnector] = {
+    c.name: c for c in (FILES_SOURCE, KAFKA_SOURCE, UPSERT_KAFKA_SOURCE, DELTA_SOURCE, ICEBERG_SOURCE)
+}
+SINKS: dict[str, SinkConnector] = {
+    c.name: c for c in (FILES_SINK, CONSOLE_SINK, KAFKA_SINK, UPSERT_KAFKA_SINK, DELTA_SINK, ICEBERG_SINK)
+}
 
 
 def table_formats_of(source, sink) -> tuple[str, ...]:

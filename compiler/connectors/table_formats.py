@@ -31,8 +31,10 @@ def job_runtimes(formats: tuple[str, ...]) -> dict[str, str | None]:
     if not formats:
         return {}
     table = {fmt: runtimes(fmt) for fmt in formats}
-    return {line: ",".join(table[f][line] for f in formats) if all(table[f][line] for f in formats) else None
-            for line in spark_versions.LINES}
+    return {
+        line: ",".join(table[f][line] for f in formats) if all(table[f][line] for f in formats) else None
+        for line in spark_versions.LINES
+    }
 
 
 def session_settings(formats: tuple[str, ...]) -> dict[str, str]:
@@ -54,7 +56,9 @@ def line_problem(fmt: str, spark_version: str | None) -> str | None:
     return None
 
 
-def catalog(fmt: str, table: str | None, settings: tuple[tuple[str, Text], ...], path_arg: str) -> tuple[str | None, dict[str, str]]:
+def catalog(
+    fmt: str, table: str | None, settings: tuple[tuple[str, Text], ...], path_arg: str
+) -> tuple[str | None, dict[str, str]]:
     """Iceberg: the catalog's name and its Spark settings as Python expressions (values may hold ${env:...}); a
     hadoop catalog's warehouse is the job's `path_arg` argument when given (--sink-path, --source-path)."""
     if fmt != "iceberg" or not table:
@@ -63,7 +67,10 @@ def catalog(fmt: str, table: str | None, settings: tuple[tuple[str, Text], ...],
     parts = table.split(".")
     name = raw["name"].literal if "name" in raw else (parts[0] if len(parts) == 3 else "local")
     prefix = f"spark.sql.catalog.{name}"
-    conf = {prefix: py_literal(ICEBERG_CATALOG), f"{prefix}.type": text_expr(raw.get("type")) if "type" in raw else py_literal("hadoop")}
+    conf = {
+        prefix: py_literal(ICEBERG_CATALOG),
+        f"{prefix}.type": text_expr(raw.get("type")) if "type" in raw else py_literal("hadoop"),
+    }
     kind = raw["type"].literal if "type" in raw else "hadoop"
     if kind == "hadoop" or "warehouse" in raw:
         warehouse = text_expr(raw["warehouse"]) if "warehouse" in raw else py_literal(DEFAULT_WAREHOUSE)

@@ -48,28 +48,69 @@ TABLE_METADATA = {
     "offset": MetaKey(BIGINT, _offset),
     "timestamp": MetaKey(TIMESTAMP_LTZ_3, _timestamp),
     "timestamp-type": MetaKey(STRING, lambda s: ir.Lit("LogAppendTime" if _feed(s) else "NoTimestampType")),
-    "headers": MetaKey(HEADERS_MAP, lambda s: ir.Cast(ir.Func("map_from_entries", (empty_headers(),)), HEADERS_MAP.ddl())),
+    "headers": MetaKey(
+        HEADERS_MAP, lambda s: ir.Cast(ir.Func("map_from_entries", (empty_headers(),)), HEADERS_MAP.ddl())
+    ),
 }
 # Delta's and Iceberg's reader options the compiler knows (readChangeFeed is read-change-feed's)
-DELTA_READ_OPTIONS = frozenset({
-    "startingVersion", "startingTimestamp", "endingVersion", "endingTimestamp", "versionAsOf", "timestampAsOf",
-    "maxFilesPerTrigger", "maxBytesPerTrigger", "ignoreDeletes", "ignoreChanges", "skipChangeCommits",
-    "withEventTimeOrder", "schemaTrackingLocation", "excludeRegex",
-})
-ICEBERG_READ_OPTIONS = frozenset({
-    "snapshot-id", "as-of-timestamp", "branch", "tag", "start-snapshot-id", "end-snapshot-id", "start-timestamp",
-    "end-timestamp", "stream-from-timestamp", "streaming-skip-delete-snapshots", "streaming-skip-overwrite-snapshots",
-    "streaming-max-files-per-micro-batch", "streaming-max-rows-per-micro-batch", "split-size", "lookback",
-    "file-open-cost",
-})
+DELTA_READ_OPTIONS = frozenset(
+    {
+        "startingVersion",
+        "startingTimestamp",
+        "endingVersion",
+        "endingTimestamp",
+        "versionAsOf",
+        "timestampAsOf",
+        "maxFilesPerTrigger",
+        "maxBytesPerTrigger",
+        "ignoreDeletes",
+        "ignoreChanges",
+        "skipChangeCommits",
+        "withEventTimeOrder",
+        "schemaTrackingLocation",
+        "excludeRegex",
+    }
+)
+ICEBERG_READ_OPTIONS = frozenset(
+    {
+        "snapshot-id",
+        "as-of-timestamp",
+        "branch",
+        "tag",
+        "start-snapshot-id",
+        "end-snapshot-id",
+        "start-timestamp",
+        "end-timestamp",
+        "stream-from-timestamp",
+        "streaming-skip-delete-snapshots",
+        "streaming-skip-overwrite-snapshots",
+        "streaming-max-files-per-micro-batch",
+        "streaming-max-rows-per-micro-batch",
+        "split-size",
+        "lookback",
+        "file-open-cost",
+    }
+)
 
 
 def change_op(source: Source) -> ir.Expr:
     """Flink's op for the row's change type; an unknown one is a record error."""
-    unknown = ir.Func("raise_error", (ir.Func("format_string", (
-        ir.Arg(f"{source.connector} source: unknown change type %s (commit version %s); expected "
-               + ", ".join(CHANGE_OPS)),
-        ir.Col(CHANGE_TYPE), ir.Col(COMMIT_VERSION))),))
+    unknown = ir.Func(
+        "raise_error",
+        (
+            ir.Func(
+                "format_string",
+                (
+                    ir.Arg(
+                        f"{source.connector} source: unknown change type %s (commit version %s); expected "
+                        + ", ".join(CHANGE_OPS)
+                    ),
+                    ir.Col(CHANGE_TYPE),
+                    ir.Col(COMMIT_VERSION),
+                ),
+            ),
+        ),
+    )
     op: ir.Expr = unknown
     for name, kind in reversed(CHANGE_OPS.items()):
         op = ir.If(ir.BinOp("==", ir.Col(CHANGE_TYPE), ir.Lit(name)), ir.Lit(kind), op)
@@ -78,8 +119,12 @@ def change_op(source: Source) -> ir.Expr:
 
 def decode_table(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """Table rows (with a change feed's columns) -> the record model."""
-    envelope = {"topic": _topic(source, pipeline), "partition": ir.Cast(ir.Lit(0), "INT"), "offset": _offset(source),
-                "timestamp": _timestamp(source)}
+    envelope = {
+        "topic": _topic(source, pipeline),
+        "partition": ir.Cast(ir.Lit(0), "INT"),
+        "offset": _offset(source),
+        "timestamp": _timestamp(source),
+    }
     fields = []
     for c in source.columns:
         if c.physical:
@@ -125,7 +170,9 @@ def table_reader(source: Source) -> dict:
         "key": py_literal(list(source.key_fields)),
         "options": py_literal(dict(source.options)),
         "columns": py_literal(source_columns(source)),
-        "summary": doc_text(f"{source.connector} table {where}: {what}, the columns checked against the table at start."),
+        "summary": doc_text(
+            f"{source.connector} table {where}: {what}, the columns checked against the table at start."
+        ),
     }
 
 
@@ -134,15 +181,27 @@ def check_table_source(source: Source, where: Where) -> None:
     feed = _feed(source)
     for i, c in enumerate(source.columns):
         if c.metadata in FEED_KEYS and not feed:
-            where.diags.error("E224", f"metadata key '{c.metadata}' is a change feed's: a plain read of the table has no commits",
-                              where.at("columns", i, "metadata"), "add read-change-feed: true, or remove the column")
+            where.diags.error(
+                "E224",
+                f"metadata key '{c.metadata}' is a change feed's: a plain read of the table has no commits",
+                where.at("columns", i, "metadata"),
+                "add read-change-feed: true, or remove the column",
+            )
         if c.physical and c.name in CHANGE_COLUMNS and feed:
-            where.diags.error("E224", f"column '{c.name}' is the change feed's own column", where.at("columns", i, "name"),
-                              "read it as metadata (commit-version, commit-timestamp), or rename the table's column")
+            where.diags.error(
+                "E224",
+                f"column '{c.name}' is the change feed's own column",
+                where.at("columns", i, "name"),
+                "read it as metadata (commit-version, commit-timestamp), or rename the table's column",
+            )
     if feed and source.connector == "iceberg" and where.streaming:
-        where.diags.error("E225", "iceberg source: Iceberg's Spark runtime reads a changelog in batch only (its streaming "
-                          "read takes appends)", where.key_at("read-change-feed"),
-                          "use mode: batch (each run reads the snapshots the options name), or remove read-change-feed")
+        where.diags.error(
+            "E225",
+            "iceberg source: Iceberg's Spark runtime reads a changelog in batch only (its streaming "
+            "read takes appends)",
+            where.key_at("read-change-feed"),
+            "use mode: batch (each run reads the snapshots the options name), or remove read-change-feed",
+        )
 
 
 def _source(name: str, options: frozenset[str], rate_limit: str) -> SourceConnector:
@@ -156,7 +215,7 @@ def _source(name: str, options: frozenset[str], rate_limit: str) -> SourceConnec
         format_path=(),
         given_fields=frozenset({"value", "batch"}),  # a given value is one row as the table yields it
         given_hint="a given value is one row as the table yields it (with a change feed's _change_type, _commit_version "
-                   "and _commit_timestamp); `batch: N` groups commits",
+        "and _commit_timestamp); `batch: N` groups commits",
         reads_table=True,
         rate_limit=rate_limit,
         changelog_key="read-change-feed",

@@ -7,10 +7,10 @@ from __future__ import annotations
 from .. import ir
 from ..changelog import OP
 from ..diagnostics import Collector
-from ..model import Sink, Source
 from ..emit.render import doc_text, path_expr, py_literal
+from ..model import Sink, Source
 from ..shape import Shape
-from ..types.sql import INT, BIGINT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from ..types.sql import BIGINT, INT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
 from . import table_formats
 from .base import SinkConnector
 from .files import _typed_columns, check_files_sink
@@ -214,7 +214,9 @@ def _ddl(t: SqlType | None) -> str:
 
 def table_writer(sink: Sink, source: Source) -> dict:
     """The table sink's settings for templates/tables/: where, how it applies, the columns it creates."""
-    _, catalog = table_formats.catalog(sink.connector, sink.table, sink.catalog, "sink_path")  # --sink-path: another warehouse
+    _, catalog = table_formats.catalog(
+        sink.connector, sink.table, sink.catalog, "sink_path"
+    )  # --sink-path: another warehouse
     where = sink.path.raw if sink.path else table_name(sink)
     how = {
         "append": "appends every row",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .. import ir
-from ..resolve.builder import Compiled
 from ..connectors import table_formats_of
 from ..connectors.table_formats import line_problem
 from ..diagnostics import Collector
@@ -66,8 +65,12 @@ def check_target(compiled: Compiled, lowered: Lowered, diags: Collector) -> None
     for block, fmt in ((p.source, p.source.connector), (p.sink, p.sink.connector)):
         problem = line_problem(fmt, target) if fmt in table_formats_of(p.source, p.sink) else None
         if problem:
-            diags.error("E901", f"{problem}, but spark.version is {target}", block.loc,
-                        f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {fmt}")
+            diags.error(
+                "E901",
+                f"{problem}, but spark.version is {target}",
+                block.loc,
+                f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {fmt}",
+            )
     need = FEATURES_SINCE[REAL_TIME]
     if p.sink.real_time and line_key(target) < line_key(need):
         diags.error(

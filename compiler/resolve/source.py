@@ -223,10 +223,16 @@ class SourceBuilder(Part):
             properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
             options=options(src.get("options")),
             startup=dict(src.get("startup") or {}),
-            changelog=connector.yields_changelog(fmt, self.streaming) or bool(connector.changelog_key and src.get(connector.changelog_key)),
+            changelog=connector.yields_changelog(fmt, self.streaming)
+            or bool(connector.changelog_key and src.get(connector.changelog_key)),
             registries=self.registries("source", src, {"key": key.get("format", "none"), "value": fmt}, one_topic(src)),
-            table_read=TableRead(src.get("table"), tuple((k, Text(str(v))) for k, v in (src.get("catalog") or {}).items()),
-                                 bool(src.get("read-change-feed", False))) if connector.reads_table else None,
+            table_read=TableRead(
+                src.get("table"),
+                tuple((k, Text(str(v))) for k, v in (src.get("catalog") or {}).items()),
+                bool(src.get("read-change-feed", False)),
+            )
+            if connector.reads_table
+            else None,
         )
         self.check_options("source", source.options, connector.options)
         connector.check(source, self.where("source"))

@@ -50,8 +50,12 @@ class TestsBuilder(Part):
                 for g in given:
                     extra = sorted(set(g.fields) - allowed)
                     if extra:
-                        self.diags.error("E601", f"a {source.connector} source reads only values; given records cannot set {', '.join(extra)}",
-                                         g.locs[extra[0]], SOURCES[source.connector].given_hint)
+                        self.diags.error(
+                            "E601",
+                            f"a {source.connector} source reads only values; given records cannot set {', '.join(extra)}",
+                            g.locs[extra[0]],
+                            SOURCES[source.connector].given_hint,
+                        )
             if "dead_letters" in raw:
                 self.renamed(raw, path, given, errors.context_headers)
             dead = self.records(raw, path, "expect_dead_letters")

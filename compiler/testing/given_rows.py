@@ -38,8 +38,10 @@ def _table_value(value: Any, columns: dict[str, str], line: int) -> str:
         raise GivenProblem(f"line {line}: a given value of a table source is a row: a mapping of its columns")
     unknown = sorted(set(value) - set(columns))
     if unknown:
-        raise GivenProblem(f"line {line}: the given value names {', '.join(unknown)}, which the source does not read "
-                           f"(it reads {', '.join(columns)})")
+        raise GivenProblem(
+            f"line {line}: the given value names {', '.join(unknown)}, which the source does not read "
+            f"(it reads {', '.join(columns)})"
+        )
     row = {k: _timestamp(v).isoformat() if columns[k] == "TIMESTAMP" and v is not None else v for k, v in value.items()}
     return json.dumps(row, default=str, ensure_ascii=False)
 
@@ -48,13 +50,18 @@ def given_frames(spark, source: Source, case: TestCase) -> list[tuple[int, Any]]
     """(batch, the batch's raw rows as a DataFrame) in batch order."""
     if not SOURCES[source.connector].reads_table:
         rows = kafka_rows(source, list(case.given))
-        return [(b, rows_frame(spark, [r for g, r in rows if g == b], KAFKA_ROW_SCHEMA)) for b in sorted({b for b, _ in rows})]
+        return [
+            (b, rows_frame(spark, [r for g, r in rows if g == b], KAFKA_ROW_SCHEMA))
+            for b in sorted({b for b, _ in rows})
+        ]
     from pyspark.sql import functions as F
 
     columns = table_columns(source)
     by_batch: dict[int, list[str]] = {}
     for rec in case.given:
-        by_batch.setdefault(int(rec.fields.get("batch", 0)), []).append(_table_value(rec.fields.get("value"), columns, rec.loc.line))
+        by_batch.setdefault(int(rec.fields.get("batch", 0)), []).append(
+            _table_value(rec.fields.get("value"), columns, rec.loc.line)
+        )
     frames = []
     for batch in sorted(by_batch):
         texts = rows_frame(spark, [(t,) for t in by_batch[batch]], "j STRING")

@@ -31,8 +31,8 @@ from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types.sql import TIMESTAMP_LTZ_3, StructType
 from .compare import compare, show
 from .dead_letters import check_counts, check_dead_letters, split_rows, with_letter_headers
-from .kafka_decode import kafka_sink_records, read_back
 from .given_rows import GivenProblem, batch_rows, given_frames, raw_schema
+from .kafka_decode import kafka_sink_records, read_back
 from .session import local_session, stop_local_session, table_settings
 from .tables import Files, run_table_case
 
@@ -219,7 +219,13 @@ def _run_rows(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: P
     folder = tmp / "rows"
     for _, part in given_frames(spark, compiled.pipeline.source, case):
         part.coalesce(1).write.mode("append").parquet(str(folder))
-        _stream(job, spark.readStream.schema(raw_schema(compiled.pipeline.source)).parquet(str(folder)), tmp, collected, lines)
+        _stream(
+            job,
+            spark.readStream.schema(raw_schema(compiled.pipeline.source)).parquet(str(folder)),
+            tmp,
+            collected,
+            lines,
+        )
     return collected, lines
 
 

@@ -118,14 +118,24 @@ class Judge:
                 "value changes the subscription, which diff cannot see",
             )
         if (o.path and o.path.raw) != (n.path and n.path.raw):
-            self.add(RESET, "source-subscription", f"the source files change from {o.path and o.path.raw} to {n.path and n.path.raw}")
+            self.add(
+                RESET,
+                "source-subscription",
+                f"the source files change from {o.path and o.path.raw} to {n.path and n.path.raw}",
+            )
         old_read, new_read = o.table_read, n.table_read
         if old_read and new_read and old_read.table != new_read.table:
-            self.add(RESET, "source-subscription", f"the source table changes from {old_read.table} to {new_read.table}")
+            self.add(
+                RESET, "source-subscription", f"the source table changes from {old_read.table} to {new_read.table}"
+            )
         if old_read and new_read and old_read.change_feed != new_read.change_feed:
-            self.add(RESET, "source-parameters", "read-change-feed changes: the checkpoint's table versions were read "
-                     f"as {'changes' if old_read.change_feed else 'rows'}, the job would read them as "
-                     f"{'changes' if new_read.change_feed else 'rows'}")
+            self.add(
+                RESET,
+                "source-parameters",
+                "read-change-feed changes: the checkpoint's table versions were read "
+                f"as {'changes' if old_read.change_feed else 'rows'}, the job would read them as "
+                f"{'changes' if new_read.change_feed else 'rows'}",
+            )
         if SOURCES[o.connector].reads_files and o.format != n.format:
             self.add(
                 RESET,

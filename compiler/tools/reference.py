@@ -282,16 +282,25 @@ def render_connectors() -> str:
     for name, c in sorted(SOURCES.items()):
         always = c.yields_changelog("json", True)  # whatever the format (in streaming mode)
         changelog_formats = [] if always else [f for f in CHANGELOG_FORMATS if c.yields_changelog(f, True)]
-        changelog = ("in streaming mode, always" if always and not c.yields_changelog("json", False) else
-                     f"with {', '.join(f'`{f}`' for f in changelog_formats)}" if changelog_formats else
-                     f"with `{c.changelog_key}: true`" if c.changelog_key else "no")
-        out += [f"### `{name}`", "",
-                f"- value formats: {', '.join(f'`{f}`' for f in (*c.formats, *changelog_formats)) or 'none (the table columns)'}",
-                f"- yields a changelog (`+I`, `-U`, `+U`, `-D` rows): {changelog}",
-                f"- options: {', '.join(f'`{o}`' for o in sorted(c.options)) or 'none'}",
-                f"- metadata keys: {_metadata_rows(c.metadata)[0]}",
-                f"- test records (`given`) may set: {', '.join(f'`{f}`' for f in sorted(c.given_fields)) if c.given_fields else 'every record field'}",
-                ""]
+        changelog = (
+            "in streaming mode, always"
+            if always and not c.yields_changelog("json", False)
+            else f"with {', '.join(f'`{f}`' for f in changelog_formats)}"
+            if changelog_formats
+            else f"with `{c.changelog_key}: true`"
+            if c.changelog_key
+            else "no"
+        )
+        out += [
+            f"### `{name}`",
+            "",
+            f"- value formats: {', '.join(f'`{f}`' for f in (*c.formats, *changelog_formats)) or 'none (the table columns)'}",
+            f"- yields a changelog (`+I`, `-U`, `+U`, `-D` rows): {changelog}",
+            f"- options: {', '.join(f'`{o}`' for o in sorted(c.options)) or 'none'}",
+            f"- metadata keys: {_metadata_rows(c.metadata)[0]}",
+            f"- test records (`given`) may set: {', '.join(f'`{f}`' for f in sorted(c.given_fields)) if c.given_fields else 'every record field'}",
+            "",
+        ]
     for fmt in ("debezium-json", "canal-json"):
         out += [
             f"Metadata keys of the `{fmt}` value format (prefixed `value.`): {_metadata_rows(metadata_keys(fmt))[0]}",

@@ -37,12 +37,28 @@ PROPERTY_PATHS = (
 # Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
 ENV_PATHS = (
     *PROPERTY_PATHS,
-    ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
-    ("source", "path"), ("sink", "path"), ("sink", "checkpoint"), ("sink", "catalog", "warehouse"), ("sink", "catalog", "uri"),
-    ("source", "catalog", "warehouse"), ("source", "catalog", "uri"),
-    ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
-    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
-    *((block, side, option) for block in ("source", "sink") for side in ("key", "value") for option in REGISTRY_OPTIONS),
+    ("source", "topics"),
+    ("source", "topics", "*"),
+    ("source", "topic-pattern"),
+    ("source", "topic"),
+    ("sink", "topic"),
+    ("source", "path"),
+    ("sink", "path"),
+    ("sink", "checkpoint"),
+    ("sink", "catalog", "warehouse"),
+    ("sink", "catalog", "uri"),
+    ("source", "catalog", "warehouse"),
+    ("source", "catalog", "uri"),
+    ("source", "startup", "timestamp-millis"),
+    ("source", "startup", "specific-offsets"),
+    ("errors", "deadletterqueue.topic.name"),
+    ("errors", "deadletterqueue.path"),
+    *(
+        (block, side, option)
+        for block in ("source", "sink")
+        for side in ("key", "value")
+        for option in REGISTRY_OPTIONS
+    ),
 )
 # Characters of one setting outside test data and descriptions: a setting lands in the generated job, where
 # black measures each non-ASCII character of every statement holding it (100,000 took 0.8 s in two statements).

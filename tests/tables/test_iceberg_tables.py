@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pyspark
 import pytest
-
 from pipec.connectors.table_formats import runtimes
 from pipec.spark_versions import line_of
 from pipec.testing.runner import load_job

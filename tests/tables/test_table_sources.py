@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pyspark
 import pytest
-
 from pipec.connectors.table_formats import runtimes
 from pipec.spark_versions import line_of
 from pipec.testing.runner import load_job
@@ -36,11 +35,17 @@ def _job(tmp_path: Path, compile_text, text: str, name: str):
 def _silver(spark, path: Path) -> dict[int, object]:
     """A Delta table with its change data feed on, changed as customers_silver changes it: two inserts (version 1),
     an update (2), a delete (3). Returns each version's commit time."""
-    spark.sql(f"CREATE TABLE delta.`{path}` ({SILVER_COLUMNS}, __SEQUENCE BIGINT) USING delta "
-              "TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')")
-    spark.sql(f"INSERT INTO delta.`{path}` VALUES (1001, 'Sally', 'Thomas', 's@acme.com', TIMESTAMP'2023-11-14 22:13:20', 1), "
-              "(1002, 'George', 'Bailey', 'g@acme.com', TIMESTAMP'2023-11-14 22:13:20', 1)")
-    spark.sql(f"UPDATE delta.`{path}` SET last_name = 'Kim', source_ts = TIMESTAMP'2023-11-14 22:14:20' WHERE id = 1001")
+    spark.sql(
+        f"CREATE TABLE delta.`{path}` ({SILVER_COLUMNS}, __SEQUENCE BIGINT) USING delta "
+        "TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"
+    )
+    spark.sql(
+        f"INSERT INTO delta.`{path}` VALUES (1001, 'Sally', 'Thomas', 's@acme.com', TIMESTAMP'2023-11-14 22:13:20', 1), "
+        "(1002, 'George', 'Bailey', 'g@acme.com', TIMESTAMP'2023-11-14 22:13:20', 1)"
+    )
+    spark.sql(
+        f"UPDATE delta.`{path}` SET last_name = 'Kim', source_ts = TIMESTAMP'2023-11-14 22:14:20' WHERE id = 1001"
+    )
     spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 1002")
     return _commits(spark, path)
 
@@ -60,9 +65,14 @@ def test_a_change_feed_metadata_column_needs_the_feed_and_iceberg_reads_changes_
     plain = GOLD.replace("  read-change-feed: true\n", "")
     with pytest.raises(CompileError) as caught:
         compile_text(plain)
-    assert any("error[E224]: metadata key 'commit-version' is a change feed's" in d.render() for d in caught.value.diagnostics)
-    text = CHANGES.read_text(encoding="utf-8").replace("mode: batch", "mode: streaming").replace(
-        "  envelope: true\n", "  envelope: true\n  checkpoint: ck\n")
+    assert any(
+        "error[E224]: metadata key 'commit-version' is a change feed's" in d.render() for d in caught.value.diagnostics
+    )
+    text = (
+        CHANGES.read_text(encoding="utf-8")
+        .replace("mode: batch", "mode: streaming")
+        .replace("  envelope: true\n", "  envelope: true\n  checkpoint: ck\n")
+    )
     with pytest.raises(CompileError) as caught:
         compile_text(text)
     assert [d.code for d in caught.value.diagnostics] == ["E225"]
@@ -80,8 +90,12 @@ def test_a_job_reading_and_writing_delta_names_the_runtime_once(compile_text):
 def test_gold_reads_silvers_change_feed_into_history_in_batch(spark, tmp_path, compile_text):
     silver, gold = tmp_path / "customers", tmp_path / "customers_history"
     at = _silver(spark, silver)
-    job = _job(tmp_path, compile_text, GOLD.replace("mode: streaming", "mode: batch").replace("  trigger: available-now\n", ""),
-               "customers_gold")
+    job = _job(
+        tmp_path,
+        compile_text,
+        GOLD.replace("mode: streaming", "mode: batch").replace("  trigger: available-now\n", ""),
+        "customers_gold",
+    )
     args = job.parse_args(["--source-path", str(silver), "--sink-path", str(gold)])
     job._PREPARED.clear()
     job.start(job.read_source(spark, args), args, job.Counts(False))
@@ -100,11 +114,16 @@ def test_gold_streams_silvers_change_feed_from_its_checkpoint(spark, tmp_path, c
     silver, gold = tmp_path / "customers", tmp_path / "customers_history"
     at = _silver(spark, silver)
     job = _job(tmp_path, compile_text, GOLD, "customers_gold")
-    args = job.parse_args(["--source-path", str(silver), "--sink-path", str(gold), "--checkpoint", str(tmp_path / "ck")])
+    args = job.parse_args(
+        ["--source-path", str(silver), "--sink-path", str(gold), "--checkpoint", str(tmp_path / "ck")]
+    )
     job._PREPARED.clear()
     job.start(job.read_source(spark, args), args, job.Counts(True)).awaitTermination()
     assert [(r[0], r[2], r[4], r[6] is None) for r in _history(spark, gold)] == [
-        (1001, "Thomas", 1, False), (1001, "Kim", 2, True), (1002, "Bailey", 1, False)]
+        (1001, "Thomas", 1, False),
+        (1001, "Kim", 2, True),
+        (1002, "Bailey", 1, False),
+    ]
 
     spark.sql(f"UPDATE delta.`{silver}` SET last_name = 'Lee' WHERE id = 1001")  # version 4
     at = _commits(spark, silver)
@@ -121,8 +140,10 @@ def test_gold_streams_silvers_change_feed_from_its_checkpoint(spark, tmp_path, c
 @pytest.mark.spark
 def test_a_declared_column_the_table_lacks_or_types_otherwise_fails_at_start(spark, tmp_path, compile_text):
     silver = tmp_path / "customers"
-    spark.sql(f"CREATE TABLE delta.`{silver}` (id BIGINT, first_name INT, last_name STRING, source_ts TIMESTAMP) "
-              "USING delta TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')")
+    spark.sql(
+        f"CREATE TABLE delta.`{silver}` (id BIGINT, first_name INT, last_name STRING, source_ts TIMESTAMP) "
+        "USING delta TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"
+    )
     job = _job(tmp_path, compile_text, GOLD, "customers_gold")
     args = job.parse_args(["--source-path", str(silver), "--checkpoint", str(tmp_path / "ck")])
     with pytest.raises(SystemExit) as failed:
@@ -148,8 +169,11 @@ def test_an_iceberg_tables_changelog_read_by_the_job(spark, tmp_path, compile_te
 
     warehouse = tmp_path / "wh"
     spark = spark.newSession()  # its own catalogs: `local` here is this warehouse, whatever another test made it
-    for key, value in {"spark.sql.catalog.local": "org.apache.iceberg.spark.SparkCatalog",
-                       "spark.sql.catalog.local.type": "hadoop", "spark.sql.catalog.local.warehouse": str(warehouse)}.items():
+    for key, value in {
+        "spark.sql.catalog.local": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.local.type": "hadoop",
+        "spark.sql.catalog.local.warehouse": str(warehouse),
+    }.items():
         spark.conf.set(key, value)
     spark.sql("CREATE TABLE local.shop.orders (order_id BIGINT, status STRING) USING iceberg")
     spark.sql("INSERT INTO local.shop.orders VALUES (1, 'placed'), (2, 'placed')")
@@ -160,4 +184,9 @@ def test_an_iceberg_tables_changelog_read_by_the_job(spark, tmp_path, compile_te
     job.start(job.read_source(spark, args), args, job.Counts(False))
     lines = [json.loads(line) for f in sorted((tmp_path / "out").glob("*.json")) for line in f.read_text().splitlines()]
     assert sorted((r["snapshot"], r["op"], r["order_id"], r["status"]) for r in lines) == [
-        (1, "+I", 1, "placed"), (1, "+I", 2, "placed"), (2, "+U", 1, "paid"), (2, "-U", 1, "placed"), (3, "-D", 2, "placed")]
+        (1, "+I", 1, "placed"),
+        (1, "+I", 2, "placed"),
+        (2, "+U", 1, "paid"),
+        (2, "-U", 1, "placed"),
+        (3, "-D", 2, "placed"),
+    ]

@@ -591,7 +591,13 @@ INVALID = {
     "bad_mode": ("mode: stream", [(("mode",), "enum", "is not one of ['streaming', 'batch']")]),
     "bad_source_connector": (
         "source: {connector: kafak, topics: [a]}",
-        [(("source", "connector"), "enum", "'kafak' is not one of ['kafka', 'upsert-kafka', 'files', 'delta', 'iceberg']")],
+        [
+            (
+                ("source", "connector"),
+                "enum",
+                "'kafak' is not one of ['kafka', 'upsert-kafka', 'files', 'delta', 'iceberg']",
+            )
+        ],
     ),
     "bad_sink_connector": ("sink: {connector: stdout}", [(("sink", "connector"), "enum", "'stdout'")]),
     "source_missing_connector": ("source: {path: /x}", [(("source",), "required", "'connector'")]),
