@@ -258,7 +258,7 @@ def _structs_section(t: dict, eq: dict) -> list[str]:
 
 def markdown(r: dict) -> str:
     m, s, t = r["machine"], r["settings"], r["throughput"]
-    rps, gh, gu = t["records_per_s"], t["generated_vs_handwritten"], t["generated_vs_udf"]
+    gh, gu = t["generated_vs_handwritten"], t["generated_vs_udf"]
     gf = t["generated_filter_first_vs_handwritten"]
     n = t["records"]
     out = [

@@ -82,7 +82,7 @@ def _order(layers: list[list[str]], edges: list[tuple[str, str]], group: dict[st
         position = {n: i for layer in layers for i, n in enumerate(layer)}
         sequence = layers[1:] if sweep % 2 == 0 else layers[-2::-1]
         for layer in sequence:
-            def center(n: str) -> float:
+            def center(n: str, position: dict[str, int] = position) -> float:
                 near = [position[m] for m in neighbours[n]]
                 return sum(near) / len(near) if near else position[n]
 

@@ -328,11 +328,11 @@ def lower_header_from(cfg: HeaderFromConfig, shape: Shape, low: Lowering) -> tup
     assert isinstance(t, StructType)
     col = low.col
     entries = []
-    for path, header in cfg.pairs:
+    for path, header_name in cfg.pairs:
         field_type = t
         for step in path.steps:
             field_type = field_type.field(step).type
-        entries.append(header_entry(header, header_bytes(get_expr(col, path.steps), field_type)))
+        entries.append(header_entry(header_name, header_bytes(get_expr(col, path.steps), field_type)))
     reason = f"Only Struct objects supported for [header {cfg.operation}], found: null"
     edited = _without_moved(cfg, t, col) if cfg.operation == "move" else col
     return (

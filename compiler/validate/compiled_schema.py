@@ -16,6 +16,7 @@ from __future__ import annotations
 import numbers
 import re
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any, Callable
 
 Check = Callable[[Any], bool]
@@ -62,7 +63,7 @@ def unique(items: list) -> bool:
     """No two items equal (`equal`): neighbours after sorting where the items sort, else every pair."""
     try:
         ordered = sorted(_unbool(item) for item in items)
-        return not any(equal(a, b) for a, b in zip(ordered, ordered[1:]))
+        return not any(equal(a, b) for a, b in pairwise(ordered))
     except (NotImplementedError, TypeError):
         seen: list = []
         for item in items:
@@ -189,10 +190,7 @@ def _every(checks: list[Check]) -> Check:
     checks = tuple(checks)
 
     def every(instance: Any) -> bool:
-        for check in checks:
-            if not check(instance):
-                return False
-        return True
+        return all(check(instance) for check in checks)
 
     return every
 

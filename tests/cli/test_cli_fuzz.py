@@ -33,6 +33,9 @@ from hypothesis import strategies as st
 
 from cli_harness import DIAGNOSTIC, HERE, ROOT, minimal
 
+# 900 CLI runs (minutes of subprocesses): the full suite runs it, in one process (the count check runs after the
+# property, in order), not the fast lane
+pytestmark = pytest.mark.slow
 MUTANTS = int(os.environ.get("PIPEC_FUZZ_MUTANTS", 300))  # more, and PIPEC_FUZZ_SEED=N for other mutants, to explore
 SEED = os.environ.get("PIPEC_FUZZ_SEED")
 CPU_SECONDS = 0.75

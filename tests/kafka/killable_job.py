@@ -103,7 +103,7 @@ class JobProcess:
         except subprocess.TimeoutExpired:
             os.killpg(self.pgid, signal.SIGKILL)
             self.proc.wait()
-            raise AssertionError(f"the job did not finish within {timeout}s:\n{self.output()[-4000:]}")
+            raise AssertionError(f"the job did not finish within {timeout}s:\n{self.output()[-4000:]}") from None
         finally:
             deadline = time.monotonic() + ORPHAN_GRACE_S
             while group_members(self.pgid) and time.monotonic() < deadline:

@@ -150,7 +150,7 @@ def test_batch_dead_letters_go_to_files_as_json_lines(kafka_bootstrap, kafka_cli
     produced = kafka_client.consume(src)
     folder = tmp_path / "dead"
     errors = f"errors: {{tolerance: all, deadletterqueue.path: {folder}, log.enable: true, log.include.messages: true}}"
-    job, source = compile_job(tmp_path, name="dlq_files", mode="batch", src=src, dst=dst, errors=errors, checkpoint="")
+    job, _ = compile_job(tmp_path, name="dlq_files", mode="batch", src=src, dst=dst, errors=errors, checkpoint="")
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     check_sink(kafka_client, dst)
     out = capsys.readouterr()

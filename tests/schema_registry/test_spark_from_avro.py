@@ -139,7 +139,7 @@ def test_from_avro_resolves_the_writer_schema_to_the_avroSchema_option(spark, la
 def test_a_reader_field_without_default_missing_from_the_writer_fails_the_record(spark):
     writer, reader = record(field("id", "long")), record(field("id", "long"), field("currency", "string"))
     values = [framed(writer, {"id": 1})]
-    with pytest.raises(Exception, match="MALFORMED_RECORD_IN_PARSING|Malformed records"):
+    with pytest.raises(Exception, match=r"MALFORMED_RECORD_IN_PARSING|Malformed records"):
         decode(spark, values, writer, reader).collect()
     # PERMISSIVE: not null, but a struct whose fields are all null (Spark 4.0's AvroDataToCatalyst)
     (row,) = decode(spark, values, writer, reader, mode="PERMISSIVE").collect()

@@ -128,7 +128,7 @@ def _jobs(everything, tmp: Path) -> dict[str, Any]:
     """name -> the generated job module of every compiled combination (black's layout skipped: same code)."""
     tmp.mkdir(parents=True, exist_ok=True)
     jobs = {}
-    for name, (combo, compiled, errors, _) in everything.items():
+    for name, (_, compiled, _, _) in everything.items():
         if compiled is None:
             continue
         path = tmp / f"{name}.py"

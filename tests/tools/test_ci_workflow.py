@@ -110,7 +110,7 @@ def test_a_topic_change_fails_at_the_diff_step_with_a_summary(repo):
 def test_a_stale_job_fails_the_first_step(repo):
     repo.write("pipelines/orders.yaml", STREAMING.replace('"****"', '"####"'))
     repo.commit("forgot to compile")
-    (name, code, output), = run_workflow(repo)
+    ((_, code, output),) = run_workflow(repo)
     assert code == 1 and "orders_clean.py: differs from its pipeline" in output
 
 

@@ -125,7 +125,7 @@ predicates:
 def test_moved_checkpoint_with_the_same_folder_silently_loses_records(scenario):
     code, report = scenario.change("checkpoint: ${env:CK_DIR}/events", "checkpoint: ${env:CK_DIR}/events-v2")
     v = verdict(report)
-    assert code == 1 and v["verdict"] == "reset" and [r["rule"] for r in v["reasons"]][0] == "file-sink-log", v
+    assert code == 1 and v["verdict"] == "reset" and next(r["rule"] for r in v["reasons"]) == "file-sink-log", v
     scenario.land("IN_DIR", "b.json", range(20, 40))
     second = scenario.run_job()
     assert second.returncode == 0, second.stderr[-2000:]  # Spark says nothing...
