@@ -18,7 +18,8 @@ LATENCY_MODES = {
 
 
 LATENCY_NOTES = """\
-Where the time goes (measured in the run above unless said). The two cores were saturated: in every window some
+Where the time goes (written for the full runs of issue 15, every payments mode, at load 4 to 7: the absolute
+figures move with the load from run to run, hence the pass-through beside them). The two cores were saturated: in every window some
 task waited for a CPU 69-93% of the time; the benchmark itself takes about 1.5 cores (in micro-batch mode the
 Spark JVM 0.77-0.88, the broker 0.33-0.36, the producer and consumer 0.3) and other work on the machine took
 0.2-0.6.
