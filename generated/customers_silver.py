@@ -608,9 +608,8 @@ class Counts:
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
-        if (
-            "table" in metrics
-        ):  # a table sink: the rows written, as the table took them (an append inserts them)
+        # a table sink: the rows written, as the table took them (an append inserts them)
+        if "table" in metrics:
             table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
             line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
         if first is None:

@@ -511,9 +511,8 @@ class Counts:
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
-        if (
-            "table" in metrics
-        ):  # a table sink: the rows written, as the table took them (an append inserts them)
+        # a table sink: the rows written, as the table took them (an append inserts them)
+        if "table" in metrics:
             table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
             line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
         if first is None:
@@ -603,9 +602,8 @@ def dead_letter_metrics() -> list[Column]:
     if not LOG_DEAD_LETTERS:
         return [F.count(error).alias("dead")]
     text = error.getField("message")
-    if (
-        LOG_RECORDS
-    ):  # the key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)
+    # with the records: the key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)
+    if LOG_RECORDS:
         key, value = (F.regexp_replace(F.base64(raw[c]), "\r\n", "") for c in ("key", "value"))
         text = F.format_string("%s key(base64)=%s value(base64)=%s", text, key, value)
     first = F.min_by(text, F.when(error.isNotNull(), raw.getField("offset")))

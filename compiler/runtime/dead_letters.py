@@ -23,9 +23,8 @@ def dead_letter_metrics() -> list[Column]:
     if not LOG_DEAD_LETTERS:
         return [F.count(error).alias("dead")]
     text = error.getField("message")
-    if (
-        LOG_RECORDS
-    ):  # the key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)
+    # with the records: the key and value, base64 on one line (Spark's base64 breaks lines every 76 characters)
+    if LOG_RECORDS:
         key, value = (F.regexp_replace(F.base64(raw[c]), "\r\n", "") for c in ("key", "value"))
         text = F.format_string("%s key(base64)=%s value(base64)=%s", text, key, value)
     first = F.min_by(text, F.when(error.isNotNull(), raw.getField("offset")))
