@@ -148,7 +148,7 @@ PERMISSIVE = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
 
 
 def _record_error(n: ir.Func) -> str | None:
-    if len(n.args) != 1 or not isinstance(n.args[0], ir.Func) or n.args[0].name != "format_string":
+    if n.name != "raise_error" or len(n.args) != 1 or not isinstance(n.args[0], ir.Func) or n.args[0].name != "format_string":
         return None
     message, *where = n.args[0].args
     if tuple(where) != WHERE or not isinstance(message, ir.Arg) or not str(message.value).endswith(POSITIONED):
@@ -157,7 +157,7 @@ def _record_error(n: ir.Func) -> str | None:
 
 
 def _parsed_json(n: ir.Func) -> str | None:
-    if len(n.args) != 3 or n.args[2] != ir.Arg(PERMISSIVE) or not isinstance(n.args[1], ir.Arg):
+    if n.name != "from_json" or len(n.args) != 3 or n.args[2] != ir.Arg(PERMISSIVE) or not isinstance(n.args[1], ir.Arg):
         return None
     text = n.args[0]
     if not (isinstance(text, ir.Cast) and text.ddl == "STRING"):

@@ -285,8 +285,9 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
         try:
             for compiled, case in cases:
                 job = jobs[f"{compiled.pipeline.name}.py"]
-                if job.TABLE_RUNTIMES and not job.TABLE_RUNTIMES.get(line_of(session.version)):
-                    lines = ", ".join(line for line, runtime in job.TABLE_RUNTIMES.items() if runtime)
+                runtimes = getattr(job, "TABLE_RUNTIMES", None)  # a job carries only the settings its runtime reads
+                if runtimes and not runtimes.get(line_of(session.version)):
+                    lines = ", ".join(line for line, runtime in runtimes.items() if runtime)
                     outcome = Outcome(False, (f"  the table format publishes no runtime for Spark {session.version}; "
                                               f"Spark lines with one: {lines}",))
                 elif line_key(line_of(session.version)) < line_key(job.SPARK_NEEDED):
