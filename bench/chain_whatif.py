@@ -34,8 +34,10 @@ RAISE = "raise_error"
 
 
 def _calls(node: ast.AST, name: str) -> bool:
-    """Whether `node` calls F.<name> (or reads the job's value_if_null, a raise) anywhere inside."""
-    return any((isinstance(n, ast.Attribute) and n.attr == name) or (isinstance(n, ast.Name) and n.id.endswith("_if_null"))
+    """Whether `node` calls F.<name> anywhere inside, or for a raise, the job's record_error or value_if_null."""
+    raises = name == RAISE
+    return any((isinstance(n, ast.Attribute) and n.attr == name)
+               or (raises and isinstance(n, ast.Name) and (n.id == "record_error" or n.id.endswith("_if_null")))
                for n in ast.walk(node))
 
 
