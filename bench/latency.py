@@ -69,7 +69,9 @@ from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
-OUT = ROOT / "out" / "latency.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
+OUT = (
+    ROOT / "out" / "latency.json"
+)  # every run's figures (git ignores out/); --write merges them into bench/results.json
 MODES = {  # name -> (variant, --trigger; None: the job's default)
     "micro_batch": ("dead_letters", None),
     "micro_batch_two_writes": ("two_writes", None),
@@ -175,10 +177,17 @@ class Consumer(threading.Thread):
 
     def __init__(self, bootstrap: str, topic: str):
         super().__init__(daemon=True)
-        from confluent_kafka import OFFSET_BEGINNING, Consumer as KafkaConsumer, TopicPartition
+        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+        from confluent_kafka import Consumer as KafkaConsumer
 
-        self.consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": f"latency-{uuid.uuid4().hex}",
-                                       "enable.auto.commit": False, "fetch.wait.max.ms": 5})
+        self.consumer = KafkaConsumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": f"latency-{uuid.uuid4().hex}",
+                "enable.auto.commit": False,
+                "fetch.wait.max.ms": 5,
+            }
+        )
         self.consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
         self.seen: dict[str, float] = {}
         self.appended: dict[str, float] = {}
@@ -205,8 +214,9 @@ def produce(producer, topic: str, prefix: str, rate: int, seconds: float, sent: 
             payment = f"{prefix}{count}"
             value = {"payment_id": payment, "account": f"acc-{count % 100}", "amount": 12.5, "card": "4111"}
             sent[payment] = time.time()
-            producer.produce(topic, key=payment.encode(), value=json.dumps(value).encode(),
-                             headers=[("source", b"bench")])
+            producer.produce(
+                topic, key=payment.encode(), value=json.dumps(value).encode(), headers=[("source", b"bench")]
+            )
             count += 1
         producer.poll(0)
         time.sleep(0.001)
@@ -230,8 +240,9 @@ def where_the_time_goes(events: list[tuple]) -> dict:
     }
 
 
-def run_mode(name: str, job, folder: Path, spark, progress: Progress, probes: Probes, bootstrap: str, admin,
-             args) -> dict:
+def run_mode(
+    name: str, job, folder: Path, spark, progress: Progress, probes: Probes, bootstrap: str, admin, args
+) -> dict:
     from confluent_kafka import Producer
     from confluent_kafka.admin import NewTopic
 
@@ -304,18 +315,27 @@ def run_mode(name: str, job, folder: Path, spark, progress: Progress, probes: Pr
     OUT.parent.mkdir(exist_ok=True)
     each_second = timeline(sent, into, consumer.appended, consumer.seen, probes.cpu.each_second)
     (OUT.parent / f"latency-timeline-{name}.json").write_text(json.dumps(each_second) + "\n", encoding="utf-8")
-    log(f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
+    log(
+        f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
         f"max {figures['max_s']:.3f} s; {figures['received']:,} of {figures['records']:,} seen; "
         f"{figures.get('batches', 0)} micro-batches, planning {figures.get('planning_ms_median', '-')} ms, "
-        f"addBatch {figures.get('add_batch_ms_median', '-')} ms (medians)")
+        f"addBatch {figures.get('add_batch_ms_median', '-')} ms (medians)"
+    )
     split = figures["legs"]
-    text = ", ".join(f"{leg} {split[leg]['p50_s']:.3f}/{split[leg]['p99_s']:.3f}/{split[leg]['tail_median_s']:.3f}"
-                     for leg in LEGS if leg in split)
+    text = ", ".join(
+        f"{leg} {split[leg]['p50_s']:.3f}/{split[leg]['p99_s']:.3f}/{split[leg]['tail_median_s']:.3f}"
+        for leg in LEGS
+        if leg in split
+    )
     if "tail_near_batch_end" in split:
-        text += (f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
-                 f"{split['near_batch_end_share_of_run']:.0%} of the run)")
-    log(f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
-        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time")
+        text += (
+            f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
+            f"{split['near_batch_end_share_of_run']:.0%} of the run)"
+        )
+    log(
+        f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
+        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time"
+    )
     return figures
 
 
@@ -346,16 +366,18 @@ def measure(args) -> dict:
         if args.jvm_warmup > 0:
             log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
             warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
-            run_mode(args.modes[0], jobs[MODES[args.modes[0]][0]], folder, spark, progress, probes, bootstrap, admin,
-                     warm)
+            run_mode(
+                args.modes[0], jobs[MODES[args.modes[0]][0]], folder, spark, progress, probes, bootstrap, admin, warm
+            )
         rounds: dict[str, list[dict]] = {name: [] for name in args.modes}
         for turn in range(args.rounds):
             for name in args.modes:
                 if args.rounds > 1:
                     log(f"round {turn + 1} of {args.rounds}: {name}")
                 try:
-                    figures = run_mode(name, jobs[MODES[name][0]], folder, spark, progress, probes, bootstrap, admin,
-                                       args)
+                    figures = run_mode(
+                        name, jobs[MODES[name][0]], folder, spark, progress, probes, bootstrap, admin, args
+                    )
                 except Exception as exc:  # a mode that cannot run here is reported, the others still run
                     figures = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
                     log(f"{name}: failed: {figures['error']}")
@@ -364,10 +386,20 @@ def measure(args) -> dict:
         against = {name: ratios for name in args.modes if (ratios := against_pass_through(name, rounds))}
         for name, ratios in against.items():
             planning = ratios.get("planning_ms")
-            log(f"{name} ÷ {ratios['baseline']}: p99 {_text(ratios['p99_s']['ratio'])}, planning "
-                f"{_text(planning['ratio']) if planning else '-'}")
-        return {"spark": spark.version, "rate_per_s": args.rate, "seconds": args.seconds, "warmup_s": WARMUP_S,
-                "jvm_warmup_s": args.jvm_warmup, "rounds": args.rounds, **modes, "against_pass_through": against}
+            log(
+                f"{name} ÷ {ratios['baseline']}: p99 {_text(ratios['p99_s']['ratio'])}, planning "
+                f"{_text(planning['ratio']) if planning else '-'}"
+            )
+        return {
+            "spark": spark.version,
+            "rate_per_s": args.rate,
+            "seconds": args.seconds,
+            "warmup_s": WARMUP_S,
+            "jvm_warmup_s": args.jvm_warmup,
+            "rounds": args.rounds,
+            **modes,
+            "against_pass_through": against,
+        }
     finally:
         subprocess.run([str(ROOT / "scripts" / "kafka"), "stop"], env=env, capture_output=True)
         for made in (folder, state):  # the jobs, their checkpoints and logs; the broker's data
@@ -390,8 +422,9 @@ def median_round(runs: list[dict]) -> dict:
         return runs[0]
     figures = dict(ran[(len(ran) - 1) // 2])
     if len(runs) > 1:
-        figures["each_round"] = [{k: r.get(k) for k in ("p50_s", "p99_s", "planning_ms_median", "load_average")}
-                             for r in runs]
+        figures["each_round"] = [
+            {k: r.get(k) for k in ("p50_s", "p99_s", "planning_ms_median", "load_average")} for r in runs
+        ]
     return figures
 
 
@@ -408,11 +441,18 @@ def against_pass_through(name: str, rounds: dict[str, list[dict]]) -> dict | Non
     planned = [(job, base) for job, base in pairs if job.get("planning_ms_median") and base.get("planning_ms_median")]
 
     def each(read, among=pairs) -> dict:  # over the rounds: the job's figure ÷ the pass-through's, and both
-        return {"ratio": summary([read(job) / read(base) for job, base in among]),
-                "job": summary([read(job) for job, _ in among]), "pass_through": summary([read(b) for _, b in among])}
+        return {
+            "ratio": summary([read(job) / read(base) for job, base in among]),
+            "job": summary([read(job) for job, _ in among]),
+            "pass_through": summary([read(b) for _, b in among]),
+        }
 
-    figures = {"baseline": baseline, "rounds": len(pairs), "p99_s": each(lambda r: r["p99_s"]),
-               "load_1min": summary([x["load_average"][0] for pair in pairs for x in pair])}
+    figures = {
+        "baseline": baseline,
+        "rounds": len(pairs),
+        "p99_s": each(lambda r: r["p99_s"]),
+        "load_1min": summary([x["load_average"][0] for pair in pairs for x in pair]),
+    }
     if planned:  # real-time mode: no batch may have ended in a short run
         figures["planning_ms"] = each(lambda r: r["planning_ms_median"], planned)
     return figures
@@ -422,13 +462,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench latency", description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=int, default=2000, help="records per second (default 2000)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send at that rate (default 60)")
-    parser.add_argument("--jvm-warmup", type=float, default=JVM_WARMUP_S,
-                        help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)")
+    parser.add_argument(
+        "--jvm-warmup",
+        type=float,
+        default=JVM_WARMUP_S,
+        help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)",
+    )
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="run every mode this many times, in turn (min/median/max against the pass-through)")
-    parser.add_argument("--write", action="store_true",
-                        help="merge into bench/results.json as latency; rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every mode this many times, in turn (min/median/max against the pass-through)",
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="merge into bench/results.json as latency; rewrite docs/benchmarks.md"
+    )
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     unknown = set(args.modes) - set(MODES)

@@ -87,8 +87,15 @@ def latency_section(c: dict) -> list[str]:
         if "error" in m:
             out.append(f"| {label} | did not run: {m['error']} | | | | | | | | | | |")
             continue
-        batches = " | ".join("-" if k not in m else _rate(m[k]) for k in (  # no batch ended: none
-            "rows_per_batch_median", "planning_ms_median", "add_batch_ms_median", "trigger_ms_median"))
+        batches = " | ".join(
+            "-" if k not in m else _rate(m[k])
+            for k in (  # no batch ended: none
+                "rows_per_batch_median",
+                "planning_ms_median",
+                "add_batch_ms_median",
+                "trigger_ms_median",
+            )
+        )
         out.append(
             f"| {label} | {m['received']:,} of {m['records']:,} | {_f(m['p50_s'], 3)} | {_f(m['p95_s'], 3)} | "
             f"**{_f(m['p99_s'], 3)}** | {_f(m['max_s'], 3)} | {m['batches']} | {batches} | {_f(m['load_average'][0])} |"
@@ -149,8 +156,10 @@ def _legs_rows(c: dict) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, m in modes:
-        legs = " | ".join(" / ".join(_f(m["legs"][leg][k], 3) for k in ("p50_s", "p99_s", "tail_median_s"))
-                          for leg in ("to_broker", "job", "to_consumer"))
+        legs = " | ".join(
+            " / ".join(_f(m["legs"][leg][k], 3) for k in ("p50_s", "p99_s", "tail_median_s"))
+            for leg in ("to_broker", "job", "to_consumer")
+        )
         gcs = " | ".join(_gc(m.get(key)) for key in ("gc", "broker_gc"))
         cores = m.get("cpu_cores")
         cores = "-" if not cores else " / ".join(_f(cores[k]) for k in ("spark", "broker", "bench", "other"))

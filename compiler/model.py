@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Location
 from .envrefs import Text
-from dataclasses import dataclass, field
 from .types.sql import SqlType
 
 
@@ -50,7 +50,9 @@ class Source:
     key_fields: tuple[str, ...] = ()
     key_fields_prefix: str = ""
     fields_include: str = "ALL"
-    schema_include: bool = False  # debezium-json messages wrapped in {"schema", "payload"} (Flink's debezium-json.schema-include)
+    schema_include: bool = (
+        False  # debezium-json messages wrapped in {"schema", "payload"} (Flink's debezium-json.schema-include)
+    )
     path: Text | None = None
     topic: Text | None = None  # files: the topic records carry
     topics: tuple[Text, ...] = ()
@@ -113,7 +115,9 @@ class Sink:
     key_schema_id: int | None = None
     value_schema_id: int | None = None
     primary_key: tuple[str, ...] = ()  # upsert-kafka: the key columns (and upsert key)
-    format_loc: Location | None = None  # where the value format is written (`format`, `value.format`), or its nearest parent
+    format_loc: Location | None = (
+        None  # where the value format is written (`format`, `value.format`), or its nearest parent
+    )
     key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
     primary_key_loc: Location | None = None
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
@@ -185,7 +189,9 @@ class Pipeline:
     spark_conf: tuple[tuple[str, str], ...]
     tests: tuple[TestCase, ...]
     description: str = ""
-    meta: tuple[tuple[str, str], ...] = ()  # `meta:` (owner, team, ...) as written, values as text; only `pipec docs` reads it
+    meta: tuple[
+        tuple[str, str], ...
+    ] = ()  # `meta:` (owner, team, ...) as written, values as text; only `pipec docs` reads it
     spark_version: str | None = None  # spark.version: the oldest Spark line the job must run on
     spark_version_loc: Location | None = None
 

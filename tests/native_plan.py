@@ -8,18 +8,29 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from pipec.resolve.builder import Compiled
+from pipec.connectors import SOURCES
 from pipec.model import TestCase
+from pipec.resolve.builder import Compiled
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
-from pipec.connectors import SOURCES
 from pipec.testing.runner import write_given_files
 
 # Physical operators that would mean Python code (or an RDD, or JVM objects) on the record path.
 PYTHON_OPERATORS = (
-    "BatchEvalPython", "ArrowEvalPython", "PythonUDF", "MapInPandas", "MapInArrow", "PythonMapInArrow",
-    "FlatMapGroupsInPandas", "FlatMapCoGroupsInPandas", "AggregateInPandas", "WindowInPandas", "ExternalRDD",
-    "SerializeFromObject", "DeserializeToObject", "MapPartitions",
+    "BatchEvalPython",
+    "ArrowEvalPython",
+    "PythonUDF",
+    "MapInPandas",
+    "MapInArrow",
+    "PythonMapInArrow",
+    "FlatMapGroupsInPandas",
+    "FlatMapCoGroupsInPandas",
+    "AggregateInPandas",
+    "WindowInPandas",
+    "ExternalRDD",
+    "SerializeFromObject",
+    "DeserializeToObject",
+    "MapPartitions",
 )
 
 

@@ -7,13 +7,13 @@ filter or a rate limit, writing elsewhere, changing the upsert key or a setting 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..model import Pipeline, Step
-from dataclasses import dataclass, replace
+from ..resolve.builder import Compiled
 from ..tools.checkpoint_diff import VERDICTS, judge
 from ..tools.checkpoint_rules import RULES
 from ..tools.contract import writes_kafka

@@ -11,15 +11,19 @@ from .tables import DELTA_SINK, ICEBERG_SINK
 from .upsert_kafka import UPSERT_KAFKA_SINK, UPSERT_KAFKA_SOURCE
 
 SOURCES: dict[str, SourceConnector] = {c.name: c for c in (FILES_SOURCE, KAFKA_SOURCE, UPSERT_KAFKA_SOURCE)}
-SINKS: dict[str, SinkConnector] = {c.name: c for c in (FILES_SINK, CONSOLE_SINK, KAFKA_SINK, UPSERT_KAFKA_SINK,
-                                                     DELTA_SINK, ICEBERG_SINK)}
-
+SINKS: dict[str, SinkConnector] = {
+    c.name: c for c in (FILES_SINK, CONSOLE_SINK, KAFKA_SINK, UPSERT_KAFKA_SINK, DELTA_SINK, ICEBERG_SINK)
+}
 
 
 def schema_hint(data: object, path: tuple) -> str | None:
     """The source connector's better hint for a schema error at `path`, or None."""
     source = data.get("source") if isinstance(data, dict) else None
-    connector = SOURCES.get(source.get("connector")) if isinstance(source, dict) and isinstance(source.get("connector"), str) else None
+    connector = (
+        SOURCES.get(source.get("connector"))
+        if isinstance(source, dict) and isinstance(source.get("connector"), str)
+        else None
+    )
     return connector.schema_hints.get(tuple(path)) if connector else None
 
 

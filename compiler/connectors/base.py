@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .. import ir
 from ..diagnostics import Collector, Location
-from ..record_errors import positioned
 from ..load.document import SourceMap
 from ..model import Column, Sink, Source
-from dataclasses import dataclass, field
+from ..record_errors import positioned
 from ..shape import Shape
 from ..types.sql import BIGINT, HEADERS, INT, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType, StructType
 
@@ -124,12 +124,22 @@ def envelope_layout(sink: Sink, shape: Shape) -> TestLayout:
         value = StructType(tuple(f for f in value.fields if f.name not in shape.virtual))
     fields: dict[str, SqlType | None] = {"value": value}
     if sink.envelope:
-        fields.update({"key": shape.key, "topic": STRING, "partition": INT, "offset": BIGINT,
-                       "timestamp": TIMESTAMP_LTZ_3, "headers": HEADERS})
+        fields.update(
+            {
+                "key": shape.key,
+                "topic": STRING,
+                "partition": INT,
+                "offset": BIGINT,
+                "timestamp": TIMESTAMP_LTZ_3,
+                "headers": HEADERS,
+            }
+        )
         if shape.changelog:
             fields["op"] = STRING
         return TestLayout(fields, f"a {sink.connector} sink writes a record's value and envelope columns only")
-    return TestLayout(fields, f"a {sink.connector} sink without envelope: true writes only the value; add envelope: true")
+    return TestLayout(
+        fields, f"a {sink.connector} sink without envelope: true writes only the value; add envelope: true"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +149,9 @@ class SinkConnector:
     name: str
     check: Callable[[Sink, Shape, Collector], None]
     encode: Callable[[Sink, Shape], tuple[ir.Op, ...]]
-    writer: Callable[[Sink, Source], dict]  # the context of its job section (templates/sinks/NAME.py.j2): writer options
+    writer: Callable[
+        [Sink, Source], dict
+    ]  # the context of its job section (templates/sinks/NAME.py.j2): writer options
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
     formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)
@@ -201,13 +213,15 @@ def castable(src: SqlType, dst: SqlType) -> bool:
     """Whether a metadata value of type `src` may be declared as `dst` (an explicit cast)."""
     if src == dst or dst == Primitive("STRING"):
         return True
-    if src.is_timestamp and dst == BIGINT or src == BIGINT and dst.is_timestamp:
+    if (src.is_timestamp and dst == BIGINT) or (src == BIGINT and dst.is_timestamp):
         return True
     if src.is_timestamp and dst.is_timestamp:
         return True
     if src.is_numeric and dst.is_numeric:
         return True
-    if src == Primitive("STRING") and (dst.is_numeric or dst.is_timestamp or dst in (Primitive("BOOLEAN"), Primitive("DATE"))):
+    if src == Primitive("STRING") and (
+        dst.is_numeric or dst.is_timestamp or dst in (Primitive("BOOLEAN"), Primitive("DATE"))
+    ):
         return True
     return False
 

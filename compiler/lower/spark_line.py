@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from .. import ir
-from ..resolve.builder import Compiled
 from ..connectors import SINKS
 from ..connectors.tables import line_problem
 from ..diagnostics import Collector
-from .record_path import Lowered
+from ..resolve.builder import Compiled
 from ..spark_versions import FEATURES_SINCE, SINCE, line_key, needed_line
+from .record_path import Lowered
 
 REAL_TIME = "trigger real-time"
 
@@ -65,8 +65,12 @@ def check_target(compiled: Compiled, lowered: Lowered, diags: Collector) -> None
     if SINKS[p.sink.connector].writes_table:
         problem = line_problem(p.sink, target)
         if problem:
-            diags.error("E901", f"{problem}, but spark.version is {target}", p.sink.loc,
-                        f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {p.sink.connector}")
+            diags.error(
+                "E901",
+                f"{problem}, but spark.version is {target}",
+                p.sink.loc,
+                f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {p.sink.connector}",
+            )
     need = FEATURES_SINCE[REAL_TIME]
     if p.sink.real_time and line_key(target) < line_key(need):
         diags.error(

@@ -44,8 +44,9 @@ def table_settings(spark_version: str) -> tuple[list[str], dict[str, str]]:
     return packages, conf
 
 
-def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...] = (), conf: dict[str, str] | None = None,
-                  start=None):
+def local_session(
+    app: str = "pipec-test", packages: list[str] | tuple[str, ...] = (), conf: dict[str, str] | None = None, start=None
+):
     """local[2], few shuffle partitions, no UI; Python's clock in UTC so collected timestamps read as UTC.
     `packages` are Maven coordinates Spark fetches (and caches) at start, e.g. spark-avro; `conf` more settings. `start(builder, packages)`
     starts the session (a job's start_quietly: one line, the JVM's own output in a log), else getOrCreate."""

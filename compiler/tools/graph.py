@@ -7,13 +7,13 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..diagnostics import render_all
 from ..project.driver import build_all
-from dataclasses import dataclass, field
+from ..resolve.builder import Compiled
 from .contract import routes, writes_kafka
 
 
@@ -27,7 +27,9 @@ class Node:
 @dataclass(slots=True)
 class Graph:
     nodes: dict[str, Node] = field(default_factory=dict)
-    edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, label: "" | "dead letters" | "matches")
+    edges: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # (from, to, label: "" | "dead letters" | "matches")
     groups: dict[str, list[str]] = field(default_factory=dict)  # folder -> pipeline node ids
 
     def node(self, kind: str, label: str) -> str:
@@ -91,9 +93,15 @@ def build_graph(compiled: list[Compiled]) -> Graph:
 
 # ------------------------------------------------------------------ Mermaid
 
-MERMAID_SHAPES = {"pipeline": '["{}"]', "topic": '(["{}"])', "env-topic": '(["{}"])', "pattern": '{{"{}"}}',
-                  "routed": '[/"{}"/]', "folder": '[("{}")]',
-                  "table": '[("{}")]'}
+MERMAID_SHAPES = {
+    "pipeline": '["{}"]',
+    "topic": '(["{}"])',
+    "env-topic": '(["{}"])',
+    "pattern": '{{"{}"}}',
+    "routed": '[/"{}"/]',
+    "folder": '[("{}")]',
+    "table": '[("{}")]',
+}
 MERMAID_LABELS = {"env-topic": "{} (from the environment)", "pattern": "topics matching {}", "routed": "routed by {}"}
 
 
@@ -123,8 +131,15 @@ def mermaid(graph: Graph) -> str:
 
 # ------------------------------------------------------------------ DOT
 
-DOT_SHAPES = {"pipeline": "box", "topic": "ellipse", "env-topic": "ellipse", "pattern": "hexagon", "routed": "parallelogram",
-              "folder": "folder", "table": "cylinder"}
+DOT_SHAPES = {
+    "pipeline": "box",
+    "topic": "ellipse",
+    "env-topic": "ellipse",
+    "pattern": "hexagon",
+    "routed": "parallelogram",
+    "folder": "folder",
+    "table": "cylinder",
+}
 
 
 def _dot_text(text: str) -> str:
@@ -156,8 +171,10 @@ def dot(graph: Graph) -> str:
 def svg(graph: Graph) -> str:
     exe = shutil.which("dot")
     if exe is None:
-        raise RuntimeError("--format svg needs Graphviz's `dot` on PATH (Debian: apt-get install graphviz); "
-                           "--format dot writes the graph's source instead")
+        raise RuntimeError(
+            "--format svg needs Graphviz's `dot` on PATH (Debian: apt-get install graphviz); "
+            "--format dot writes the graph's source instead"
+        )
     proc = subprocess.run([exe, "-Tsvg"], input=dot(graph), capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
         raise RuntimeError(f"dot failed: {proc.stderr.strip()}")

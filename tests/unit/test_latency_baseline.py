@@ -47,7 +47,12 @@ def test_no_ratio_for_a_pass_through_nor_a_trigger_without_one_nor_a_baseline_no
     assert against_pass_through("zero_interval", {**ROUNDS, "zero_interval": ROUNDS["micro_batch"]}) is None
     assert against_pass_through("micro_batch", {"micro_batch": ROUNDS["micro_batch"]}) is None
     assert {m for m in MODES if against_pass_through(m, {k: ROUNDS["micro_batch"] for k in MODES})} == {
-        "micro_batch", "micro_batch_two_writes", "micro_batch_stateless", "real_time", "real_time_dead_letters"}
+        "micro_batch",
+        "micro_batch_two_writes",
+        "micro_batch_stateless",
+        "real_time",
+        "real_time_dead_letters",
+    }
 
 
 def test_a_modes_figures_are_its_median_p99_round_with_every_round_beside():
@@ -60,11 +65,21 @@ def test_a_modes_figures_are_its_median_p99_round_with_every_round_beside():
 
 
 def test_the_report_shows_the_ratios_and_the_targets_read_them():
-    latency = {"date": "2026-11-28 23:00 UTC", "spark": "4.2.1", "cores": 2, "wall_s": 600, "rate_per_s": 2000,
-               "seconds": 30, "warmup_s": 20, "rounds": 3,
-               "against_pass_through": {m: against_pass_through(m, ROUNDS) for m in ("micro_batch", "real_time_dead_letters")}}
+    latency = {
+        "date": "2026-11-28 23:00 UTC",
+        "spark": "4.2.1",
+        "cores": 2,
+        "wall_s": 600,
+        "rate_per_s": 2000,
+        "seconds": 30,
+        "warmup_s": 20,
+        "rounds": 3,
+        "against_pass_through": {m: against_pass_through(m, ROUNDS) for m in ("micro_batch", "real_time_dead_letters")},
+    }
     text = "\n".join(latency_section(latency))
-    assert f"| {LATENCY_MODES['micro_batch']} | pass_through | **0.90 / 1.20 / 1.25** | 0.900 / 1.000 / 1.200 | " in text
+    assert (
+        f"| {LATENCY_MODES['micro_batch']} | pass_through | **0.90 / 1.20 / 1.25** | 0.900 / 1.000 / 1.200 | " in text
+    )
     assert "| **0.80 / 1.20 / 1.50** | 100 / 120 / 150 | 100 / 100 / 125 | 2.0 / 3.2 / 4.5 |" in text
     assert f"| {LATENCY_MODES['real_time_dead_letters']} | pass_through_real_time | **0.80 / 1.15 / 1.50** |" in text
     read = {label: read for label, read, *_ in TARGETS}
@@ -74,6 +89,22 @@ def test_the_report_shows_the_ratios_and_the_targets_read_them():
 
 
 def test_the_pass_through_takes_the_jobs_arguments():
-    args = parse_args(["--bootstrap-servers", "127.0.0.1:9092", "--checkpoint", "/tmp/c", "--master", "local[2]",
-                       "--conf", "spark.ui.enabled=false", "--trigger", "real-time: 5 seconds"])
-    assert (args.bootstrap_servers, args.checkpoint, args.trigger) == ("127.0.0.1:9092", "/tmp/c", "real-time: 5 seconds")
+    args = parse_args(
+        [
+            "--bootstrap-servers",
+            "127.0.0.1:9092",
+            "--checkpoint",
+            "/tmp/c",
+            "--master",
+            "local[2]",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--trigger",
+            "real-time: 5 seconds",
+        ]
+    )
+    assert (args.bootstrap_servers, args.checkpoint, args.trigger) == (
+        "127.0.0.1:9092",
+        "/tmp/c",
+        "real-time: 5 seconds",
+    )

@@ -9,12 +9,23 @@ import importlib
 from pathlib import Path
 
 import pytest
-
 from black_style import is_formatted
 from pipec import record_errors, spark_versions
-from pipec.emit import formatter, job as emit_job, runtime_text
-from pipec.runtime import ALTERNATIVES, PARTS, changelog, counts, env, failures, offsets, records, session, spark_lines
-from pipec.runtime import stream_writer
+from pipec.emit import formatter, runtime_text
+from pipec.emit import job as emit_job
+from pipec.runtime import (
+    ALTERNATIVES,
+    PARTS,
+    changelog,
+    counts,
+    env,
+    failures,
+    offsets,
+    records,
+    session,
+    spark_lines,
+    stream_writer,
+)
 
 RUNTIME = Path(runtime_text.RUNTIME)
 
@@ -94,7 +105,7 @@ class Raised(Exception):
             "IOException: disk full",
         ),
         (
-            "outer\nTraceback (most recent call last):\n  File \"j.py\", line 1\n    raise X\nValueError: inner",
+            'outer\nTraceback (most recent call last):\n  File "j.py", line 1\n    raise X\nValueError: inner',
             "ValueError: inner",
         ),
         ("", "Raised"),
@@ -106,7 +117,11 @@ def test_failure_is_one_line_that_says_why(text, expected):
 
 def test_counts_add_up_and_say_the_first_dead_letter(monkeypatch):
     monkeypatch.setattr(counts, "PIPELINE", "p")
-    metrics = {"in": {"rows": 10}, "out": {"rows": 8, "dead": 3, "first": "bad"}, "fates": {"superseded": 2, "filtered": 1}}
+    metrics = {
+        "in": {"rows": 10},
+        "out": {"rows": 8, "dead": 3, "first": "bad"},
+        "fates": {"superseded": 2, "filtered": 1},
+    }
     assert counts.Counts.lines("batch", metrics) == [
         ("[p] batch: in=10 written=2 filtered=3 superseded=2 dead_lettered=3", True),
         ("[p] dead letter: bad (and 2 more in this batch)", False),

@@ -6,7 +6,6 @@ import re
 import pytest
 import yaml
 from jsonschema import Draft202012Validator
-
 from pipec.package_data import SCHEMA_PATH
 from pipec.transforms import PACKAGE, REGISTRY
 
@@ -70,8 +69,16 @@ def test_defs_named_by_bare_transform_and_predicate_names():
 
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
-_SCHEMA_ONE = ("items", "additionalProperties", "unevaluatedProperties", "not", "then", "else", "contains",
-               "propertyNames")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "not",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+)
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 
 
