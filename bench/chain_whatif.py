@@ -10,6 +10,8 @@ benchmark's records (checked: count and a sum of row hashes), which carry none o
   no_filter_barrier  the Filter without the barrier that keeps Spark from pushing it below the steps (Spark then
                      repeats the rebuilt headers in the filter)
   key_as_read        the key written as the source read it (bench/peer_whatif.py)
+  header_by_filter   the header column read as before issue 28 (and as bench/handwritten.py reads it): the last
+                     element of the headers filtered by a lambda, instead of last_header's position among the keys
 The edits work on the job's syntax tree (ast), so formatting changes of the generator do not break them; a
 variant that finds nothing to edit fails loudly.
 """
@@ -20,6 +22,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import statistics
 import tempfile
 from pathlib import Path
@@ -30,9 +33,11 @@ RAISE = "raise_error"
 
 
 def _calls(node: ast.AST, name: str) -> bool:
-    """Whether `node` calls F.<name> (or reads the job's value_if_null, a raise) anywhere inside."""
+    """Whether `node` calls F.<name> anywhere inside, or for a raise, the job's record_error or value_if_null."""
+    raises = name == RAISE
     return any(
-        (isinstance(n, ast.Attribute) and n.attr == name) or (isinstance(n, ast.Name) and n.id.endswith("_if_null"))
+        (isinstance(n, ast.Attribute) and n.attr == name)
+        or (raises and isinstance(n, ast.Name) and (n.id == "record_error" or n.id.endswith("_if_null")))
         for n in ast.walk(node)
     )
 
@@ -99,6 +104,17 @@ def _no_barrier(source: str) -> str:
     return source.replace(old, "")
 
 
+def _header_by_filter(source: str) -> str:
+    """Each last_header(headers, key) call as try_element_at(filter(headers, h -> h.key == key), -1).value."""
+    calls = re.findall(r'last_header\((F\.col\("headers"\)), ("[^"]*")\)', source)
+    if not calls:
+        raise SystemExit("bench/chain_whatif.py: the job reads no header column with last_header")
+    for headers, key in calls:
+        lookup = f'F.try_element_at(F.filter({headers}, lambda h: h.getField("key") == F.lit({key})), F.lit(-1))'
+        source = source.replace(f"last_header({headers}, {key})", f'{lookup}.getField("value")')
+    return source
+
+
 def variants(folder: Path) -> dict:
     """name -> a module with transform(raw): the job, its edited variants and the hand-written job."""
     from pipec.testing.runner import load_job
@@ -114,6 +130,7 @@ def variants(folder: Path) -> dict:
         "plain_casts": _plain_casts(source),
         "no_filter_barrier": _no_barrier(source),
         "key_as_read": _key_as_read(source),
+        "header_by_filter": _header_by_filter(source),
     }
     jobs = {"job": job}
     for name, text in edits.items():

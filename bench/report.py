@@ -98,6 +98,28 @@ TARGETS = (  # (label, how to read the figure from the result, comparison, targe
         None,
     ),
     ("end-to-end latency, real-time mode, p99 s", lambda r: r["latency"]["real_time"]["p99_s"], "<=", 0.1, None),
+    # issue 28: what the payments job adds to a hand-written pass-through's latency, in the same run (medians)
+    (
+        "latency, micro-batch: payments p99 ÷ pass-through p99",
+        lambda r: r["latency"]["against_pass_through"]["micro_batch"]["p99_s"]["ratio"]["median"],
+        "<=",
+        1.1,
+        None,
+    ),
+    (
+        "latency, micro-batch: payments planning ÷ pass-through planning",
+        lambda r: r["latency"]["against_pass_through"]["micro_batch"]["planning_ms"]["ratio"]["median"],
+        "<=",
+        1.2,
+        None,
+    ),
+    (
+        "latency, real-time mode: payments p99 ÷ pass-through p99",
+        lambda r: r["latency"]["against_pass_through"]["real_time_dead_letters"]["p99_s"]["ratio"]["median"],
+        "<=",
+        1.1,
+        None,
+    ),
 )
 
 

@@ -206,6 +206,7 @@ CHAIN_VARIANTS = {  # bench/chain_whatif.py
     "plain_casts": "Cast without its checks (Spark's cast to double, a plain cast of the header bytes)",
     "no_filter_barrier": "the Filter without its barrier (Spark repeats the rebuilt headers in it)",
     "key_as_read": "the key written as read (no `from_json`/`to_json` of a key no step reads or changes)",
+    "header_by_filter": "the header column by filtering the headers with a lambda (as before issue 28)",
     "handwritten": "bench/handwritten.py",
 }
 

@@ -258,13 +258,5 @@ def header_columns(column: Column, headers: ir.Expr) -> ir.Expr:
     """ksqlDB header columns over the record's headers array (never null in the record model)."""
     if column.headers:
         return headers
-    last = ir.Func(
-        "try_element_at",
-        (
-            ir.Func(
-                "filter", (headers, ir.Lambda("h", ir.BinOp("==", ir.Get(ir.Var("h"), "key"), ir.Lit(column.header))))
-            ),
-            ir.Lit(-1),
-        ),
-    )
-    return ir.Get(last, "value")
+    # the last header of that name, as Kafka's Headers.lastHeader (compiler/runtime/headers.py: no lambda)
+    return ir.Func("last_header", (headers, ir.Arg(column.header)))

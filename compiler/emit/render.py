@@ -133,9 +133,10 @@ def doc_text(text: str) -> str:
 # spark-avro's functions live in their own module, imported by jobs that use them as `A`.
 AVRO_FUNCTIONS = frozenset({"from_avro", "to_avro"})
 
-# Column functions of the job's runtime (compiler/runtime/schema_registry.py): Avro through a Schema Registry, whose
-# answers at start shape the native expressions they return (from_avro per writer schema, to_avro behind the id).
-JOB_COLUMN_FUNCTIONS = frozenset({"from_registry", "schema_rejected", "to_registry"})
+# Column functions of the job's runtime, each returning native expressions: Avro through a Schema Registry
+# (compiler/runtime/schema_registry.py), whose answers at start shape them (from_avro per writer schema, to_avro
+# behind the id); a header's last value by its position (compiler/runtime/headers.py).
+JOB_COLUMN_FUNCTIONS = frozenset({"from_registry", "schema_rejected", "to_registry", "last_header"})
 
 
 def _args(args) -> str:
@@ -205,7 +206,7 @@ EXPRESSIONS: dict[type, Callable[..., str]] = {
 
 
 # Expressions decoding and record errors repeat, written as calls of the short helpers that build the same Columns
-# (compiler/runtime/records.py): (node type, matcher) -> the call's text, or None where the node is not the idiom.
+# (compiler/runtime/headers.py): (node type, matcher) -> the call's text, or None where the node is not the idiom.
 POSITIONED = " (topic %s, partition %s, offset %s)"
 WHERE = (ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))
 PERMISSIVE = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}

@@ -20,6 +20,7 @@ PARTS = (
     "failures",
     "counts",
     "records",
+    "headers",
     "offsets",
     "file_lines",
     "schema_registry",
