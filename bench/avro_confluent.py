@@ -31,7 +31,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "out" / "avro-confluent.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
+OUT = (
+    ROOT / "out" / "avro-confluent.json"
+)  # every run's figures (git ignores out/); --write merges them into bench/results.json
 TOPIC = "orders"
 URL_ENV = "PIPEC_BENCH_REGISTRY_URL"
 FORMATS = ("json", "avro-confluent")
@@ -60,10 +62,23 @@ PIPELINE = """\
 """
 # The producers' schema (non-null fields, as a Java or Python producer would write them): one registered version
 WRITER = {
-    "type": "record", "name": "Order", "namespace": "bench", "fields": [
+    "type": "record",
+    "name": "Order",
+    "namespace": "bench",
+    "fields": [
         {"name": "id", "type": "long"},
-        {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
-            {"name": "name", "type": "string"}, {"name": "email", "type": "string"}, {"name": "city", "type": "string"}]}},
+        {
+            "name": "customer",
+            "type": {
+                "type": "record",
+                "name": "Customer",
+                "fields": [
+                    {"name": "name", "type": "string"},
+                    {"name": "email", "type": "string"},
+                    {"name": "city", "type": "string"},
+                ],
+            },
+        },
         {"name": "amount", "type": "double"},
         {"name": "quantity", "type": "int"},
         {"name": "status", "type": "string"},
@@ -81,8 +96,13 @@ def summary(values: list[float]) -> dict:
 
 
 def registry(command: str, state: str) -> str:
-    done = subprocess.run([str(ROOT / "scripts" / "registry"), command], env={**os.environ, "PIPEC_REGISTRY_DIR": state},
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "registry"), command],
+        env={**os.environ, "PIPEC_REGISTRY_DIR": state},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         raise SystemExit(f"scripts/registry {command} failed:\n{done.stderr}")
     return done.stdout.strip()
@@ -90,8 +110,11 @@ def registry(command: str, state: str) -> str:
 
 def register(url: str, subject: str, schema: dict) -> int:
     body = json.dumps({"schema": json.dumps(schema)}).encode()
-    request = urllib.request.Request(f"{url}/subjects/{subject}/versions", data=body,
-                                     headers={"Content-Type": "application/vnd.schemaregistry.v1+json"})
+    request = urllib.request.Request(
+        f"{url}/subjects/{subject}/versions",
+        data=body,
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+    )
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.load(answer)["id"]
 
@@ -122,8 +145,13 @@ def raw_rows(spark, n: int, schema_id: int) -> dict:
     i = F.col("id")
     record = F.struct(
         i.alias("id"),
-        F.struct(F.format_string("customer-%d", i % 10007).alias("name"), F.format_string("user%d@example.com", i).alias("email"),
-                 F.element_at(F.array(*map(F.lit, ("Lisbon", "Oslo", "Lyon", "Leeds"))), (i % 4 + 1).cast("int")).alias("city")).alias("customer"),
+        F.struct(
+            F.format_string("customer-%d", i % 10007).alias("name"),
+            F.format_string("user%d@example.com", i).alias("email"),
+            F.element_at(F.array(*map(F.lit, ("Lisbon", "Oslo", "Lyon", "Leeds"))), (i % 4 + 1).cast("int")).alias(
+                "city"
+            ),
+        ).alias("customer"),
         ((i * 31) % 100000 / 100).cast("double").alias("amount"),
         (i % 10 + 1).cast("int").alias("quantity"),
         F.element_at(F.array(*map(F.lit, ("new", "paid", "shipped"))), (i % 3 + 1).cast("int")).alias("status"),
@@ -135,12 +163,20 @@ def raw_rows(spark, n: int, schema_id: int) -> dict:
     }
     frames = {}
     for fmt, value in values.items():
-        rows = spark.range(n, numPartitions=2).select(
-            F.lit(None).cast("binary").alias("key"), value.alias("value"), F.lit(TOPIC).alias("topic"),
-            (i % 2).cast("int").alias("partition"), (i / 2).cast("bigint").alias("offset"),
-            F.timestamp_millis(F.lit(1_704_067_200_000) + i).alias("timestamp"), F.lit(0).alias("timestampType"),
-            F.array().cast("ARRAY<STRUCT<key: STRING, value: BINARY>>").alias("headers"),
-        ).cache()
+        rows = (
+            spark.range(n, numPartitions=2)
+            .select(
+                F.lit(None).cast("binary").alias("key"),
+                value.alias("value"),
+                F.lit(TOPIC).alias("topic"),
+                (i % 2).cast("int").alias("partition"),
+                (i / 2).cast("bigint").alias("offset"),
+                F.timestamp_millis(F.lit(1_704_067_200_000) + i).alias("timestamp"),
+                F.lit(0).alias("timestampType"),
+                F.array().cast("ARRAY<STRUCT<key: STRING, value: BINARY>>").alias("headers"),
+            )
+            .cache()
+        )
         rows.count()
         frames[fmt] = rows
     return frames
@@ -152,9 +188,16 @@ def same_output(jobs: dict, frames: dict, sample: int) -> bool:
     from pyspark.sql.avro.functions import from_avro
 
     written = {fmt: jobs[fmt].transform(frames[fmt].limit(sample)) for fmt in FORMATS}
-    json_rows = written["json"].select(F.from_json(F.col("value").cast("string"), "id BIGINT, customer STRUCT<name STRING, email STRING, city STRING>, amount DOUBLE, quantity INT, status STRING").alias("r"))
+    json_rows = written["json"].select(
+        F.from_json(
+            F.col("value").cast("string"),
+            "id BIGINT, customer STRUCT<name STRING, email STRING, city STRING>, amount DOUBLE, quantity INT, status STRING",
+        ).alias("r")
+    )
     sink_schema = next(iter(_sink_schemas(jobs["avro-confluent"])))
-    avro_rows = written["avro-confluent"].select(from_avro(F.substring(F.col("value"), 6, 2147483647), sink_schema).alias("r"))
+    avro_rows = written["avro-confluent"].select(
+        from_avro(F.substring(F.col("value"), 6, 2147483647), sink_schema).alias("r")
+    )
     left = sorted(tuple(r.r) for r in json_rows.collect())
     right = sorted(tuple(r.r) for r in avro_rows.collect())
     return len(left) == sample and left == right
@@ -177,7 +220,7 @@ def timed(jvm_pid: int, jobs: dict, frames: dict, n: int, reps: int, warmups: in
             noop(outputs[fmt])
     runs: dict = {fmt: [] for fmt in FORMATS}
     for rep in range(reps):
-        order = FORMATS[rep % 2:] + FORMATS[: rep % 2]
+        order = FORMATS[rep % 2 :] + FORMATS[: rep % 2]
         for fmt in order:
             load = os.getloadavg()[0]
             cpu0, t0 = tree_cpu_seconds(jvm_pid, False), time.perf_counter()
@@ -207,9 +250,12 @@ def measure(args) -> dict:
 
     started = time.perf_counter()
     use_connectors(AVRO)
-    result: dict = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                    "settings": {k: getattr(args, k) for k in ("records", "reps", "warmups")},
-                    "load_average_start": list(os.getloadavg())}
+    result: dict = {
+        "machine": machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "settings": {k: getattr(args, k) for k in ("records", "reps", "warmups")},
+        "load_average_start": list(os.getloadavg()),
+    }
     with tempfile.TemporaryDirectory(prefix="pipec-bench-avro-") as work:
         t0 = time.perf_counter()
         url = registry("start", f"{work}/registry")
@@ -252,17 +298,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=500_000)
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--warmups", type=int, default=1)
-    parser.add_argument("--write", action="store_true", help="merge into bench/results.json; rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--write", action="store_true", help="merge into bench/results.json; rewrite docs/benchmarks.md"
+    )
     args = parser.parse_args(argv)
     result = measure(args)
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     for fmt in FORMATS:
         us, cpu = result["us_per_record"][fmt], result["cpu_us_per_record"][fmt]
-        print(f"{fmt:15s} {us['median']:6.2f} us/record wall ({us['min']:.2f}-{us['max']:.2f}), {cpu['median']:.2f} CPU us/record")
+        print(
+            f"{fmt:15s} {us['median']:6.2f} us/record wall ({us['min']:.2f}-{us['max']:.2f}), {cpu['median']:.2f} CPU us/record"
+        )
     q = result["avro_vs_json"]
-    print(f"avro-confluent / json: wall x{q['wall']['median']:.2f} ({q['wall']['min']:.2f}-{q['wall']['max']:.2f}), "
-          f"cpu x{q['cpu']['median']:.2f} ({q['cpu']['min']:.2f}-{q['cpu']['max']:.2f}); outputs equal: {result['outputs_equal']}")
+    print(
+        f"avro-confluent / json: wall x{q['wall']['median']:.2f} ({q['wall']['min']:.2f}-{q['wall']['max']:.2f}), "
+        f"cpu x{q['cpu']['median']:.2f} ({q['cpu']['min']:.2f}-{q['cpu']['max']:.2f}); outputs equal: {result['outputs_equal']}"
+    )
     if not result["outputs_equal"]:
         return 1
     if args.write:

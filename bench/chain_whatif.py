@@ -10,6 +10,8 @@ benchmark's records (checked: count and a sum of row hashes), which carry none o
   no_filter_barrier  the Filter without the barrier that keeps Spark from pushing it below the steps (Spark then
                      repeats the rebuilt headers in the filter)
   key_as_read        the key written as the source read it (bench/peer_whatif.py)
+  header_by_filter   the header column read as before issue 28 (and as bench/handwritten.py reads it): the last
+                     element of the headers filtered by a lambda, instead of last_header's position among the keys
 The edits work on the job's syntax tree (ast), so formatting changes of the generator do not break them; a
 variant that finds nothing to edit fails loudly.
 """
@@ -20,9 +22,9 @@ import argparse
 import ast
 import json
 import os
+import re
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from .run import CHAIN, log
@@ -31,9 +33,13 @@ RAISE = "raise_error"
 
 
 def _calls(node: ast.AST, name: str) -> bool:
-    """Whether `node` calls F.<name> (or reads the job's value_if_null, a raise) anywhere inside."""
-    return any((isinstance(n, ast.Attribute) and n.attr == name) or (isinstance(n, ast.Name) and n.id.endswith("_if_null"))
-               for n in ast.walk(node))
+    """Whether `node` calls F.<name> anywhere inside, or for a raise, the job's record_error or value_if_null."""
+    raises = name == RAISE
+    return any(
+        (isinstance(n, ast.Attribute) and n.attr == name)
+        or (raises and isinstance(n, ast.Name) and (n.id == "record_error" or n.id.endswith("_if_null")))
+        for n in ast.walk(node)
+    )
 
 
 class _DropChecks(ast.NodeTransformer):
@@ -46,8 +52,10 @@ class _DropChecks(ast.NodeTransformer):
     def visit_Dict(self, node: ast.Dict) -> ast.AST:
         if self.only is None:
             return self.generic_visit(node)
-        node.values = [self.visit(v) if isinstance(k, ast.Constant) and k.value in self.only else v
-                       for k, v in zip(node.keys, node.values)]
+        node.values = [
+            self.visit(v) if isinstance(k, ast.Constant) and k.value in self.only else v
+            for k, v in zip(node.keys, node.values)
+        ]
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -62,7 +70,12 @@ class _DropChecks(ast.NodeTransformer):
                 if _calls(node.args[0], RAISE) and not _calls(when.args[1], RAISE):
                     self.edits += 1
                     return when.args[1]
-        if isinstance(f, ast.Attribute) and f.attr == "coalesce" and len(node.args) == 2 and _calls(node.args[1], RAISE):
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "coalesce"
+            and len(node.args) == 2
+            and _calls(node.args[1], RAISE)
+        ):
             self.edits += 1
             return node.args[0]
         return node
@@ -85,10 +98,21 @@ def _plain_casts(source: str) -> str:
 
 
 def _no_barrier(source: str) -> str:
-    old = ' & (F.spark_partition_id() >= F.lit(0))'
+    old = " & (F.spark_partition_id() >= F.lit(0))"
     if source.count(old) != 1:
         raise SystemExit("bench/chain_whatif.py: the job holds no single filter barrier")
     return source.replace(old, "")
+
+
+def _header_by_filter(source: str) -> str:
+    """Each last_header(headers, key) call as try_element_at(filter(headers, h -> h.key == key), -1).value."""
+    calls = re.findall(r'last_header\((F\.col\("headers"\)), ("[^"]*")\)', source)
+    if not calls:
+        raise SystemExit("bench/chain_whatif.py: the job reads no header column with last_header")
+    for headers, key in calls:
+        lookup = f'F.try_element_at(F.filter({headers}, lambda h: h.getField("key") == F.lit({key})), F.lit(-1))'
+        source = source.replace(f"last_header({headers}, {key})", f'{lookup}.getField("value")')
+    return source
 
 
 def variants(folder: Path) -> dict:
@@ -106,6 +130,7 @@ def variants(folder: Path) -> dict:
         "plain_casts": _plain_casts(source),
         "no_filter_barrier": _no_barrier(source),
         "key_as_read": _key_as_read(source),
+        "header_by_filter": _header_by_filter(source),
     }
     jobs = {"job": job}
     for name, text in edits.items():
@@ -117,13 +142,13 @@ def variants(folder: Path) -> dict:
 
 
 def what_if(records: int, reps: int) -> dict:
+    from pipec.emit.job import JVM_OPTIONS
+
     from .connect_peer import spark_pass
     from .generate import kafka_records
     from .peer_profile import jfr_spark
     from .peer_whatif import _fingerprint
     from .run import session
-
-    from pipec.emit.job import JVM_OPTIONS
 
     spark = session("2g", JVM_OPTIONS)
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
@@ -144,7 +169,7 @@ def what_if(records: int, reps: int) -> dict:
         cpu: dict[str, list[float]] = {name: [] for name in names}
         wall: dict[str, list[float]] = {name: [] for name in names}
         for rep in range(reps):
-            for name in names[rep % len(names):] + names[: rep % len(names)]:
+            for name in names[rep % len(names) :] + names[: rep % len(names)]:
                 run = spark_pass(frames[name], jvm_pid)
                 cpu[name].append(run["cpu_s"] * 1e6 / records)
                 wall[name].append(run["wall_s"] * 1e6 / records)
@@ -152,12 +177,23 @@ def what_if(records: int, reps: int) -> dict:
         profiles = {name: jfr_spark(spark, frames[name], Path(tmp)) for name in ("job", "handwritten")}
     spark.stop()
     med = {name: statistics.median(v) for name, v in cpu.items()}
-    return {"records": records, "reps": reps, "load_average_start": load_start, "load_average_end": os.getloadavg(),
-            "variants": {name: {"cpu_s_per_1m": med[name], "cpu_s_per_1m_runs": cpu[name],
-                                "wall_s_per_1m": statistics.median(wall[name]),
-                                "vs_job": med[name] / med["job"], "handwritten_vs_this": med["handwritten"] / med[name]}
-                         for name in names},
-            "jfr": profiles}
+    return {
+        "records": records,
+        "reps": reps,
+        "load_average_start": load_start,
+        "load_average_end": os.getloadavg(),
+        "variants": {
+            name: {
+                "cpu_s_per_1m": med[name],
+                "cpu_s_per_1m_runs": cpu[name],
+                "wall_s_per_1m": statistics.median(wall[name]),
+                "vs_job": med[name] / med["job"],
+                "handwritten_vs_this": med["handwritten"] / med[name],
+            }
+            for name in names
+        },
+        "jfr": profiles,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -167,8 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="merge the figures into bench/results.json")
     args = parser.parse_args(argv)
     result = what_if(args.records, args.reps)
-    print(f"== bench/chain.yaml what-if ({args.records:,} records, {args.reps} rounds, load "
-          f"{result['load_average_start'][0]:.1f} -> {result['load_average_end'][0]:.1f}) ==")
+    print(
+        f"== bench/chain.yaml what-if ({args.records:,} records, {args.reps} rounds, load "
+        f"{result['load_average_start'][0]:.1f} -> {result['load_average_end'][0]:.1f}) =="
+    )
     print(f"{'variant':>20}  CPU s/1M   ÷ job   hand-written ÷ this (by CPU)")
     for name, v in result["variants"].items():
         print(f"{name:>20}  {v['cpu_s_per_1m']:8.2f}  {v['vs_job']:6.3f}  {v['handwritten_vs_this']:6.3f}")

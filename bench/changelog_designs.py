@@ -105,8 +105,12 @@ def changelog_in_pandas(key, pdfs, state):
         state.update(image)
     if out:
         yield pd.DataFrame(
-            {"key": [key[0]] * len(out), "op": [o for o, _, _ in out], "value": [v for _, v, _ in out],
-             "offset": pd.array([int(x) for _, _, x in out], dtype="int64")}
+            {
+                "key": [key[0]] * len(out),
+                "op": [o for o, _, _ in out],
+                "value": [v for _, v, _ in out],
+                "offset": pd.array([int(x) for _, _, x in out], dtype="int64"),
+            }
         )
 
 
@@ -116,10 +120,21 @@ def run_state_store(spark, source: Path, work: Path, measure) -> None:
 
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
-    changes = stream(spark, source).groupBy("key").applyInPandasWithState(
-        changelog_in_pandas, "key BINARY, op STRING, value BINARY, offset BIGINT", "value BINARY, offset BIGINT",
-        "append", GroupStateTimeout.NoTimeout,
+    changes = (
+        stream(spark, source)
+        .groupBy("key")
+        .applyInPandasWithState(
+            changelog_in_pandas,
+            "key BINARY, op STRING, value BINARY, offset BIGINT",
+            "value BINARY, offset BIGINT",
+            "append",
+            GroupStateTimeout.NoTimeout,
+        )
     )
-    query = (changes.writeStream.foreachBatch(lambda batch, batch_id: measure(batch_id, batch.count))
-             .option("checkpointLocation", str(work / "checkpoint")).trigger(availableNow=True).start())
+    query = (
+        changes.writeStream.foreachBatch(lambda batch, batch_id: measure(batch_id, batch.count))
+        .option("checkpointLocation", str(work / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()

@@ -37,7 +37,9 @@ from . import changelog_designs as designs
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB = ROOT / "generated" / "customer_profiles.py"  # the job whose ChangelogState `deltas` and `rewrite` run
-OUT = ROOT / "out" / "changelog-state.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
+OUT = (
+    ROOT / "out" / "changelog-state.json"
+)  # every run's figures (git ignores out/); --write merges them into bench/results.json
 BATCH_KEYS = 1000
 MIX = (("update", 0.85), ("same", 0.05), ("delete", 0.05), ("insert", 0.05))
 WARMUP = dict(state=1000, batches=6)
@@ -70,8 +72,11 @@ def make_source(spark, folder: Path, state: int, batches: int, seed: int = 15) -
     first = spark.range(state).select(
         F.encode(F.to_json(F.struct("id")), "utf-8").alias("key"),
         F.encode(F.to_json(F.struct("id", F.lit(0).alias("n"))), "utf-8").alias("value"),
-        F.lit("t").alias("topic"), F.lit(0).alias("partition"), F.col("id").alias("offset"),
-        F.lit(dt.datetime(2024, 1, 1)).alias("timestamp"), F.lit(0).alias("timestampType"),
+        F.lit("t").alias("topic"),
+        F.lit(0).alias("partition"),
+        F.col("id").alias("offset"),
+        F.lit(dt.datetime(2024, 1, 1)).alias("timestamp"),
+        F.lit(0).alias("timestampType"),
         F.array().cast("array<struct<key:string,value:binary>>").alias("headers"),
     )
     write_batch(spark, first, folder, 0)
@@ -120,15 +125,25 @@ class Meter:
         cpu, wall = self.cpu(), time.perf_counter()
         events = work()
         wall, cpu = time.perf_counter() - wall, self.cpu() - cpu
-        self.batches.append({
-            "batch": batch_id, "events": events, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
-            "load_1min": round(os.getloadavg()[0], 2), "state_bytes": tree_bytes(self.state_folder),
-        })
+        self.batches.append(
+            {
+                "batch": batch_id,
+                "events": events,
+                "wall_s": round(wall, 4),
+                "cpu_s": round(cpu, 4),
+                "load_1min": round(os.getloadavg()[0], 2),
+                "state_bytes": tree_bytes(self.state_folder),
+            }
+        )
 
 
 def spread(values: list[float]) -> dict:
-    return {"min": min(values), "median": statistics.median(values), "max": max(values),
-            "mean": statistics.fmean(values)}
+    return {
+        "min": min(values),
+        "median": statistics.median(values),
+        "max": max(values),
+        "mean": statistics.fmean(values),
+    }
 
 
 def summarize(batches: list[dict], live_keys: int) -> dict:
@@ -152,8 +167,11 @@ def summarize(batches: list[dict], live_keys: int) -> dict:
 def ratios(small: dict, big: dict) -> dict:
     """The big state's micro-batch ÷ the small state's: of the medians, of the means, and micro-batch by
     micro-batch (the same micro-batch id)."""
-    out = {f"{measure}_{stat}": round(big[measure][stat] / small[measure][stat], 3)
-           for measure in ("wall_s", "cpu_s") for stat in ("median", "mean")}
+    out = {
+        f"{measure}_{stat}": round(big[measure][stat] / small[measure][stat], 3)
+        for measure in ("wall_s", "cpu_s")
+        for stat in ("median", "mean")
+    }
     paired = [b["wall_s"] / s["wall_s"] for s, b in zip(small["batches"][1:], big["batches"][1:])]
     out["wall_s_paired"] = {k: round(v, 3) for k, v in spread(paired).items()}
     return out
@@ -172,7 +190,9 @@ def run_native(spark, names: list[str], sources: dict, batches: int, work: Path,
     meters = {run: Meter(jvm_pid, Path(states[run].folder)) for run in runs}
     for batch_id in range(batches):
         for name, state in rotated(runs, batch_id):
-            raw = spark.read.schema(designs.RAW_SCHEMA).parquet(str(sources[state][0] / f"batch-{batch_id:04d}.parquet"))
+            raw = spark.read.schema(designs.RAW_SCHEMA).parquet(
+                str(sources[state][0] / f"batch-{batch_id:04d}.parquet")
+            )
             meters[name, state](batch_id, lambda: states[name, state].apply(raw, batch_id).count())
         if batch_id % 10 == 0:
             log(f"micro-batch {batch_id} done")
@@ -188,9 +208,14 @@ def run_state_store(spark, source: Path, work: Path, jvm_pid: int) -> list[dict]
 def session(with_delta: bool):
     from pyspark.sql import SparkSession
 
-    builder = (SparkSession.builder.master("local[2]").appName("pipec-bench-changelog-state")
-               .config("spark.driver.memory", "4g").config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "2"))
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("pipec-bench-changelog-state")
+        .config("spark.driver.memory", "4g")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+    )
     if with_delta:
         builder = builder.config("spark.jars.packages", designs.DELTA_PACKAGE)
         for key, value in designs.DELTA_SESSION.items():
@@ -209,16 +234,31 @@ def measure(args) -> dict:
     for key, value in job.SESSION_CONF.items():
         spark.conf.set(key, value)
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
-    result: dict = {"settings": {"states": args.states, "batches": args.batches, "batch_keys": BATCH_KEYS,
-                                 "state_store_states": args.state_store_states,
-                                 "mix": dict(MIX), "compact_after": job.ChangelogState.COMPACT_AFTER},
-                    "load_average_start": os.getloadavg(), "designs": {}}
+    result: dict = {
+        "settings": {
+            "states": args.states,
+            "batches": args.batches,
+            "batch_keys": BATCH_KEYS,
+            "state_store_states": args.state_store_states,
+            "mix": dict(MIX),
+            "compact_after": job.ChangelogState.COMPACT_AFTER,
+        },
+        "load_average_start": os.getloadavg(),
+        "designs": {},
+    }
     tmp = Path(tempfile.mkdtemp(prefix="pipec-bench-changelog-"))
     try:
         log(f"warm-up: deltas over {WARMUP['state']:,} keys, {WARMUP['batches']} micro-batches")
         make_source(spark, tmp / "warmup", WARMUP["state"], WARMUP["batches"])
-        run_native(spark, ["deltas"], {WARMUP["state"]: (tmp / "warmup", 0)}, WARMUP["batches"], tmp / "warmup-work",
-                   jvm_pid, job)
+        run_native(
+            spark,
+            ["deltas"],
+            {WARMUP["state"]: (tmp / "warmup", 0)},
+            WARMUP["batches"],
+            tmp / "warmup-work",
+            jvm_pid,
+            job,
+        )
         sources = {}
         for state in sorted(set(args.states) | (set(args.state_store_states) if "state-store" in names else set())):
             log(f"source: {state:,} keys, then {args.batches - 1} micro-batches of {BATCH_KEYS:,} changed keys")
@@ -229,7 +269,9 @@ def measure(args) -> dict:
         if "state-store" in names:
             for state in args.state_store_states:
                 log(f"state-store: {state:,} keys in state")
-                batches["state-store", state] = run_state_store(spark, sources[state][0], tmp / f"store-{state}", jvm_pid)
+                batches["state-store", state] = run_state_store(
+                    spark, sources[state][0], tmp / f"store-{state}", jvm_pid
+                )
         for name in names:
             runs = {str(state): summarize(b, sources[state][1]) for (n, state), b in batches.items() if n == name}
             entry = {"runs": runs}
@@ -238,14 +280,19 @@ def measure(args) -> dict:
                 entry["ratio"] = ratios(runs[small], runs[big])
                 entry["ratio_of_states"] = [int(small), int(big)]
             for state, s in runs.items():
-                log(f"{name} {int(state):,}: first micro-batch {s['first_micro_batch_wall_s']:.1f} s; then wall median "
+                log(
+                    f"{name} {int(state):,}: first micro-batch {s['first_micro_batch_wall_s']:.1f} s; then wall median "
                     f"{s['wall_s']['median']:.2f} s, mean {s['wall_s']['mean']:.2f} s, max {s['wall_s']['max']:.2f} s; "
-                    f"state {s['state_bytes_end']:,} bytes")
+                    f"state {s['state_bytes_end']:,} bytes"
+                )
             log(f"{name}: ratio {entry.get('ratio')}")
             result["designs"][name] = entry
-        events = {(name, state): run["events"] for name, d in result["designs"].items() for state, run in d["runs"].items()}
+        events = {
+            (name, state): run["events"] for name, d in result["designs"].items() for state, run in d["runs"].items()
+        }
         result["events_differ"] = {
-            state: found for state in map(str, sources)
+            state: found
+            for state in map(str, sources)
             if len(set((found := {n: e for (n, s), e in events.items() if s == state}).values())) > 1
         }
     finally:
@@ -272,14 +319,27 @@ def headline(figures: dict) -> dict:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--states", default="1000,1000000", help="keys in state, comma-separated")
-    parser.add_argument("--batches", type=int, default=18, help="micro-batches per run, the first one included "
-                        "(18: one compaction cycle of the shipped design over 1M keys)")
+    parser.add_argument(
+        "--batches",
+        type=int,
+        default=18,
+        help="micro-batches per run, the first one included "
+        "(18: one compaction cycle of the shipped design over 1M keys)",
+    )
     parser.add_argument("--designs", default="deltas,rewrite,delta-lake,state-store")
-    parser.add_argument("--state-store-states", default="1000,100000",
-                        help="keys in state for the state-store design (it builds its state with a Python call per key)")
-    parser.add_argument("--merge", type=Path, metavar="JSON", help="only merge a run's figures (out/changelog-state.json)")
-    parser.add_argument("--write", action="store_true",
-                        help="merge into bench/results.json as changelog_state; rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--state-store-states",
+        default="1000,100000",
+        help="keys in state for the state-store design (it builds its state with a Python call per key)",
+    )
+    parser.add_argument(
+        "--merge", type=Path, metavar="JSON", help="only merge a run's figures (out/changelog-state.json)"
+    )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="merge into bench/results.json as changelog_state; rewrite docs/benchmarks.md",
+    )
     args = parser.parse_args(argv)
     args.states = sorted(int(s) for s in args.states.split(","))
     args.state_store_states = sorted(int(s) for s in args.state_store_states.split(","))

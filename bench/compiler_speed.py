@@ -41,7 +41,11 @@ def breakdown(folder: Path, count: int = BREAKDOWN_AT_MOST) -> dict:
     jobs = generate_all(result)
     _, c2 = _clock()
     assert len(jobs) == len(part)
-    return {"pipelines": len(part), "validate_cpu_ms": 1000 * (c1 - c0) / len(part), "generate_cpu_ms": 1000 * (c2 - c1) / len(part)}
+    return {
+        "pipelines": len(part),
+        "validate_cpu_ms": 1000 * (c1 - c0) / len(part),
+        "generate_cpu_ms": 1000 * (c2 - c1) / len(part),
+    }
 
 
 def _pipec(args: list[str], cache: str) -> tuple[float, float]:
@@ -49,7 +53,9 @@ def _pipec(args: list[str], cache: str) -> tuple[float, float]:
     env = {**os.environ, "PIPEC_CACHE_DIR": cache}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([str(ROOT / ".venv" / "bin" / "pipec"), *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "pipec"), *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -82,8 +88,12 @@ def compile_speed(count: int, steps: int, runs: int) -> dict:
         def clean() -> None:
             shutil.rmtree(out, ignore_errors=True)
 
-        result = {"pipelines": count, "steps": steps, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                  "load_average_start": os.getloadavg()}
+        result = {
+            "pipelines": count,
+            "steps": steps,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load_average_start": os.getloadavg(),
+        }
         result["compile"] = _runs(runs, ["compile", str(folder), "--out", str(out)], "", clean)
         _pipec(["compile", str(folder), "--out", str(out)], cache)  # fills the cache, as a CI's compile would
         result["check"] = _runs(runs, ["check", str(folder), "--out", str(out)], cache)

@@ -66,9 +66,16 @@ def peer_pass(peer: Peer, command: str = "pass") -> dict:
     answer = peer.ask(command)
     if answer["errors"]:
         raise SystemExit(f"ConnectPeer failed {answer['errors']:,} records: the chain does not run in Kafka Connect")
-    return {"wall_s": answer["wall_s"], "cpu_s": answer["thread_cpu_s"], "process_cpu_s": answer["process_cpu_s"],
-            "gc_s": answer["gc_s"], "written": answer["written"], "dropped": answer["dropped"],
-            "bytes_out": answer["bytes_out"], "load_1min": load}
+    return {
+        "wall_s": answer["wall_s"],
+        "cpu_s": answer["thread_cpu_s"],
+        "process_cpu_s": answer["process_cpu_s"],
+        "gc_s": answer["gc_s"],
+        "written": answer["written"],
+        "dropped": answer["dropped"],
+        "bytes_out": answer["bytes_out"],
+        "load_1min": load,
+    }
 
 
 def check_equal(spark, job, peer: Peer, records: int, delimiter: str) -> dict:
@@ -78,7 +85,9 @@ def check_equal(spark, job, peer: Peer, records: int, delimiter: str) -> dict:
 
     raw = kafka_records(spark, records)
     chained = job.chain(job.decode(raw))
-    problems, seen = compare(peer.dump(records), job.transform(raw).collect(), chained.schema["value"].dataType, delimiter)
+    problems, seen = compare(
+        peer.dump(records), job.transform(raw).collect(), chained.schema["value"].dataType, delimiter
+    )
     if problems:
         raise SystemExit("connect-peer: Kafka Connect and the compiled job differ:\n" + "\n".join(problems[:10]))
     return {"records": records, **seen}
@@ -86,6 +95,7 @@ def check_equal(spark, job, peer: Peer, records: int, delimiter: str) -> dict:
 
 def alternate(frames: dict, peer: Peer, jvm_pid: int, reps: int, warmups: int) -> dict:
     """Warm-up passes of each variant, then `reps` rounds in a rotating order."""
+
     def one(name: str) -> dict:
         return peer_pass(peer) if name == "connect" else spark_pass(frames[name], jvm_pid)
 
@@ -94,7 +104,7 @@ def alternate(frames: dict, peer: Peer, jvm_pid: int, reps: int, warmups: int) -
             one(name)
     runs: dict[str, list] = {name: [] for name in (*VARIANTS, "connect_converters")}
     for rep in range(reps):
-        order = VARIANTS[rep % len(VARIANTS):] + VARIANTS[: rep % len(VARIANTS)]
+        order = VARIANTS[rep % len(VARIANTS) :] + VARIANTS[: rep % len(VARIANTS)]
         for name in order:
             runs[name].append(one(name))
             r = runs[name][-1]
@@ -110,9 +120,11 @@ def figures(runs: dict, records: int) -> dict:
     def rate(key: str, runs_of: list) -> dict:
         return summary([records / r[key] for r in runs_of])
 
-    out = {"per_core": {name: rate("cpu_s", runs[name]) for name in runs},
-           "records_per_s": {name: rate("wall_s", runs[name]) for name in runs},
-           "connect_per_process_cpu_s": rate("process_cpu_s", runs["connect"])}
+    out = {
+        "per_core": {name: rate("cpu_s", runs[name]) for name in runs},
+        "records_per_s": {name: rate("wall_s", runs[name]) for name in runs},
+        "connect_per_process_cpu_s": rate("process_cpu_s", runs["connect"]),
+    }
     ratios = {}
     for name in GENERATED:
         pairs = list(zip(runs[name], runs["connect"]))
@@ -122,7 +134,9 @@ def figures(runs: dict, records: int) -> dict:
             "cpu_whole_jvm": summary([c["process_cpu_s"] / g["cpu_s"] for g, c in pairs]),
         }
     out["ratio"] = ratios
-    out["converters_share"] = summary([c["cpu_s"] / p["cpu_s"] for c, p in zip(runs["connect_converters"], runs["connect"])])
+    out["converters_share"] = summary(
+        [c["cpu_s"] / p["cpu_s"] for c, p in zip(runs["connect_converters"], runs["connect"])]
+    )
     return out
 
 
@@ -136,8 +150,14 @@ def measure(args) -> dict:
 
     spark = session(args.driver_memory, JVM_OPTIONS, "local[1]")
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
-    result: dict = {"spark": spark.version, "master": "local[1]", "records": args.records, "reps": args.reps,
-                    "warmups": args.warmups, "kafka": None}
+    result: dict = {
+        "spark": spark.version,
+        "master": "local[1]",
+        "records": args.records,
+        "reps": args.reps,
+        "warmups": args.warmups,
+        "kafka": None,
+    }
     with tempfile.TemporaryDirectory(prefix="pipec-connect-peer-") as tmp:
         folder = Path(tmp)
         chain = yaml.safe_load(CHAIN.read_text(encoding="utf-8"))
@@ -172,25 +192,32 @@ def measure(args) -> dict:
                 result["what_if"] = what_if(doc, raw, jvm_pid, args.profile_reps, folder / "whatif")
             if args.profile:
                 log("profiling the generated job (cuts, codegen" + (", JFR)" if args.jfr else ")"))
-                result["profile"] = profile(spark, job, raw, jvm_pid, peer if args.jfr else None, args.profile_reps,
-                                            folder)
+                result["profile"] = profile(
+                    spark, job, raw, jvm_pid, peer if args.jfr else None, args.profile_reps, folder
+                )
         raw.unpersist()
     spark.stop()
     return result
 
 
 def summary_lines(r: dict) -> list[str]:
-    lines = [f"== Kafka Connect {r['kafka']} peer against the compiled job ({r['records']:,} records, {r['reps']} rounds; "
-             f"load {r['load_average_start'][0]:.1f} -> {r['load_average_end'][0]:.1f}) =="]
+    lines = [
+        f"== Kafka Connect {r['kafka']} peer against the compiled job ({r['records']:,} records, {r['reps']} rounds; "
+        f"load {r['load_average_start'][0]:.1f} -> {r['load_average_end'][0]:.1f}) =="
+    ]
     for name in (*VARIANTS, "connect_converters"):
         c, w = r["per_core"][name], r["records_per_s"][name]
-        lines.append(f"{name:>19}: {c['median']:>9,.0f} records per CPU s (min {c['min']:,.0f}, max {c['max']:,.0f}); "
-                     f"{w['median']:,.0f} records/s wall")
+        lines.append(
+            f"{name:>19}: {c['median']:>9,.0f} records per CPU s (min {c['min']:,.0f}, max {c['max']:,.0f}); "
+            f"{w['median']:,.0f} records/s wall"
+        )
     for name in GENERATED:
         q = r["ratio"][name]
-        lines.append(f"{name} ÷ connect per core: median {q['cpu']['median']:.3f} (min {q['cpu']['min']:.3f}, "
-                     f"max {q['cpu']['max']:.3f}) by CPU time; {q['wall']['median']:.3f} by wall; "
-                     f"{q['cpu_whole_jvm']['median']:.3f} against the peer's whole JVM")
+        lines.append(
+            f"{name} ÷ connect per core: median {q['cpu']['median']:.3f} (min {q['cpu']['min']:.3f}, "
+            f"max {q['cpu']['max']:.3f}) by CPU time; {q['wall']['median']:.3f} by wall; "
+            f"{q['cpu_whole_jvm']['median']:.3f} against the peer's whole JVM"
+        )
     lines.append(f"connect: converters alone {r['converters_share']['median']:.0%} of its CPU time")
     return lines
 
@@ -204,12 +231,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the job's cuts and codegen")
     parser.add_argument("--profile-reps", type=int, default=3, help="timed rounds of the cuts (default 3)")
-    parser.add_argument("--no-jfr", dest="jfr", action="store_false",
-                        help="skip the Java Flight Recorder samples of one pass of each side")
-    parser.add_argument("--what-if", action="store_true",
-                        help="also time variants of the job edited by hand (bench/peer_whatif.py; about 5 minutes)")
-    parser.add_argument("--write", action="store_true",
-                        help="merge into bench/results.json as connect_peer; rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--no-jfr",
+        dest="jfr",
+        action="store_false",
+        help="skip the Java Flight Recorder samples of one pass of each side",
+    )
+    parser.add_argument(
+        "--what-if",
+        action="store_true",
+        help="also time variants of the job edited by hand (bench/peer_whatif.py; about 5 minutes)",
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="merge into bench/results.json as connect_peer; rewrite docs/benchmarks.md"
+    )
     return parser.parse_args(argv)
 
 

@@ -22,12 +22,19 @@ from .synthetic import write_pipelines
 
 def measure(count: int, steps: int, runs: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="pipec-docs-bench-") as tmp:
-        folder, jobs, site, cache = Path(tmp) / "pipelines", Path(tmp) / "generated", Path(tmp) / "site", str(Path(tmp) / "cache")
+        folder, jobs, site, cache = (
+            Path(tmp) / "pipelines",
+            Path(tmp) / "generated",
+            Path(tmp) / "site",
+            str(Path(tmp) / "cache"),
+        )
         write_pipelines(folder, count, steps)
         _pipec(["compile", str(folder), "--out", str(jobs)], cache)
         figures = {"pipelines": count, "steps": steps, "load_start": os.getloadavg()[0]}
-        for name, args in (("validate", ["validate", str(folder)]),
-                           ("docs", ["docs", str(folder), "--out", str(site), "--jobs", str(jobs)])):
+        for name, args in (
+            ("validate", ["validate", str(folder)]),
+            ("docs", ["docs", str(folder), "--out", str(site), "--jobs", str(jobs)]),
+        ):
             cpu, wall = [], []
             for _ in range(runs):
                 shutil.rmtree(site, ignore_errors=True)
@@ -46,10 +53,12 @@ def report(f: dict) -> str:
 
     docs, validate = f["docs"]["cpu_s"], f["validate"]["cpu_s"]
     per100 = docs["median"] * 100 / f["pipelines"]
-    return (f"{f['pipelines']} pipelines of {f['steps']} steps (load {f['load_start']:.2f} -> {f['load_end']:.2f}): "
-            f"pipec docs CPU s {mmm(docs)} (wall {mmm(f['docs']['wall_s'])}), {per100:.2f} s per 100 pipelines; "
-            f"pipec validate CPU s {mmm(validate)}; docs / validate {docs['median'] / validate['median']:.2f}; "
-            f"site {f['site_mb']:.1f} MB")
+    return (
+        f"{f['pipelines']} pipelines of {f['steps']} steps (load {f['load_start']:.2f} -> {f['load_end']:.2f}): "
+        f"pipec docs CPU s {mmm(docs)} (wall {mmm(f['docs']['wall_s'])}), {per100:.2f} s per 100 pipelines; "
+        f"pipec validate CPU s {mmm(validate)}; docs / validate {docs['median'] / validate['median']:.2f}; "
+        f"site {f['site_mb']:.1f} MB"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

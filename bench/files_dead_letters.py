@@ -62,7 +62,10 @@ def write_input(path: Path, lines: int) -> int:
                 out.write('{"id": %d, "sensor": "s", "celsius": "warm"\n' % i)
                 bad += 1
             else:
-                out.write('{"id": %d, "sensor": "s-%d", "celsius": %d.25, "note": "a reading of the sensor"}\n' % (i, i % 97, i % 80))
+                out.write(
+                    '{"id": %d, "sensor": "s-%d", "celsius": %d.25, "note": "a reading of the sensor"}\n'
+                    % (i, i % 97, i % 80)
+                )
     return bad
 
 
@@ -72,7 +75,9 @@ def compile_jobs(folder: Path, dead: Path) -> dict:
     jobs = {}
     for tolerance, errors in (("none", ""), ("all", f"errors: {{tolerance: all, deadletterqueue.path: {dead}}}")):
         (folder / tolerance).mkdir()
-        jobs[tolerance] = compile_job(folder / tolerance, textwrap.dedent(PIPELINE.format(tolerance=tolerance, errors=errors)))
+        jobs[tolerance] = compile_job(
+            folder / tolerance, textwrap.dedent(PIPELINE.format(tolerance=tolerance, errors=errors))
+        )
     return jobs
 
 
@@ -99,8 +104,13 @@ def run_once(spark, job, src: Path, out: Path, pid: int) -> dict:
     cpu = jvm_cpu_s(pid) - cpu0 + time.process_time() - driver0
     time.sleep(1)  # the status API lists a stage once its listener event arrived
     records_after, bytes_after = stage_input(spark)
-    return {"wall_s": wall, "cpu_s": cpu, "load_1min": load, "input_records": records_after - records_before,
-            "input_bytes": bytes_after - bytes_before}
+    return {
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "load_1min": load,
+        "input_records": records_after - records_before,
+        "input_bytes": bytes_after - bytes_before,
+    }
 
 
 def mmm(values: list[float]) -> dict:
@@ -127,27 +137,39 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{args.lines:,} lines ({size / 1e6:.0f} MB), {bad:,} malformed")
         jobs = compile_jobs(folder, folder / "dead")
         # the jobs' own settings (as `python job.py` starts its JVM), with the UI whose status API counts the reads
-        spark = (SparkSession.builder.master("local[2]").appName("pipec-bench-files")
-                 .config("spark.ui.showConsoleProgress", "false")
-                 .config("spark.driver.extraJavaOptions", jobs["all"].JVM_OPTIONS).getOrCreate())
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .appName("pipec-bench-files")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.extraJavaOptions", jobs["all"].JVM_OPTIONS)
+            .getOrCreate()
+        )
         try:
             pid = spark.sparkContext._jvm.ProcessHandle.current().pid()
             for name, job in jobs.items():  # warm-up
                 run_once(spark, job, src, folder / f"out-{name}", pid)
             runs: dict[str, list[dict]] = {name: [] for name in jobs}
             for rep in range(args.reps):
-                for name in (("none", "all") if rep % 2 == 0 else ("all", "none")):
+                for name in ("none", "all") if rep % 2 == 0 else ("all", "none"):
                     shutil.rmtree(folder / "dead", ignore_errors=True)
                     runs[name].append(run_once(spark, jobs[name], src, folder / f"out-{name}", pid))
                     r = runs[name][-1]
-                    log(f"tolerance {name}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, "
-                        f"read {r['input_records']:,} records, {r['input_bytes'] / 1e6:.0f} MB")
+                    log(
+                        f"tolerance {name}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, "
+                        f"read {r['input_records']:,} records, {r['input_bytes'] / 1e6:.0f} MB"
+                    )
             dead = sum(1 for f in (folder / "dead").glob("part-*.json") for _ in f.open())
         finally:
             spark.stop()
     figures = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "settings": {"lines": args.lines, "malformed": bad, "file_bytes": size, "reps": args.reps, "master": "local[2]"},
+        "settings": {
+            "lines": args.lines,
+            "malformed": bad,
+            "file_bytes": size,
+            "reps": args.reps,
+            "master": "local[2]",
+        },
         "load_average_start": load_start,
         "load_average_end": os.getloadavg(),
         "dead_letters_last_run": dead,
@@ -169,8 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_s_median": all_["cpu_s"]["median"] / none["cpu_s"]["median"],
         "input_records_per_line": all_["input_records"]["median"] / args.lines,
     }
-    log(f"tolerance all ÷ none: wall {figures['ratio']['wall_s_median']:.2f}, CPU {figures['ratio']['cpu_s_median']:.2f}; "
-        f"records read per line {figures['ratio']['input_records_per_line']:.2f}; dead letters {dead:,} of {bad:,}")
+    log(
+        f"tolerance all ÷ none: wall {figures['ratio']['wall_s_median']:.2f}, CPU {figures['ratio']['cpu_s_median']:.2f}; "
+        f"records read per line {figures['ratio']['input_records_per_line']:.2f}; dead letters {dead:,} of {bad:,}"
+    )
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     if dead != bad:

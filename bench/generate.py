@@ -80,7 +80,9 @@ def struct_records(spark: SparkSession, n: int = DEFAULT_RECORDS, partitions: in
     i = F.col("id")
     strings = [F.format_string(f"s{k}-%d", i % (1000 + k)).alias(f"s{k:02d}") for k in range(1, 15)]
     numbers = [((i * k) % 1_000_003).alias(f"n{k:02d}") for k in range(1, 15)]
-    amounts = [F.format_string("%d.%02d", (i * (31 + k)) % 100000, (i + k) % 100).alias(f"a{k:02d}") for k in range(1, 5)]
+    amounts = [
+        F.format_string("%d.%02d", (i * (31 + k)) % 100000, (i + k) % 100).alias(f"a{k:02d}") for k in range(1, 5)
+    ]
     meta = F.when(i % 97 == 0, F.lit(None)).otherwise(
         F.struct(_pick(CITIES, i).alias("src"), (i % 5).alias("ver"), F.format_string("tag-%d", i % 13).alias("tag"))
     )
@@ -90,7 +92,9 @@ def struct_records(spark: SparkSession, n: int = DEFAULT_RECORDS, partitions: in
         *numbers,
         *amounts,
         meta.alias("meta"),
-        F.when(i % 50 == 0, F.lit(None).cast("string")).otherwise(F.format_string("4111-%04d", i % 10000)).alias("card"),
+        F.when(i % 50 == 0, F.lit(None).cast("string"))
+        .otherwise(F.format_string("4111-%04d", i % 10000))
+        .alias("card"),
         F.format_string("secret-%d", i % 7919).alias("secret"),
         F.format_string("note-%d", i % 97).alias("note"),
         F.format_string("internal-%d", i % 89).alias("internal"),

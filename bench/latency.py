@@ -30,8 +30,17 @@ Modes (name: pipeline variant, trigger):
   real_time_dead_letters payments as shipped, `real-time: 5 seconds`: its dead letters go out in the sink's write
   real_time_steady       payments without dead letters, `real-time: 5 minutes` (the default interval): no batch
                          ends inside the run, so its tail is the steady state's (GC, load, the producer)
+  pass_through           the baseline (bench/handwritten_pass_through.py): Kafka to Kafka written by hand, each
+                         record's key, value and headers as read, no chain; Spark's default trigger
+  pass_through_real_time the same, `real-time: 5 seconds`
 
-    scripts/bench latency [--rate 2000] [--seconds 60] [--jvm-warmup 60] [--modes micro_batch,...] [--write]
+Each payments mode is also reported against the pass-through of the same trigger, when both ran: its p99 ÷ the
+pass-through's p99 and its median micro-batch planning ÷ the pass-through's, per round (--rounds N runs every
+mode N times, in turn: round i of a mode against round i of its pass-through, minutes apart at most), as
+min/median/max over the rounds. A mode's other figures are those of its round with the median p99.
+
+    scripts/bench latency [--rate 2000] [--seconds 60] [--jvm-warmup 60] [--modes micro_batch,...] [--rounds 1]
+                          [--write]
         (--write merges the figures into bench/results.json as `latency` and rewrites docs/benchmarks.md)
 
 Starts two JVMs (the broker and Spark): run it under `jvm -2` where JVM slots are shared. Needs confluent-kafka
@@ -60,7 +69,9 @@ from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
-OUT = ROOT / "out" / "latency.json"  # every run's figures (git ignores out/); --write merges them into bench/results.json
+OUT = (
+    ROOT / "out" / "latency.json"
+)  # every run's figures (git ignores out/); --write merges them into bench/results.json
 MODES = {  # name -> (variant, --trigger; None: the job's default)
     "micro_batch": ("dead_letters", None),
     "micro_batch_two_writes": ("two_writes", None),
@@ -69,7 +80,10 @@ MODES = {  # name -> (variant, --trigger; None: the job's default)
     "real_time": ("stateless", "real-time: 5 seconds"),
     "real_time_dead_letters": ("dead_letters", "real-time: 5 seconds"),
     "real_time_steady": ("stateless", "real-time: 5 minutes"),
+    "pass_through": ("pass_through", None),
+    "pass_through_real_time": ("pass_through", "real-time: 5 seconds"),
 }
+PASS_THROUGH = "pass_through"  # the variant written by hand: bench/handwritten_pass_through.py
 WARMUP_S = 20.0  # records sent before the measured ones, once the query runs (JIT, connections, first batches)
 JVM_WARMUP_S = 60.0  # a first mode's run before any is measured (--jvm-warmup)
 DRAIN_S = 30.0  # how long to wait for the measured records' output after the last one is sent
@@ -79,6 +93,15 @@ SPARK_ARGS = ["--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2"
 
 def log(text: str) -> None:
     print(f"[latency {time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def load_variant(folder: Path, variant: str):
+    """The pass-through written by hand, or the payments pipeline compiled (compile_variant)."""
+    if variant == PASS_THROUGH:
+        from . import handwritten_pass_through
+
+        return handwritten_pass_through
+    return compile_variant(folder, variant)
 
 
 def compile_variant(folder: Path, variant: str):
@@ -154,10 +177,17 @@ class Consumer(threading.Thread):
 
     def __init__(self, bootstrap: str, topic: str):
         super().__init__(daemon=True)
-        from confluent_kafka import OFFSET_BEGINNING, Consumer as KafkaConsumer, TopicPartition
+        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+        from confluent_kafka import Consumer as KafkaConsumer
 
-        self.consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": f"latency-{uuid.uuid4().hex}",
-                                       "enable.auto.commit": False, "fetch.wait.max.ms": 5})
+        self.consumer = KafkaConsumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": f"latency-{uuid.uuid4().hex}",
+                "enable.auto.commit": False,
+                "fetch.wait.max.ms": 5,
+            }
+        )
         self.consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
         self.seen: dict[str, float] = {}
         self.appended: dict[str, float] = {}
@@ -184,8 +214,9 @@ def produce(producer, topic: str, prefix: str, rate: int, seconds: float, sent: 
             payment = f"{prefix}{count}"
             value = {"payment_id": payment, "account": f"acc-{count % 100}", "amount": 12.5, "card": "4111"}
             sent[payment] = time.time()
-            producer.produce(topic, key=payment.encode(), value=json.dumps(value).encode(),
-                             headers=[("source", b"bench")])
+            producer.produce(
+                topic, key=payment.encode(), value=json.dumps(value).encode(), headers=[("source", b"bench")]
+            )
             count += 1
         producer.poll(0)
         time.sleep(0.001)
@@ -209,7 +240,9 @@ def where_the_time_goes(events: list[tuple]) -> dict:
     }
 
 
-def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstrap: str, admin, args) -> dict:
+def run_mode(
+    name: str, job, folder: Path, spark, progress: Progress, probes: Probes, bootstrap: str, admin, args
+) -> dict:
     from confluent_kafka import Producer
     from confluent_kafka.admin import NewTopic
 
@@ -220,7 +253,7 @@ def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstra
     for future in admin.create_topics([NewTopic(t, 2, 1, config=append_time) for t in topics.values()]).values():
         future.result(30)
     os.environ.update(PAYMENTS_TOPIC=topics["in"], PAYMENTS_OUT_TOPIC=topics["out"], PAYMENTS_DLQ_TOPIC=topics["dlq"])
-    checkpoint = Path(tempfile.mkdtemp(prefix=f"checkpoint-{name}-", dir=Path(job.__file__).parent))
+    checkpoint = Path(tempfile.mkdtemp(prefix=f"checkpoint-{name}-", dir=folder))
     argv = ["--bootstrap-servers", bootstrap, "--checkpoint", str(checkpoint), *SPARK_ARGS]
     argv += ["--trigger", trigger] if trigger else []
     consumer = Consumer(bootstrap, topics["out"])
@@ -282,18 +315,27 @@ def run_mode(name: str, job, spark, progress: Progress, probes: Probes, bootstra
     OUT.parent.mkdir(exist_ok=True)
     each_second = timeline(sent, into, consumer.appended, consumer.seen, probes.cpu.each_second)
     (OUT.parent / f"latency-timeline-{name}.json").write_text(json.dumps(each_second) + "\n", encoding="utf-8")
-    log(f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
+    log(
+        f"{name}: p50 {figures['p50_s']:.3f} s, p95 {figures['p95_s']:.3f} s, p99 {figures['p99_s']:.3f} s, "
         f"max {figures['max_s']:.3f} s; {figures['received']:,} of {figures['records']:,} seen; "
         f"{figures.get('batches', 0)} micro-batches, planning {figures.get('planning_ms_median', '-')} ms, "
-        f"addBatch {figures.get('add_batch_ms_median', '-')} ms (medians)")
+        f"addBatch {figures.get('add_batch_ms_median', '-')} ms (medians)"
+    )
     split = figures["legs"]
-    text = ", ".join(f"{leg} {split[leg]['p50_s']:.3f}/{split[leg]['p99_s']:.3f}/{split[leg]['tail_median_s']:.3f}"
-                     for leg in LEGS if leg in split)
+    text = ", ".join(
+        f"{leg} {split[leg]['p50_s']:.3f}/{split[leg]['p99_s']:.3f}/{split[leg]['tail_median_s']:.3f}"
+        for leg in LEGS
+        if leg in split
+    )
     if "tail_near_batch_end" in split:
-        text += (f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
-                 f"{split['near_batch_end_share_of_run']:.0%} of the run)")
-    log(f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
-        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time")
+        text += (
+            f"; tail near a batch end {split['tail_near_batch_end']:.0%} (such windows: "
+            f"{split['near_batch_end_share_of_run']:.0%} of the run)"
+        )
+    log(
+        f"{name}: legs (p50/p99/tail median s) {text}; GC {figures['gc']}, broker GC {figures['broker_gc']}; "
+        f"cores used {figures['cpu_cores']}; some task waiting for a CPU {figures['cpu_waiting_share']} of the time"
+    )
     return figures
 
 
@@ -311,8 +353,9 @@ def measure(args) -> dict:
     bootstrap = started.stdout.strip().splitlines()[-1]
     try:
         admin = AdminClient({"bootstrap.servers": bootstrap})
-        jobs = {variant: compile_variant(folder, variant) for variant in {MODES[m][0] for m in args.modes}}
-        first = jobs[MODES[args.modes[0]][0]]
+        jobs = {variant: load_variant(folder, variant) for variant in {MODES[m][0] for m in args.modes}}
+        # the session as a compiled job makes it (its settings, packages): the pass-through runs in the same one
+        first = next((jobs[v] for v in jobs if v != PASS_THROUGH), None) or compile_variant(folder, "stateless")
         jvm = ["--conf", f"spark.driver.extraJavaOptions={probes.spark_gc.option}"]
         spark = first.session(first.parse_args(["--bootstrap-servers", bootstrap, *SPARK_ARGS, *jvm]))
         progress = Progress()
@@ -323,31 +366,118 @@ def measure(args) -> dict:
         if args.jvm_warmup > 0:
             log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
             warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
-            run_mode(args.modes[0], jobs[MODES[args.modes[0]][0]], spark, progress, probes, bootstrap, admin, warm)
-        modes = {}
-        for name in args.modes:
-            try:
-                modes[name] = run_mode(name, jobs[MODES[name][0]], spark, progress, probes, bootstrap, admin, args)
-            except Exception as exc:  # a mode that cannot run here is reported, the others still run
-                modes[name] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
-                log(f"{name}: failed: {modes[name]['error']}")
-        return {"spark": spark.version, "rate_per_s": args.rate, "seconds": args.seconds, "warmup_s": WARMUP_S,
-                "jvm_warmup_s": args.jvm_warmup, **modes}
+            run_mode(
+                args.modes[0], jobs[MODES[args.modes[0]][0]], folder, spark, progress, probes, bootstrap, admin, warm
+            )
+        rounds: dict[str, list[dict]] = {name: [] for name in args.modes}
+        for turn in range(args.rounds):
+            for name in args.modes:
+                if args.rounds > 1:
+                    log(f"round {turn + 1} of {args.rounds}: {name}")
+                try:
+                    figures = run_mode(
+                        name, jobs[MODES[name][0]], folder, spark, progress, probes, bootstrap, admin, args
+                    )
+                except Exception as exc:  # a mode that cannot run here is reported, the others still run
+                    figures = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
+                    log(f"{name}: failed: {figures['error']}")
+                rounds[name].append(figures)
+        modes = {name: median_round(runs) for name, runs in rounds.items()}
+        against = {name: ratios for name in args.modes if (ratios := against_pass_through(name, rounds))}
+        for name, ratios in against.items():
+            planning = ratios.get("planning_ms")
+            log(
+                f"{name} ÷ {ratios['baseline']}: p99 {_text(ratios['p99_s']['ratio'])}, planning "
+                f"{_text(planning['ratio']) if planning else '-'}"
+            )
+        return {
+            "spark": spark.version,
+            "rate_per_s": args.rate,
+            "seconds": args.seconds,
+            "warmup_s": WARMUP_S,
+            "jvm_warmup_s": args.jvm_warmup,
+            "rounds": args.rounds,
+            **modes,
+            "against_pass_through": against,
+        }
     finally:
         subprocess.run([str(ROOT / "scripts" / "kafka"), "stop"], env=env, capture_output=True)
         for made in (folder, state):  # the jobs, their checkpoints and logs; the broker's data
             shutil.rmtree(made, ignore_errors=True)
 
 
+def summary(values: list[float]) -> dict:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values), "values": values}
+
+
+def _text(s: dict) -> str:
+    return f"median {s['median']:.3f} (min {s['min']:.3f}, max {s['max']:.3f})"
+
+
+def median_round(runs: list[dict]) -> dict:
+    """A mode's figures: those of its round with the median p99 (the lower middle one of an even count), with
+    every round's p99, planning and load beside them; an error if no round ran."""
+    ran = sorted((r for r in runs if "p99_s" in r), key=lambda r: r["p99_s"])
+    if not ran:
+        return runs[0]
+    figures = dict(ran[(len(ran) - 1) // 2])
+    if len(runs) > 1:
+        figures["each_round"] = [
+            {k: r.get(k) for k in ("p50_s", "p99_s", "planning_ms_median", "load_average")} for r in runs
+        ]
+    return figures
+
+
+def against_pass_through(name: str, rounds: dict[str, list[dict]]) -> dict | None:
+    """A payments mode against the pass-through of its trigger in the same run, round by round: p99 ÷ p99 and
+    median planning ÷ median planning (None when either did not run)."""
+    variant, trigger = MODES[name]
+    baseline = next((m for m, (v, t) in MODES.items() if v == PASS_THROUGH and t == trigger), None)
+    if variant == PASS_THROUGH or baseline not in rounds:
+        return None
+    pairs = [(job, base) for job, base in zip(rounds[name], rounds[baseline]) if "p99_s" in job and "p99_s" in base]
+    if not pairs:
+        return None
+    planned = [(job, base) for job, base in pairs if job.get("planning_ms_median") and base.get("planning_ms_median")]
+
+    def each(read, among=pairs) -> dict:  # over the rounds: the job's figure ÷ the pass-through's, and both
+        return {
+            "ratio": summary([read(job) / read(base) for job, base in among]),
+            "job": summary([read(job) for job, _ in among]),
+            "pass_through": summary([read(b) for _, b in among]),
+        }
+
+    figures = {
+        "baseline": baseline,
+        "rounds": len(pairs),
+        "p99_s": each(lambda r: r["p99_s"]),
+        "load_1min": summary([x["load_average"][0] for pair in pairs for x in pair]),
+    }
+    if planned:  # real-time mode: no batch may have ended in a short run
+        figures["planning_ms"] = each(lambda r: r["planning_ms_median"], planned)
+    return figures
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench latency", description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=int, default=2000, help="records per second (default 2000)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send at that rate (default 60)")
-    parser.add_argument("--jvm-warmup", type=float, default=JVM_WARMUP_S,
-                        help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)")
+    parser.add_argument(
+        "--jvm-warmup",
+        type=float,
+        default=JVM_WARMUP_S,
+        help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)",
+    )
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
-    parser.add_argument("--write", action="store_true",
-                        help="merge into bench/results.json as latency; rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every mode this many times, in turn (min/median/max against the pass-through)",
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="merge into bench/results.json as latency; rewrite docs/benchmarks.md"
+    )
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     unknown = set(args.modes) - set(MODES)

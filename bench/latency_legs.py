@@ -29,8 +29,9 @@ def appended(bootstrap: str, topic: str, wanted: set[str]) -> dict[str, float]:
     """key (the payment id) -> the broker's append time of each record of `topic` whose key is wanted."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"latency-{uuid.uuid4().hex}",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": f"latency-{uuid.uuid4().hex}", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
     found: dict[str, float] = {}
     deadline = time.time() + 60
@@ -42,8 +43,13 @@ def appended(bootstrap: str, topic: str, wanted: set[str]) -> dict[str, float]:
     return found
 
 
-def legs(sent: dict[str, float], into: dict[str, float], out: dict[str, float], seen: dict[str, float],
-         batch_ends: list[float]) -> dict:
+def legs(
+    sent: dict[str, float],
+    into: dict[str, float],
+    out: dict[str, float],
+    seen: dict[str, float],
+    batch_ends: list[float],
+) -> dict:
     """p50/p99 of each leg, and each leg's median over the tail (the records at or above the whole's p99): which
     leg makes the tail. `batch_ends` (real-time mode: where long-running tasks end and new ones start): the share
     of the tail's records that reached the broker near one, against the share of the run such windows cover."""
@@ -56,8 +62,11 @@ def legs(sent: dict[str, float], into: dict[str, float], out: dict[str, float], 
     figures: dict = {"records": len(records)}
     for i, leg in enumerate(LEGS):
         values = sorted(v[i] for v in parts.values())
-        figures[leg] = {"p50_s": round(percentile(values, 0.5), 4), "p99_s": round(percentile(values, 0.99), 4),
-                        "tail_median_s": round(statistics.median(parts[p][i] for p in tail), 4)}
+        figures[leg] = {
+            "p50_s": round(percentile(values, 0.5), 4),
+            "p99_s": round(percentile(values, 0.99), 4),
+            "tail_median_s": round(statistics.median(parts[p][i] for p in tail), 4),
+        }
     if batch_ends:
         before, after = NEAR_BATCH_END_S
         near = sum(1 for p in tail if any(before <= into[p] - end <= after for end in batch_ends))
@@ -80,8 +89,7 @@ class GcLog:
     def pauses(self, start: float, end: float) -> dict:
         """Count, total and longest pause (ms) between two wall-clock times."""
         text = self.path.read_text(encoding="utf-8", errors="replace") if self.path.exists() else ""
-        found = [float(m[2]) for m in map(self.LINE.match, text.splitlines())
-                 if m and start <= int(m[1]) / 1000 <= end]
+        found = [float(m[2]) for m in map(self.LINE.match, text.splitlines()) if m and start <= int(m[1]) / 1000 <= end]
         return {"pauses": len(found), "total_ms": round(sum(found), 1), "max_ms": round(max(found, default=0.0), 1)}
 
 
@@ -112,7 +120,7 @@ class CpuUse:
     @staticmethod
     def _stat(pid: int) -> list[str]:
         text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-        return text[text.rindex(")") + 2:].split()  # the fields after the command name
+        return text[text.rindex(")") + 2 :].split()  # the fields after the command name
 
     def _process_seconds(self, pid: int) -> float:
         fields = self._stat(pid)
@@ -185,8 +193,13 @@ class CpuUse:
 CPU_COLUMNS = ("spark", "broker", "bench", "other", "waiting")
 
 
-def timeline(sent: dict[str, float], into: dict[str, float], out: dict[str, float], seen: dict[str, float],
-             cpu: list[dict[str, float]]) -> dict:
+def timeline(
+    sent: dict[str, float],
+    into: dict[str, float],
+    out: dict[str, float],
+    seen: dict[str, float],
+    cpu: list[dict[str, float]],
+) -> dict:
     """Per second of sending: records, each leg's median and max (s), and the cores used then by whom (and the
     share of that second some task waited for a CPU); for reading a run's tail in time."""
     start = min(sent.values())

@@ -62,7 +62,9 @@ def pipec_record(row, timestamp_fields: set[str]) -> dict:
         "topic": row["topic"],
         "key": json.loads(row["key"]) if row["key"] is not None else None,
         "value": value,
-        "headers": [[h["key"], None if h["value"] is None else bytes(h["value"]).decode("utf-8")] for h in row["headers"]],
+        "headers": [
+            [h["key"], None if h["value"] is None else bytes(h["value"]).decode("utf-8")] for h in row["headers"]
+        ],
     }
 
 

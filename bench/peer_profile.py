@@ -22,19 +22,27 @@ FALLBACK = "org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback"
 # what a sample ran: the first rule (in this order) any frame of its stack matches
 SPARK_SAMPLES = (
     ("to_json (Spark's JacksonGenerator)", ("catalyst.json.JacksonGenerator", "StructsToJson")),
-    ("from_json (Spark's JacksonParser over Jackson, building rows)", ("catalyst.json.JacksonParser", "JsonToStructs",
-                                                                       "com.fasterxml.jackson")),
+    (
+        "from_json (Spark's JacksonParser over Jackson, building rows)",
+        ("catalyst.json.JacksonParser", "JsonToStructs", "com.fasterxml.jackson"),
+    ),
     ("regular expressions (rlike, regexp_replace)", ("java.util.regex",)),
     ("timestamp formatting", ("java.time.format", "TimestampFormatter", "DateTimeUtils")),
-    ("interpreted lambdas (headers: filter, exists)", ("HigherOrderFunction", "ArrayFilter", "ArrayExists",
-                                                       "LambdaFunction", "NamedLambdaVariable")),
+    (
+        "interpreted lambdas (headers: filter, exists)",
+        ("HigherOrderFunction", "ArrayFilter", "ArrayExists", "LambdaFunction", "NamedLambdaVariable"),
+    ),
     ("the cached input's scan", ("execution.columnar", "InMemoryTableScan", "ColumnarToRow")),
-    ("generated code (projections, row building, strings)", ("GeneratedClass", "UTF8String", "UnsafeRow",
-                                                             "UnsafeWriter")),
+    (
+        "generated code (projections, row building, strings)",
+        ("GeneratedClass", "UTF8String", "UnsafeRow", "UnsafeWriter"),
+    ),
 )
 PEER_SAMPLES = (
-    ("JsonConverter: bytes to Connect (Jackson parse, schemaless values)", ("JsonConverter.toConnectData",
-                                                                           "JsonDeserializer", "convertToConnect")),
+    (
+        "JsonConverter: bytes to Connect (Jackson parse, schemaless values)",
+        ("JsonConverter.toConnectData", "JsonDeserializer", "convertToConnect"),
+    ),
     ("JsonConverter: Connect to bytes", ("JsonConverter.fromConnectData", "JsonSerializer", "convertToJson")),
     ("SimpleHeaderConverter (headers in and out)", ("SimpleHeaderConverter", "connect.data.Values")),
     ("the chain's transforms and predicates", ("connect.transforms",)),
@@ -60,13 +68,15 @@ def time_cuts(spark, job, raw, jvm_pid: int, reps: int) -> dict:
         spark_pass(frames[name], jvm_pid)
     cpu: dict[str, list[float]] = {name: [] for name in CUTS}
     for rep in range(reps):
-        for name in CUTS[rep % len(CUTS):] + CUTS[: rep % len(CUTS)]:
+        for name in CUTS[rep % len(CUTS) :] + CUTS[: rep % len(CUTS)]:
             cpu[name].append(spark_pass(frames[name], jvm_pid)["cpu_s"] * 1e6 / records)
     medians = {name: summary(values)["median"] for name, values in cpu.items()}
     parts = {name: medians[name] - (medians[CUTS[i - 1]] if i else 0.0) for i, name in enumerate(CUTS)}
-    return {"cpu_s_per_1m": {name: summary(values) for name, values in cpu.items()},
-            "part_cpu_s_per_1m": parts,
-            "part_share": {name: part / medians["encode"] for name, part in parts.items()}}
+    return {
+        "cpu_s_per_1m": {name: summary(values) for name, values in cpu.items()},
+        "part_cpu_s_per_1m": parts,
+        "part_share": {name: part / medians["encode"] for name, part in parts.items()},
+    }
 
 
 def _children(seq) -> list:
@@ -101,14 +111,21 @@ def codegen_report(spark, df) -> dict:
     operators(df._jdf.queryExecution().executedPlan(), False)
     from .plans import codegen_stats
 
-    return {"outside_codegen": dict(outside), "interpreted_expressions": dict(interpreted),
-            "stages": codegen_stats(spark, df)}
+    return {
+        "outside_codegen": dict(outside),
+        "interpreted_expressions": dict(interpreted),
+        "stages": codegen_stats(spark, df),
+    }
 
 
 def samples(jfr_file: Path, thread: str) -> list[list[str]]:
     """The stacks (innermost frame first) of the execution samples of threads whose name starts with `thread`."""
-    text = subprocess.run(["jfr", "print", "--events", "jdk.ExecutionSample", "--stack-depth", "200", str(jfr_file)],
-                          capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["jfr", "print", "--events", "jdk.ExecutionSample", "--stack-depth", "200", str(jfr_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     stacks = []
     for event in text.split("jdk.ExecutionSample {")[1:]:
         named = re.search(r'sampledThread = "([^"]*)"', event)
@@ -127,8 +144,11 @@ def by_rule(stacks: list[list[str]], rules: tuple) -> dict:
         counts[label] += 1
     total = sum(counts.values()) or 1
     top = Counter(stack[0].split("(")[0] for stack in stacks if stack).most_common(12)
-    return {"samples": sum(counts.values()), "share": {k: v / total for k, v in counts.most_common()},
-            "top_frames": [[frame, n / total] for frame, n in top]}
+    return {
+        "samples": sum(counts.values()),
+        "share": {k: v / total for k, v in counts.most_common()},
+        "top_frames": [[frame, n / total] for frame, n in top],
+    }
 
 
 def jfr_spark(spark, df, folder: Path) -> dict:

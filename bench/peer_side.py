@@ -24,9 +24,18 @@ DIFFERENTIAL = ROOT / "tests" / "differential"  # SmtHarness.java builds the cha
 FETCH_JARS = ROOT / "scripts" / "fetch-kafka-jars"
 # the JVM `connect-distributed.sh` starts: kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS, and a heap large
 # enough to hold the benchmark's records (connect-distributed.sh's default is -Xmx2G)
-PEER_JVM = ["-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
-            "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15", "-Djava.awt.headless=true",
-            "-Xms2g", "-Xmx4g", "-Duser.timezone=UTC"]
+PEER_JVM = [
+    "-server",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-XX:MaxInlineLevel=15",
+    "-Djava.awt.headless=true",
+    "-Xms2g",
+    "-Xmx4g",
+    "-Duser.timezone=UTC",
+]
 
 
 def peer_chain(doc: dict) -> dict:
@@ -84,8 +93,20 @@ def kafka_classpath() -> str:
 
 def compile_peer(classpath: str, folder: Path) -> Path:
     """javac of ConnectPeer.java with SmtHarness.java (whose stages it reuses) into `folder`."""
-    done = subprocess.run(["javac", "-nowarn", "-d", str(folder), "-cp", classpath, str(DIFFERENTIAL / "SmtHarness.java"),
-                           str(PEER_SOURCE)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            "javac",
+            "-nowarn",
+            "-d",
+            str(folder),
+            "-cp",
+            classpath,
+            str(DIFFERENTIAL / "SmtHarness.java"),
+            str(PEER_SOURCE),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"javac of bench/ConnectPeer.java failed:\n{done.stderr}")
     return folder
@@ -96,8 +117,13 @@ def export_records(raw, folder: Path) -> Path:
     timestamp in epoch milliseconds, in the rows' order."""
     from pyspark.sql import functions as F
 
-    (raw.select("key", "value", "topic", "partition", "offset", F.unix_millis("timestamp").alias("timestamp"), "headers")
-     .write.mode("overwrite").json(str(folder)))
+    (
+        raw.select(
+            "key", "value", "topic", "partition", "offset", F.unix_millis("timestamp").alias("timestamp"), "headers"
+        )
+        .write.mode("overwrite")
+        .json(str(folder))
+    )
     return folder
 
 
@@ -109,7 +135,11 @@ class Peer:
         self.chain.write_text(json.dumps(kafka_chain_document(doc)), encoding="utf-8")
         self.proc = subprocess.Popen(
             ["java", *PEER_JVM, "-cp", f"{classes}:{classpath}", "ConnectPeer", str(records), str(self.chain)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
         ready = self._answer()
         self.records, self.version = ready["ready"], ready["kafka"]
 
@@ -149,7 +179,7 @@ class Peer:
                 self.proc.wait()
         self.chain.unlink(missing_ok=True)
 
-    def __enter__(self) -> "Peer":
+    def __enter__(self) -> Peer:
         return self
 
     def __exit__(self, *exc) -> None:

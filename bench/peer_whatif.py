@@ -17,15 +17,15 @@ import copy
 import statistics
 from pathlib import Path
 
-KEY_PARSE = '''            "__key": F.from_json(
+KEY_PARSE = """            "__key": F.from_json(
                 F.col("key").cast("STRING"),
                 "STRUCT<`id`: BIGINT, `__pipec_corrupt`: STRING>",
                 {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
             ),
-'''
-KEY_STRUCT = '''        F.when(
+"""
+KEY_STRUCT = """        F.when(
             F.col("__key").isNotNull(), F.struct(F.col("__key").getField("id").alias("id"))
-        ).alias("key"),'''
+        ).alias("key"),"""
 KEY_ENCODE = 'F.to_json(F.col("key"), {"ignoreNullFields": "false"}).cast("BINARY").alias("key")'
 
 
@@ -54,10 +54,13 @@ def variants(doc: dict, folder: Path) -> dict:
 
     first = copy.deepcopy(doc)
     first["name"] = f"{doc['name']}_filter_first"
-    first["transforms"] = ([s for s in doc["transforms"] if s["type"] == "Filter"]
-                           + [s for s in doc["transforms"] if s["type"] != "Filter"])
-    jobs = {"job": compile_job(write_pipeline(doc, folder), folder),
-            "filter_first": compile_job(write_pipeline(first, folder), folder)}
+    first["transforms"] = [s for s in doc["transforms"] if s["type"] == "Filter"] + [
+        s for s in doc["transforms"] if s["type"] != "Filter"
+    ]
+    jobs = {
+        "job": compile_job(write_pipeline(doc, folder), folder),
+        "filter_first": compile_job(write_pipeline(first, folder), folder),
+    }
     job_source = (folder / f"{doc['name']}.py").read_text(encoding="utf-8")
     first_source = (folder / f"{first['name']}.py").read_text(encoding="utf-8")
     edits = {
@@ -93,8 +96,10 @@ def what_if(doc: dict, raw, jvm_pid: int, reps: int, folder: Path) -> dict:
     names = list(frames)
     cpu: dict[str, list[float]] = {name: [] for name in names}
     for rep in range(reps):
-        for name in names[rep % len(names):] + names[: rep % len(names)]:
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
             cpu[name].append(spark_pass(frames[name], jvm_pid)["cpu_s"] * 1e6 / records)
     medians = {name: statistics.median(values) for name, values in cpu.items()}
-    return {name: {"cpu_s_per_1m": medians[name], "vs_job": medians[name] / medians["job"], "runs": cpu[name]}
-            for name in names}
+    return {
+        name: {"cpu_s_per_1m": medians[name], "vs_job": medians[name] / medians["job"], "runs": cpu[name]}
+        for name in names
+    }

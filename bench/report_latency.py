@@ -12,11 +12,14 @@ LATENCY_MODES = {
     "real_time": "real-time mode, `real-time: 5 seconds` (payments without dead letters)",
     "real_time_dead_letters": "real-time mode, `real-time: 5 seconds` (payments job, dead letters)",
     "real_time_steady": "real-time mode, `real-time: 5 minutes`, no batch end in the run (payments without dead letters)",
+    "pass_through": "micro-batch, default trigger (pass-through written by hand, no chain)",
+    "pass_through_real_time": "real-time mode, `real-time: 5 seconds` (pass-through written by hand, no chain)",
 }
 
 
 LATENCY_NOTES = """\
-Where the time goes (measured in the run above unless said). The two cores were saturated: in every window some
+Where the time goes (written for the full runs of issue 15, every payments mode, at load 4 to 7: the absolute
+figures move with the load from run to run, hence the pass-through beside them). The two cores were saturated: in every window some
 task waited for a CPU 69-93% of the time; the benchmark itself takes about 1.5 cores (in micro-batch mode the
 Spark JVM 0.77-0.88, the broker 0.33-0.36, the producer and consumer 0.3) and other work on the machine took
 0.2-0.6.
@@ -84,13 +87,51 @@ def latency_section(c: dict) -> list[str]:
         if "error" in m:
             out.append(f"| {label} | did not run: {m['error']} | | | | | | | | | | |")
             continue
-        batches = " | ".join("-" if k not in m else _rate(m[k]) for k in (  # no batch ended: none
-            "rows_per_batch_median", "planning_ms_median", "add_batch_ms_median", "trigger_ms_median"))
+        batches = " | ".join(
+            "-" if k not in m else _rate(m[k])
+            for k in (  # no batch ended: none
+                "rows_per_batch_median",
+                "planning_ms_median",
+                "add_batch_ms_median",
+                "trigger_ms_median",
+            )
+        )
         out.append(
             f"| {label} | {m['received']:,} of {m['records']:,} | {_f(m['p50_s'], 3)} | {_f(m['p95_s'], 3)} | "
             f"**{_f(m['p99_s'], 3)}** | {_f(m['max_s'], 3)} | {m['batches']} | {batches} | {_f(m['load_average'][0])} |"
         )
-    return out + _legs_rows(c) + ["", LATENCY_NOTES, ""]
+    return out + _against_rows(c) + _legs_rows(c) + ["", LATENCY_NOTES, ""]
+
+
+def _spread(s: dict | None, digits: int = 2) -> str:
+    return "-" if not s else " / ".join(_f(s[k], digits) for k in ("min", "median", "max"))
+
+
+def _against_rows(c: dict) -> list[str]:
+    """Each payments mode against the hand-written pass-through of its trigger, round by round (goals: p99 <= 1.1,
+    planning <= 1.2)."""
+    against = c.get("against_pass_through")
+    if not against:
+        return []
+    out = [
+        "",
+        f"Against a pass-through in the same run (`bench/handwritten_pass_through.py`: Kafka to Kafka written by hand, "
+        "each record's key, value and headers as read, same broker, rate, trigger, session and producer), "
+        f"{c.get('rounds', 1)} round(s) of every mode in turn, round i of a mode against round i of the pass-through: "
+        "min / median / max over the rounds (goals: p99 ratio <= 1.1, planning ratio <= 1.2):",
+        "",
+        "| mode | against | **p99 ratio** | p99 s, job | p99 s, pass-through | **planning ratio** | planning ms, job "
+        "| planning ms, pass-through | load (1 min) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, a in against.items():
+        p99, planning = a["p99_s"], a.get("planning_ms", {})
+        out.append(
+            f"| {LATENCY_MODES[name]} | {a['baseline']} | **{_spread(p99['ratio'])}** | {_spread(p99['job'], 3)} | "
+            f"{_spread(p99['pass_through'], 3)} | **{_spread(planning.get('ratio'))}** | {_spread(planning.get('job'), 0)} "
+            f"| {_spread(planning.get('pass_through'), 0)} | {_spread(a['load_1min'], 1)} |"
+        )
+    return out
 
 
 def _legs_rows(c: dict) -> list[str]:
@@ -115,8 +156,10 @@ def _legs_rows(c: dict) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, m in modes:
-        legs = " | ".join(" / ".join(_f(m["legs"][leg][k], 3) for k in ("p50_s", "p99_s", "tail_median_s"))
-                          for leg in ("to_broker", "job", "to_consumer"))
+        legs = " | ".join(
+            " / ".join(_f(m["legs"][leg][k], 3) for k in ("p50_s", "p99_s", "tail_median_s"))
+            for leg in ("to_broker", "job", "to_consumer")
+        )
         gcs = " | ".join(_gc(m.get(key)) for key in ("gc", "broker_gc"))
         cores = m.get("cpu_cores")
         cores = "-" if not cores else " / ".join(_f(cores[k]) for k in ("spark", "broker", "bench", "other"))

@@ -8,17 +8,20 @@ LABELS = {
     "generated_as_is": "compiled job of bench/chain.yaml as written, `local[1]` (reference)",
     "connect_converters": "Kafka Connect's converters alone (no transforms)",
 }
-RATIO_LABELS = {"generated": "compiled job ÷ Kafka Connect", "generated_as_is": "bench/chain.yaml as written ÷ Kafka Connect"}
+RATIO_LABELS = {
+    "generated": "compiled job ÷ Kafka Connect",
+    "generated_as_is": "bench/chain.yaml as written ÷ Kafka Connect",
+}
 WHAT_IF_LABELS = {  # bench/peer_whatif.py
     "array_contains": "`HasHeaderKey` as `array_contains(headers.key, 'test')` (generated code; a Kafka header key is "
-                      "never null, so the three-valued results agree)",
+    "never null, so the three-valued results agree)",
     "filter_first": "the filter moved before the chain (it reads a header no step changes; Spark pushes it below "
-                    "the parse)",
+    "the parse)",
     "key_as_read": "the key written as read (no `from_json`/`to_json` of a key no step reads or changes)",
     "filter_first_key_as_read": "the filter first and the key written as read",
     "both": "both",
     "both_key_as_read": "both, and the key written as read (no `from_json`/`to_json` of a key no step reads or "
-                        "changes)",
+    "changes)",
 }
 CUT_LABELS = {
     "scan": "scan of the cached rows",
@@ -92,21 +95,27 @@ def _profile(p: dict) -> list[str]:
         "|---|---|---|---|",
     ]
     for name, label in CUT_LABELS.items():
-        out.append(f"| {label} | {_f(cuts['cpu_s_per_1m'][name]['median'])} | {_f(cuts['part_cpu_s_per_1m'][name])} | "
-                   f"{cuts['part_share'][name]:.0%} |")
+        out.append(
+            f"| {label} | {_f(cuts['cpu_s_per_1m'][name]['median'])} | {_f(cuts['part_cpu_s_per_1m'][name])} | "
+            f"{cuts['part_share'][name]:.0%} |"
+        )
     cg = p["codegen"]
     out += [
         "",
         "Whole-stage codegen of the job: stages (largest method, bytecode bytes) "
         + ", ".join(str(s["max_method_bytes"]) for s in cg["stages"])
-        + "; operators outside any stage: " + (", ".join(f"{k} x{v}" for k, v in cg["outside_codegen"].items()) or "none")
+        + "; operators outside any stage: "
+        + (", ".join(f"{k} x{v}" for k, v in cg["outside_codegen"].items()) or "none")
         + "; expressions Spark interprets (`CodegenFallback`; a projection holding one runs outside whole-stage "
         "codegen): " + (", ".join(f"{k} x{v}" for k, v in cg["interpreted_expressions"].items()) or "none") + ".",
         "",
     ]
     if "jfr" in p:
-        out += ["Java Flight Recorder, one pass of each side (execution samples of the working threads; each sample "
-                "counted under the first group any frame of its stack belongs to):", ""]
+        out += [
+            "Java Flight Recorder, one pass of each side (execution samples of the working threads; each sample "
+            "counted under the first group any frame of its stack belongs to):",
+            "",
+        ]
         for side, label in (("generated", "compiled job"), ("connect", "Kafka Connect peer")):
             j = p["jfr"][side]
             shares = "; ".join(f"{k} {v:.0%}" for k, v in j["share"].items())
@@ -155,8 +164,10 @@ def connect_peer_section(c: dict) -> list[str]:
     ]
     for name in ("generated", "generated_as_is"):
         q = c["ratio"][name]
-        out.append(f"| {RATIO_LABELS[name]} | "
-                   f"{_mmm(q['cpu'], 3)} | {_f(q['wall']['median'], 3)} | {_f(q['cpu_whole_jvm']['median'], 3)} |")
+        out.append(
+            f"| {RATIO_LABELS[name]} | "
+            f"{_mmm(q['cpu'], 3)} | {_f(q['wall']['median'], 3)} | {_f(q['cpu_whole_jvm']['median'], 3)} |"
+        )
     out += [
         "",
         f"Kafka Connect's converters alone take {c['converters_share']['median']:.0%} of its CPU time (median), its "
@@ -181,8 +192,11 @@ def _what_if(w: dict, records: int) -> list[str]:
         "|---|---|---|",
         f"| the compiled job | {_f(w['job']['cpu_s_per_1m'])} | 1.00 |",
     ]
-    rows += [f"| {label} | {_f(w[name]['cpu_s_per_1m'])} | {_f(w[name]['vs_job'])} |"
-             for name, label in WHAT_IF_LABELS.items() if name in w]
+    rows += [
+        f"| {label} | {_f(w[name]['cpu_s_per_1m'])} | {_f(w[name]['vs_job'])} |"
+        for name, label in WHAT_IF_LABELS.items()
+        if name in w
+    ]
     return rows + [""]
 
 
@@ -192,6 +206,7 @@ CHAIN_VARIANTS = {  # bench/chain_whatif.py
     "plain_casts": "Cast without its checks (Spark's cast to double, a plain cast of the header bytes)",
     "no_filter_barrier": "the Filter without its barrier (Spark repeats the rebuilt headers in it)",
     "key_as_read": "the key written as read (no `from_json`/`to_json` of a key no step reads or changes)",
+    "header_by_filter": "the header column by filtering the headers with a lambda (as before issue 28)",
     "handwritten": "bench/handwritten.py",
 }
 
@@ -199,16 +214,32 @@ CHAIN_VARIANTS = {  # bench/chain_whatif.py
 def chain_what_if_section(w: dict) -> list[str]:
     """`scripts/bench chain-what-if`: what the compiled bench/chain.yaml pays for exactness, and where CPU goes."""
     load = f"load {w['load_average_start'][0]:.1f} -> {w['load_average_end'][0]:.1f}"
-    out = ["## What bench/chain.yaml's job pays for Kafka Connect's exactness", "",
-           f"`scripts/bench chain-what-if` (bench/chain_whatif.py): variants of the compiled job edited by hand, "
-           f"{w['records']:,} records, {w['reps']} alternating rounds, CPU time of the Spark JVM (medians; {load}):", "",
-           "| variant | CPU s per 1M | ÷ the job's | hand-written ÷ this, by CPU |", "|---|---|---|---|"]
-    out += [f"| {label} | {_f(w['variants'][n]['cpu_s_per_1m'])} | {_f(w['variants'][n]['vs_job'])} | "
-            f"{_f(w['variants'][n]['handwritten_vs_this'])} |" for n, label in CHAIN_VARIANTS.items() if n in w["variants"]]
-    out += ["", "Java Flight Recorder samples of one pass each, as CPU seconds per 1M records (share x the timed median):", "",
-            "| what ran | the job | hand-written |", "|---|---|---|"]
+    out = [
+        "## What bench/chain.yaml's job pays for Kafka Connect's exactness",
+        "",
+        f"`scripts/bench chain-what-if` (bench/chain_whatif.py): variants of the compiled job edited by hand, "
+        f"{w['records']:,} records, {w['reps']} alternating rounds, CPU time of the Spark JVM (medians; {load}):",
+        "",
+        "| variant | CPU s per 1M | ÷ the job's | hand-written ÷ this, by CPU |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {label} | {_f(w['variants'][n]['cpu_s_per_1m'])} | {_f(w['variants'][n]['vs_job'])} | "
+        f"{_f(w['variants'][n]['handwritten_vs_this'])} |"
+        for n, label in CHAIN_VARIANTS.items()
+        if n in w["variants"]
+    ]
+    out += [
+        "",
+        "Java Flight Recorder samples of one pass each, as CPU seconds per 1M records (share x the timed median):",
+        "",
+        "| what ran | the job | hand-written |",
+        "|---|---|---|",
+    ]
     job, hand = w["jfr"]["job"]["share"], w["jfr"]["handwritten"]["share"]
     per_job, per_hand = w["variants"]["job"]["cpu_s_per_1m"], w["variants"]["handwritten"]["cpu_s_per_1m"]
-    out += [f"| {label} | {_f(job.get(label, 0) * per_job)} | {_f(hand.get(label, 0) * per_hand)} |"
-            for label in dict.fromkeys([*job, *hand])]
+    out += [
+        f"| {label} | {_f(job.get(label, 0) * per_job)} | {_f(hand.get(label, 0) * per_hand)} |"
+        for label in dict.fromkeys([*job, *hand])
+    ]
     return out + [""]

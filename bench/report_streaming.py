@@ -37,7 +37,9 @@ def changelog_section(c: dict) -> list[str]:
     for name, d in c["designs"].items():
         for state, run in sorted(d["runs"].items(), key=lambda kv: int(kv[0])):
             w, cpu = run["wall_s"], run["cpu_s"]
-            mb = " / ".join(_f(run[k] / 1e6, 1) for k in ("state_bytes_after_first", "state_bytes_end", "state_bytes_max"))
+            mb = " / ".join(
+                _f(run[k] / 1e6, 1) for k in ("state_bytes_after_first", "state_bytes_end", "state_bytes_max")
+            )
             out.append(
                 f"| {CHANGELOG_DESIGNS.get(name, name)} | {int(state):,} | {_f(run['first_micro_batch_wall_s'], 1)} | "
                 f"{' / '.join(_f(w[k]) for k in ('min', 'median', 'max', 'mean'))} | "
@@ -80,9 +82,11 @@ def files_dead_letters_section(c: dict) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for name, run in c["runs"].items():
-        out.append(f"| {name} | {' / '.join(_mmm(run['wall_s']))} | "
-                   f"{' / '.join(_mmm(run['cpu_s']))} | "
-                   f"{int(run['input_records']['median']):,} | {_f(run['input_bytes']['median'] / 1e6, 0)} |")
+        out.append(
+            f"| {name} | {' / '.join(_mmm(run['wall_s']))} | "
+            f"{' / '.join(_mmm(run['cpu_s']))} | "
+            f"{int(run['input_records']['median']):,} | {_f(run['input_bytes']['median'] / 1e6, 0)} |"
+        )
     return out + [
         "",
         f"Ratio all ÷ none, medians: wall **{_f(q['wall_s_median'])}**, CPU {_f(q['cpu_s_median'])}; records read per "
@@ -112,8 +116,7 @@ def avro_confluent_section(a: dict) -> list[str]:
         "|---|---|---|",
     ]
     for fmt, us in a["us_per_record"].items():
-        out.append(f"| {fmt} | {' / '.join(_mmm(us))} | "
-                   f"{_f(a['cpu_us_per_record'][fmt]['median'])} |")
+        out.append(f"| {fmt} | {' / '.join(_mmm(us))} | {_f(a['cpu_us_per_record'][fmt]['median'])} |")
     out += [
         "",
         f"avro-confluent ÷ json, per repetition: wall **{_f(q['wall']['median'])}** ({_f(q['wall']['min'])} to "

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from .report import _f, _mmm
 
-GOALS = {"append_hand_over_pipec": (">=", 0.95), "upsert_1m_over_1k": ("<=", 3.0), "merge_hand_over_pipec": (">=", 0.95)}
+GOALS = {
+    "append_hand_over_pipec": (">=", 0.95),
+    "upsert_1m_over_1k": ("<=", 3.0),
+    "merge_hand_over_pipec": (">=", 0.95),
+}
 NAMES = {
     "append_pipec": "append: the chain's compiled job into Delta",
     "append_hand": "append: the chain written by hand into Delta",
@@ -37,8 +41,10 @@ def tables_section(t: dict) -> list[str]:
     ]
     for key, label in RATIOS.items():
         value, op_goal = t["ratios"][key], GOALS[key]
-        rows.append(f"| {label} | {_f(value['wall_s'])} | {_f(value['cpu_s'])} | {op_goal[0]} {op_goal[1]} | "
-                    f"{_met(value['wall_s'], *op_goal)} |")
+        rows.append(
+            f"| {label} | {_f(value['wall_s'])} | {_f(value['cpu_s'])} | {op_goal[0]} {op_goal[1]} | "
+            f"{_met(value['wall_s'], *op_goal)} |"
+        )
     rows += ["", "| run | wall s (min / median / max) | CPU s (min / median / max) |", "|---|---|---|"]
     for key, label in NAMES.items():
         run = t["runs"][key]

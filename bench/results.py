@@ -9,7 +9,15 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results.json"
 MARKDOWN = ROOT / "docs" / "benchmarks.md"
 # figures measured by their own runs (`scripts/bench <name> --write`): a full `scripts/bench` run keeps them
-MERGED = ("changelog_state", "files_dead_letters", "avro_confluent", "latency", "connect_peer", "chain_what_if", "tables")
+MERGED = (
+    "changelog_state",
+    "files_dead_letters",
+    "avro_confluent",
+    "latency",
+    "connect_peer",
+    "chain_what_if",
+    "tables",
+)
 
 
 def merge(key: str, figures: dict) -> None:

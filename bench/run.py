@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -31,7 +30,9 @@ STRUCTS = ROOT / "bench" / "structs.yaml"
 VARIANTS = ("generated", "handwritten", "udf", "generated_filter_first", "structs_generated", "structs_handwritten")
 NATIVE = ("generated", "handwritten", "generated_filter_first", "structs_generated", "structs_handwritten")
 BASELINE = {  # each variant's output is compared with its baseline's
-    "handwritten": "generated", "udf": "generated", "generated_filter_first": "generated",
+    "handwritten": "generated",
+    "udf": "generated",
+    "generated_filter_first": "generated",
     "structs_handwritten": "structs_generated",
 }
 
@@ -69,7 +70,6 @@ def use_connectors(*artifacts: str) -> None:
     """The session started next fetches these Spark connectors (pipec.spark_versions names), as a job would
     for the installed pyspark."""
     import pyspark
-
     from pipec.spark_versions import PACKAGES_VERSION_ENV, coordinates
 
     packages = coordinates(pyspark.__version__, artifacts, os.environ.get(PACKAGES_VERSION_ENV))
@@ -160,7 +160,11 @@ def ratios(runs: dict, records: dict, a: str, b: str) -> dict:
     from .compiler_speed import summary
 
     wall = [x["records_per_s"] / y["records_per_s"] for x, y in zip(runs[a], runs[b])]
-    cpu = [(records[a] / x["cpu_s"]) / (records[b] / y["cpu_s"]) for x, y in zip(runs[a], runs[b]) if x["cpu_s"] and y["cpu_s"]]
+    cpu = [
+        (records[a] / x["cpu_s"]) / (records[b] / y["cpu_s"])
+        for x, y in zip(runs[a], runs[b])
+        if x["cpu_s"] and y["cpu_s"]
+    ]
     return {"wall": summary(wall), "cpu": summary(cpu) if cpu else None}
 
 
@@ -208,7 +212,9 @@ def spark_part(args, result: dict) -> None:
         prefix.count()
         struct_raw = struct_records(spark, args.records).cache()
         struct_raw.count()
-        struct_prefix = struct_raw if args.udf_records == args.records else struct_records(spark, args.udf_records).cache()
+        struct_prefix = (
+            struct_raw if args.udf_records == args.records else struct_records(spark, args.udf_records).cache()
+        )
         struct_prefix.count()
         frames = {
             "generated": job.transform(raw),
@@ -259,8 +265,8 @@ def machine() -> dict:
     import platform
     import subprocess
 
-    from pipec.project.fingerprint import formatter_version
     import pyspark
+    from pipec.project.fingerprint import formatter_version
 
     def cpuinfo(key: str) -> str:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -284,10 +290,28 @@ def machine() -> dict:
 
 
 PRESETS = {  # full run; --quick overrides
-    "full": dict(records=2_000_000, udf_records=200_000, reps=5, warmups=1, pipelines=1000, compile_runs=3, validate_runs=10,
-                 analysis_reps=5, growth=[10, 20, 30, 40, 50]),
-    "quick": dict(records=200_000, udf_records=50_000, reps=3, warmups=0, pipelines=1000, compile_runs=1, validate_runs=3,
-                  analysis_reps=3, growth=[]),
+    "full": dict(
+        records=2_000_000,
+        udf_records=200_000,
+        reps=5,
+        warmups=1,
+        pipelines=1000,
+        compile_runs=3,
+        validate_runs=10,
+        analysis_reps=5,
+        growth=[10, 20, 30, 40, 50],
+    ),
+    "quick": dict(
+        records=200_000,
+        udf_records=50_000,
+        reps=3,
+        warmups=0,
+        pipelines=1000,
+        compile_runs=1,
+        validate_runs=3,
+        analysis_reps=3,
+        growth=[],
+    ),
 }
 
 
@@ -300,14 +324,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pipelines", type=int, help="pipelines compiled and checked for the compile figures")
     parser.add_argument("--compile-runs", type=int, help="cold runs of pipec compile and check over them")
     parser.add_argument("--skip-compile", action="store_true", help="skip the compile measurements")
-    parser.add_argument("--compile-only", action="store_true",
-                        help="only the compile measurements (no JVM); with --write, merged into bench/results.json and docs/benchmarks.md")
-    parser.add_argument("--write", action="store_true", help="with --compile-only: merge the figures into bench/results.json")
+    parser.add_argument(
+        "--compile-only",
+        action="store_true",
+        help="only the compile measurements (no JVM); with --write, merged into bench/results.json and docs/benchmarks.md",
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="with --compile-only: merge the figures into bench/results.json"
+    )
     parser.add_argument("--driver-memory", default="4g")
-    parser.add_argument("--java-options", help="JVM options for the Spark driver (default: the ones a generated job sets)")
+    parser.add_argument(
+        "--java-options", help="JVM options for the Spark driver (default: the ones a generated job sets)"
+    )
     parser.add_argument("--report-only", type=Path, metavar="JSON", help="only rewrite the markdown from a result file")
     parser.add_argument("--json", type=Path, help="where to write the JSON result")
-    parser.add_argument("--markdown", type=Path, help="where to write the markdown report (default for a full run: docs/benchmarks.md)")
+    parser.add_argument(
+        "--markdown", type=Path, help="where to write the markdown report (default for a full run: docs/benchmarks.md)"
+    )
     args = parser.parse_args(argv)
     preset = PRESETS["quick" if args.quick else "full"]
     for key, value in preset.items():
@@ -356,8 +389,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.compile_only:
         return compile_only(args)
     started = time.perf_counter()
-    result: dict = {"mode": "quick" if args.quick else "full", "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    result["settings"] = {k: getattr(args, k) for k in ("records", "udf_records", "reps", "warmups", "pipelines", "compile_runs", "steps", "chain_steps", "analysis_reps", "driver_memory", "java_options")}
+    result: dict = {
+        "mode": "quick" if args.quick else "full",
+        "machine": machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+    result["settings"] = {
+        k: getattr(args, k)
+        for k in (
+            "records",
+            "udf_records",
+            "reps",
+            "warmups",
+            "pipelines",
+            "compile_runs",
+            "steps",
+            "chain_steps",
+            "analysis_reps",
+            "driver_memory",
+            "java_options",
+        )
+    }
     if not args.skip_compile:
         log(f"cold pipec compile and check of {args.pipelines} pipelines of {args.steps} steps, x{args.compile_runs}")
         result["compile_speed"] = compile_speed(args.pipelines, args.steps, args.compile_runs)

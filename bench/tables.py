@@ -77,19 +77,34 @@ def changes_frame(spark, keys: int, version: int):
     from pyspark.sql import functions as F
 
     step = max(keys // (CHANGES // 2), 1)
-    ids = F.when(F.col("id") % 2 == 0, (F.col("id") / 2 * step).cast("bigint")).otherwise(F.col("id") + keys + version * CHANGES)
-    return spark.range(CHANGES).select(
-        ids.alias("id"), F.concat(F.lit("n-"), F.col("id").cast("string")).alias("name"), F.lit(version).cast("bigint").alias("v")
-    ).select("*", F.lit("+I").alias("__op"), F.struct(F.col("v")).alias("__SEQUENCE"),
-             F.struct(F.lit(0).alias("partition"), F.col("id").alias("offset"), F.col("id").alias("read")).alias("__ORDER"))
+    ids = F.when(F.col("id") % 2 == 0, (F.col("id") / 2 * step).cast("bigint")).otherwise(
+        F.col("id") + keys + version * CHANGES
+    )
+    return (
+        spark.range(CHANGES)
+        .select(
+            ids.alias("id"),
+            F.concat(F.lit("n-"), F.col("id").cast("string")).alias("name"),
+            F.lit(version).cast("bigint").alias("v"),
+        )
+        .select(
+            "*",
+            F.lit("+I").alias("__op"),
+            F.struct(F.col("v")).alias("__SEQUENCE"),
+            F.struct(F.lit(0).alias("partition"), F.col("id").alias("offset"), F.col("id").alias("read")).alias(
+                "__ORDER"
+            ),
+        )
+    )
 
 
 def build_tables(spark, upsert_job, folder: Path, keys: int) -> tuple:
     """pipec's upsert table and the hand-written one, `keys` rows each (version 0)."""
     from pyspark.sql import functions as F
 
-    base = spark.range(keys).select(F.col("id"), F.concat(F.lit("n-"), F.col("id").cast("string")).alias("name"),
-                                    F.lit(0).cast("bigint").alias("v"))
+    base = spark.range(keys).select(
+        F.col("id"), F.concat(F.lit("n-"), F.col("id").cast("string")).alias("name"), F.lit(0).cast("bigint").alias("v")
+    )
     args = upsert_job.parse_args(["--sink-path", str(folder / f"pipec-{keys}")])
     table = upsert_job.sink_table(args)
     upsert_job._PREPARED.discard(table.ref)
@@ -105,11 +120,17 @@ def hand_merge(spark, changes, path: str) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    newest = changes.select("id", "name", "v").withColumn(
-        "n", F.row_number().over(Window.partitionBy("id").orderBy(F.col("v").desc()))).where("n = 1").drop("n")
+    newest = (
+        changes.select("id", "name", "v")
+        .withColumn("n", F.row_number().over(Window.partitionBy("id").orderBy(F.col("v").desc())))
+        .where("n = 1")
+        .drop("n")
+    )
     newest.createOrReplaceTempView("hand_changes")
-    spark.sql(f"MERGE INTO delta.`{path}` t USING hand_changes s ON t.id = s.id "
-              "WHEN MATCHED AND s.v > t.v THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    spark.sql(
+        f"MERGE INTO delta.`{path}` t USING hand_changes s ON t.id = s.id "
+        "WHEN MATCHED AND s.v > t.v THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,12 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import pyspark
+    from pipec.testing.runner import compile_job
+    from pipec.testing.session import local_session, stop_local_session, table_settings
     from pyspark import SparkContext
 
     from bench.generate import kafka_records
     from bench.handwritten import table_rows
-    from pipec.testing.runner import compile_job
-    from pipec.testing.session import local_session, stop_local_session, table_settings
 
     packages, conf = table_settings(pyspark.__version__)
     spark = local_session("bench-tables", packages, conf)
@@ -138,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         upsert_job = compile_job(folder / "upsert", textwrap.dedent(UPSERT))
         raw = kafka_records(spark, args.records).cache()
         raw.count()
-        runs: dict[str, list[dict]] = {k: [] for k in ("append_pipec", "append_hand", "upsert_1m", "upsert_1k", "merge_hand")}
+        runs: dict[str, list[dict]] = {
+            k: [] for k in ("append_pipec", "append_hand", "upsert_1m", "upsert_1k", "merge_hand")
+        }
 
         def append_pipec(i: int) -> None:
             out = job.parse_args(["--sink-path", str(folder / f"a-pipec-{i}")])
@@ -152,21 +175,27 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.reps):
             runs["append_pipec"].append(timed(pid, lambda: append_pipec(i)))
             runs["append_hand"].append(timed(pid, lambda: append_hand(i)))
-            log(f"append rep {i}: pipec {runs['append_pipec'][-1]['wall_s']:.2f} s, hand {runs['append_hand'][-1]['wall_s']:.2f} s")
+            log(
+                f"append rep {i}: pipec {runs['append_pipec'][-1]['wall_s']:.2f} s, hand {runs['append_hand'][-1]['wall_s']:.2f} s"
+            )
         log("building 1,000,000- and 1,000-row tables")
         big, big_hand = build_tables(spark, upsert_job, folder, 1_000_000)
         small, _ = build_tables(spark, upsert_job, folder, 1_000)
         for i in range(-1, args.reps):  # rep -1 warms up
             version = i + 2
-            for name, run in (("upsert_1m", lambda: big.write(changes_frame(spark, 1_000_000, version), None)),
-                              ("upsert_1k", lambda: small.write(changes_frame(spark, 1_000, version), None)),
-                              ("merge_hand", lambda: hand_merge(spark, changes_frame(spark, 1_000_000, version), big_hand))):
+            for name, run in (
+                ("upsert_1m", lambda: big.write(changes_frame(spark, 1_000_000, version), None)),
+                ("upsert_1k", lambda: small.write(changes_frame(spark, 1_000, version), None)),
+                ("merge_hand", lambda: hand_merge(spark, changes_frame(spark, 1_000_000, version), big_hand)),
+            ):
                 figures = timed(pid, run)
                 if i >= 0:
                     runs[name].append(figures)
             if i >= 0:
-                log(f"upsert rep {i}: 1M {runs['upsert_1m'][-1]['wall_s']:.2f} s, 1K {runs['upsert_1k'][-1]['wall_s']:.2f} s, "
-                    f"hand {runs['merge_hand'][-1]['wall_s']:.2f} s")
+                log(
+                    f"upsert rep {i}: 1M {runs['upsert_1m'][-1]['wall_s']:.2f} s, 1K {runs['upsert_1k'][-1]['wall_s']:.2f} s, "
+                    f"hand {runs['merge_hand'][-1]['wall_s']:.2f} s"
+                )
         counts = spark.read.format("delta").load(big.path).count(), spark.read.format("delta").load(big_hand).count()
         assert counts[0] == counts[1], counts  # both tables took the same changes
     finally:
@@ -178,8 +207,13 @@ def main(argv: list[str] | None = None) -> int:
         return summary[a][metric]["median"] / summary[b][metric]["median"]
 
     figures = {
-        "records": args.records, "reps": args.reps, "changes": CHANGES, "pyspark": pyspark.__version__,
-        "load_before": load_before, "load_after": os.getloadavg(), "runs": summary,
+        "records": args.records,
+        "reps": args.reps,
+        "changes": CHANGES,
+        "pyspark": pyspark.__version__,
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "runs": summary,
         "ratios": {
             "append_hand_over_pipec": {m: ratio("append_hand", "append_pipec", m) for m in ("wall_s", "cpu_s")},
             "upsert_1m_over_1k": {m: ratio("upsert_1m", "upsert_1k", m) for m in ("wall_s", "cpu_s")},

@@ -15,6 +15,7 @@ INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"  # Flink's 
 OPS = (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)
 ADDS = (INSERT, UPDATE_AFTER)  # rows that carry the new image
 
+
 def is_delete(op: ir.Expr = ir.Col(OP)) -> ir.Expr:
     """True for a `-D` row (null-safe: false when `op` is null)."""
     return ir.Func("coalesce", (ir.BinOp("==", op, ir.Lit(DELETE)), ir.Lit(False)))

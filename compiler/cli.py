@@ -156,34 +156,58 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"pipec {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
 
-    def command(name: str, func, help: str, many: bool = True, out: bool = False, changed: bool = False) -> argparse.ArgumentParser:
+    def command(
+        name: str, func, help: str, many: bool = True, out: bool = False, changed: bool = False
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
         p.add_argument("paths", nargs="+" if many else 1, metavar="PATH", help="pipeline files or folders")
         p.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
         if out:
             p.add_argument("--out", default="generated", help="folder of generated jobs (default: generated)")
         if changed:
-            p.add_argument("--changed-since", metavar="REF",
-                           help="only the pipelines changed since git revision REF (all of them when pipec or a shared file changed)")
+            p.add_argument(
+                "--changed-since",
+                metavar="REF",
+                help="only the pipelines changed since git revision REF (all of them when pipec or a shared file changed)",
+            )
         p.set_defaults(func=func)
         return p
 
     validate = command("validate", cmd_validate, "schema and semantic checks; writes nothing")
     validate.add_argument(
-        "--registry", nargs="?", const="", metavar="URL",
+        "--registry",
+        nargs="?",
+        const="",
+        metavar="URL",
         help="also check avro-confluent payloads against a Schema Registry: the declared columns read the subject's "
         "latest schema, a sink's schema is compatible under the subject's level (URL: this registry; without it, "
-        "each payload's own url, ${env:...} resolved from the environment)")
-    compile_ = command("compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True, changed=True)
-    compile_.add_argument("--lineage", metavar="DIR", help="also write each pipeline's OpenLineage run event (column lineage) into DIR")
+        "each payload's own url, ${env:...} resolved from the environment)",
+    )
+    compile_ = command(
+        "compile", cmd_compile, "validate, then write one job per pipeline (atomically)", out=True, changed=True
+    )
+    compile_.add_argument(
+        "--lineage", metavar="DIR", help="also write each pipeline's OpenLineage run event (column lineage) into DIR"
+    )
     command("check", cmd_check, "exit 1 if a generated job is missing or stale", out=True, changed=True)
     test = command("test", cmd_test, "run each pipeline's tests: on a local Spark", changed=True)
-    test.add_argument("--verbose", action="store_true",
-                      help="show Spark's own start-up output (Ivy's resolution, its warnings); default: one line, the rest in a log")
-    command("explain", cmd_explain, "the record schema after each step, and the sink's layout: columns, key and value "
-            "encodings, topic, partitioning, dead letters (--format json: one JSON document)", many=False)
-    schema = sub.add_parser("schema", help="print the pipeline JSON Schema (save it for your editor: pipec schema > pipeline.schema.json)",
-                            description="Print the JSON Schema of pipeline files, which editors use for completion and descriptions on hover.")
+    test.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Spark's own start-up output (Ivy's resolution, its warnings); default: one line, the rest in a log",
+    )
+    command(
+        "explain",
+        cmd_explain,
+        "the record schema after each step, and the sink's layout: columns, key and value "
+        "encodings, topic, partitioning, dead letters (--format json: one JSON document)",
+        many=False,
+    )
+    schema = sub.add_parser(
+        "schema",
+        help="print the pipeline JSON Schema (save it for your editor: pipec schema > pipeline.schema.json)",
+        description="Print the JSON Schema of pipeline files, which editors use for completion and descriptions on hover.",
+    )
     schema.set_defaults(func=cmd_schema)
     run = command("run", cmd_run, "compile to a temp folder and run the job locally", many=False)
     run.add_argument("job_args", nargs=argparse.REMAINDER, help="arguments for the job, after --")

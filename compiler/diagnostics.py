@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, Sequence
-
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 WORD_AT_MOST = 200  # characters of one word (a run without spaces) of a message: a longer value is cut
 TEXT_AT_MOST = 1000  # characters of a whole message or hint
@@ -30,7 +30,7 @@ def _cut(text: str, at_most: int) -> str:
     if len(text) <= at_most:
         return text
     tail = at_most // 4
-    return f"{text[:at_most - tail]}…[{len(text) - at_most:,} characters cut]…{text[-tail:]}"
+    return f"{text[: at_most - tail]}…[{len(text) - at_most:,} characters cut]…{text[-tail:]}"
 
 
 def escaped(text: str) -> str:
@@ -107,9 +107,13 @@ class Diagnostic:
 
     def to_json(self) -> dict:
         loc = self.loc
-        return {"code": self.code, "message": self.message,
-                "loc": {"file": loc.file, "line": loc.line, "col": loc.col} if loc else None,
-                "hint": self.hint, "severity": self.severity}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "loc": {"file": loc.file, "line": loc.line, "col": loc.col} if loc else None,
+            "hint": self.hint,
+            "severity": self.severity,
+        }
 
 
 class CompileError(Exception):

@@ -7,7 +7,6 @@ secret in the environment never lands in a generated file. `$${` writes a litera
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 
 _REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -41,7 +40,7 @@ def check_env_refs(raw: str) -> str | None:
             continue
         match = _REF.match(raw, i)
         if not match:
-            return f"unterminated or malformed reference at '{raw[i:i + 30]}'"
+            return f"unterminated or malformed reference at '{raw[i : i + 30]}'"
         i = match.end()
 
 

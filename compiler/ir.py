@@ -6,10 +6,8 @@ Expressions are frozen dataclasses with typed fields; nothing here knows about t
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Union
 
 from .diagnostics import Location
-
 
 _FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
 
@@ -50,7 +48,7 @@ class Get(Expr):
 class Lit(Expr):
     """A literal of a Python scalar type (str, int, float, bool, bytes)."""
 
-    value: Union[str, int, float, bool, bytes]
+    value: str | int | float | bool | bytes
 
 
 @dataclass(frozen=True, slots=True)

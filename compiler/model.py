@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Location
 from .envrefs import Text
-from dataclasses import dataclass, field
 from .types.sql import SqlType
 
 
@@ -39,6 +39,16 @@ class Registry:
 
 
 @dataclass(frozen=True, slots=True)
+class TableRead:
+    """A table source's own settings (delta, iceberg: compiler/connectors/table_source.py); its `path`, `columns`,
+    `topic`, key fields and `options` are the Source's."""
+
+    table: str | None = None  # a catalog table name, where `path` is not given
+    catalog: tuple[tuple[str, Text], ...] = ()  # iceberg: name, type, warehouse, uri
+    change_feed: bool = False  # read-change-feed: the table's changes (+I, -U, +U, -D), not its rows
+
+
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where records come from. `connector` selects the lowering in `compiler/connectors/`."""
 
@@ -50,7 +60,9 @@ class Source:
     key_fields: tuple[str, ...] = ()
     key_fields_prefix: str = ""
     fields_include: str = "ALL"
-    schema_include: bool = False  # debezium-json messages wrapped in {"schema", "payload"} (Flink's debezium-json.schema-include)
+    schema_include: bool = (
+        False  # debezium-json messages wrapped in {"schema", "payload"} (Flink's debezium-json.schema-include)
+    )
     path: Text | None = None
     topic: Text | None = None  # files: the topic records carry
     topics: tuple[Text, ...] = ()
@@ -60,6 +72,7 @@ class Source:
     startup: dict[str, Any] = field(default_factory=dict)
     changelog: bool = False  # every record carries `op` (compiler/changelog.py)
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value read through a Schema Registry
+    table_read: TableRead | None = None  # a table source (delta, iceberg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +126,9 @@ class Sink:
     key_schema_id: int | None = None
     value_schema_id: int | None = None
     primary_key: tuple[str, ...] = ()  # upsert-kafka: the key columns (and upsert key)
-    format_loc: Location | None = None  # where the value format is written (`format`, `value.format`), or its nearest parent
+    format_loc: Location | None = (
+        None  # where the value format is written (`format`, `value.format`), or its nearest parent
+    )
     key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
     primary_key_loc: Location | None = None
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
@@ -185,7 +200,9 @@ class Pipeline:
     spark_conf: tuple[tuple[str, str], ...]
     tests: tuple[TestCase, ...]
     description: str = ""
-    meta: tuple[tuple[str, str], ...] = ()  # `meta:` (owner, team, ...) as written, values as text; only `pipec docs` reads it
+    meta: tuple[
+        tuple[str, str], ...
+    ] = ()  # `meta:` (owner, team, ...) as written, values as text; only `pipec docs` reads it
     spark_version: str | None = None  # spark.version: the oldest Spark line the job must run on
     spark_version_loc: Location | None = None
 

@@ -8,10 +8,11 @@ all of them.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Callable
-
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from .diagnostics import Collector, Location
 from .load.document import Document, load_file, repo_root
 from .lower import record_path

@@ -13,11 +13,14 @@ with `FAILFAST`. This module rewrites the lowered IR, one stage at a time:
 
 from __future__ import annotations
 
-from . import ir
 from dataclasses import dataclass, replace
 
+from . import ir
+
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
-RAW = "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue
+RAW = (
+    "__raw"  # the record as the source read it (Kafka columns; a line of a file adds `file`), for the dead-letter queue
+)
 CORRUPT = "__pipec_corrupt"  # the corrupt-record field a PERMISSIVE decoder fills
 DECODED = "__pipec_decoded"  # the field an Avro reader schema adds: true where the payload decoded, else null
 MESSAGE = "__error_message"  # a stage's error message, set once so the error struct does not repeat it
@@ -45,7 +48,12 @@ CONVERTER_CLASSES = {
 }
 # Decoders that fail on bad input in FAILFAST mode; PERMISSIVE json/csv fill CORRUPT, avro leaves DECODED null.
 # from_registry: the job's from_avro per writer schema of a Schema Registry (avro.decode).
-DECODERS = {"from_json": True, "from_csv": True, "from_avro": False, "from_registry": False}  # name -> has a corrupt-record field
+DECODERS = {
+    "from_json": True,
+    "from_csv": True,
+    "from_avro": False,
+    "from_registry": False,
+}  # name -> has a corrupt-record field
 NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tolerance: all
 # A json payload whose text is the JSON literal null, with JSON's whitespace around it: Kafka Connect's JsonConverter
 # reads it as a null key or value, where Spark's from_json gives a corrupt record (and null for blank text, which
@@ -151,7 +159,9 @@ def _lambda_error(node: ir.Func) -> ir.Expr | None:
         raise NotImplementedError(f"record errors inside {node.name} lambdas")
     lam, err = failing[0]
     per_element = ir.Func("transform", (array, ir.Lambda(lam.name, err)))
-    first = ir.Func("try_element_at", (ir.Func("filter", (per_element, ir.Lambda("e", ir.Not(ir.IsNull(ir.Var("e")))))), ir.Lit(1)))
+    first = ir.Func(
+        "try_element_at", (ir.Func("filter", (per_element, ir.Lambda("e", ir.Not(ir.IsNull(ir.Var("e")))))), ir.Lit(1))
+    )
     return _coalesce([error_of(array), first])
 
 
@@ -264,8 +274,13 @@ def first_error(errors: list[ir.Expr]) -> ir.SetColumns:
     return ir.SetColumns(((ERROR, ir.Func("coalesce", (ir.Col(ERROR), *errors))),))
 
 
-def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], raw: ir.Struct | None = None,
-                    position=positioned, nulls: bool = False) -> tuple[ir.Op, ...]:
+def tolerate_decode(
+    ops: tuple[ir.Op, ...],
+    formats: dict[str, str],
+    raw: ir.Struct | None = None,
+    position=positioned,
+    nulls: bool = False,
+) -> tuple[ir.Op, ...]:
     """tolerance: all, source decoding: keep the raw record (`raw`, by default the Kafka columns as read), mark
     undecodable rows instead of failing. Leading job functions (the upsert table, a files source's line numbers)
     run on the rows as read first; a decode error's message ends with `position` (topic, partition, offset).
@@ -282,12 +297,21 @@ def tolerate_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], raw: ir.Str
             out.append(without_raises(op))
             # Kafka Connect converts the key before the value: a record whose key and value both fail is a key error
             found = sorted(found, key=lambda d: list(CONVERTER_STAGES).index(d.reads))
-            post = [_when(decode_failed(d, d.json_null(formats, nulls)),
-                          error_struct(_decoder_stage(d, formats), position(decode_message(d, formats[d.reads]))),
-                          ddl=ERROR_DDL) for d in found]
+            post = [
+                _when(
+                    decode_failed(d, d.json_null(formats, nulls)),
+                    error_struct(_decoder_stage(d, formats), position(decode_message(d, formats[d.reads]))),
+                    ddl=ERROR_DDL,
+                )
+                for d in found
+            ]
             if post:
                 out.append(first_error([p for p in post if p is not None]))
-            nulled = [(d.column, ir.If(null, NULL, ir.Col(d.column))) for d in found if (null := d.json_null(formats, nulls)) is not None]
+            nulled = [
+                (d.column, ir.If(null, NULL, ir.Col(d.column)))
+                for d in found
+                if (null := d.json_null(formats, nulls)) is not None
+            ]
             if nulled:
                 out.append(ir.SetColumns(tuple(nulled)))
         else:
@@ -304,7 +328,11 @@ def _converter_stage(name: str, op: ir.Op, formats: dict[str, str]) -> Stage:
     """The converter stage of a decode column: by the raw column it reads (key, value or headers)."""
     expr = dict(op.columns)[name]
     read = _columns(expr)
-    reads = [c for c in ("key", "headers", "value") if c in read] or [PARSED_SIDES[c] for c in sorted(read) if c in PARSED_SIDES] or ["value"]
+    reads = (
+        [c for c in ("key", "headers", "value") if c in read]
+        or [PARSED_SIDES[c] for c in sorted(read) if c in PARSED_SIDES]
+        or ["value"]
+    )
     fmt = formats.get(reads[0], "header")
     return Stage(CONVERTER_STAGES[reads[0]], CONVERTER_CLASSES.get(fmt, fmt))
 
@@ -317,7 +345,9 @@ def _stage_error(columns, stage_of) -> tuple[ir.Op, ...]:
     stages = {stage for stage, _ in messages}
     if len(stages) == 1:  # one stage: one message column, read twice below
         message = ir.SetColumns(((MESSAGE, _coalesce([m for _, m in messages])),))
-        set_error = first_error([_when(ir.Not(ir.IsNull(ir.Col(MESSAGE))), error_struct(stages.pop(), ir.Col(MESSAGE)), ddl=ERROR_DDL)])
+        set_error = first_error(
+            [_when(ir.Not(ir.IsNull(ir.Col(MESSAGE))), error_struct(stages.pop(), ir.Col(MESSAGE)), ddl=ERROR_DDL)]
+        )
         return (message, set_error)
     return (first_error([_when(ir.Not(ir.IsNull(m)), error_struct(stage, m), ddl=ERROR_DDL) for stage, m in messages]),)
 
@@ -354,7 +384,9 @@ def checked_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], nulls: bool 
             checks = []
             for d in found:
                 stage = _decoder_stage(d, formats)
-                fail: ir.Expr = ir.Func("raise_error", (positioned(f"{stage.stage}: {decode_message(d, formats[d.reads])}"),))
+                fail: ir.Expr = ir.Func(
+                    "raise_error", (positioned(f"{stage.stage}: {decode_message(d, formats[d.reads])}"),)
+                )
                 null = d.json_null(formats, nulls)
                 if null is not None:
                     fail = ir.If(null, NULL, fail)
@@ -365,4 +397,6 @@ def checked_decode(ops: tuple[ir.Op, ...], formats: dict[str, str], nulls: bool 
 
 def sink_stage(column: str, fmt: str | None) -> Stage:
     """The converter stage of a sink encoding error, by the column the sink writes."""
-    return Stage(CONVERTER_STAGES.get(column, CONVERTER_STAGES["value"]), CONVERTER_CLASSES.get(fmt or "", fmt or "pipec"))
+    return Stage(
+        CONVERTER_STAGES.get(column, CONVERTER_STAGES["value"]), CONVERTER_CLASSES.get(fmt or "", fmt or "pipec")
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from .types.sql import StructType, SqlType
+
+from .types.sql import SqlType, StructType
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,11 +22,13 @@ class Shape:
     routed: bool = False
     changelog: bool = False
     persisted: tuple[tuple[str, str], ...] = ()  # (metadata key, value field) written back by a Kafka sink
-    schema_names: tuple[tuple[str, str | None, int | None], ...] = ()  # (side, schema name, version) from SetSchemaMetadata
+    schema_names: tuple[
+        tuple[str, str | None, int | None], ...
+    ] = ()  # (side, schema name, version) from SetSchemaMetadata
     headers_added: tuple[str, ...] = ()  # header keys steps have added (InsertHeader, HeaderFrom), in order
     headers_dropped: tuple[str, ...] = ()  # header keys DropHeaders removed
 
-    def with_headers(self, added: tuple[str, ...] = (), dropped: tuple[str, ...] = ()) -> "Shape":
+    def with_headers(self, added: tuple[str, ...] = (), dropped: tuple[str, ...] = ()) -> Shape:
         """After a step that appends headers with the keys `added` or removes every header keyed `dropped`."""
         kept = tuple(k for k in self.headers_added if k not in dropped)
         return replace(
@@ -37,7 +40,7 @@ class Shape:
     def side(self, side: str) -> SqlType | None:
         return self.key if side == "key" else self.value
 
-    def with_side(self, side: str, new: SqlType | None) -> "Shape":
+    def with_side(self, side: str, new: SqlType | None) -> Shape:
         if side == "key":
             return replace(self, key=new)
         names = frozenset(new.names()) if isinstance(new, StructType) else frozenset()
@@ -50,4 +53,3 @@ def kind_words(t: SqlType | None) -> str:
     if t is None:
         return "always null (a step such as Drop set it to null)"
     return "a struct" if isinstance(t, StructType) else f"a primitive ({t.sql()})"
-

@@ -39,14 +39,37 @@ class Line:
 # the others resolve (pom and jar served) and scripts/compat runs them. Iceberg publishes no runtime for Spark 4.2 or
 # 4.3 yet, and 1.12.0 none for 4.0 (1.11.0 does); Delta Lake has none for Spark 4.3.
 LINES: dict[str, Line] = {
-    "3.5": Line("2.12", "3.5.7", "3.5.9", "3.5.8 and 3.5.9 Kafka connectors are not on Maven Central here",
-                delta="io.delta:delta-spark_2.12:3.3.2", iceberg="org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.12.0"),
-    "4.0": Line("2.13", "4.0.0", "4.0.5", "the token provider has no 4.0.1-4.0.5 here",
-                delta="io.delta:delta-spark_4.0_2.13:4.4.0", iceberg="org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0"),
-    "4.1": Line("2.13", "4.1.1", "4.1.4", "no 4.1.0 spark-avro; no 4.1.2-4.1.4 token provider or spark-avro here",
-                delta="io.delta:delta-spark_4.1_2.13:4.4.0", iceberg="org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0"),
-    "4.2": Line("2.13", "4.2.0", "4.2.1", "no 4.2.1 Kafka connector, token provider or spark-avro here",
-                delta="io.delta:delta-spark_4.2_2.13:4.4.0"),
+    "3.5": Line(
+        "2.12",
+        "3.5.7",
+        "3.5.9",
+        "3.5.8 and 3.5.9 Kafka connectors are not on Maven Central here",
+        delta="io.delta:delta-spark_2.12:3.3.2",
+        iceberg="org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.12.0",
+    ),
+    "4.0": Line(
+        "2.13",
+        "4.0.0",
+        "4.0.5",
+        "the token provider has no 4.0.1-4.0.5 here",
+        delta="io.delta:delta-spark_4.0_2.13:4.4.0",
+        iceberg="org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0",
+    ),
+    "4.1": Line(
+        "2.13",
+        "4.1.1",
+        "4.1.4",
+        "no 4.1.0 spark-avro; no 4.1.2-4.1.4 token provider or spark-avro here",
+        delta="io.delta:delta-spark_4.1_2.13:4.4.0",
+        iceberg="org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0",
+    ),
+    "4.2": Line(
+        "2.13",
+        "4.2.0",
+        "4.2.1",
+        "no 4.2.1 Kafka connector, token provider or spark-avro here",
+        delta="io.delta:delta-spark_4.2_2.13:4.4.0",
+    ),
     "4.3": Line("2.13", None, "4.3.0", "no 4.3 connector release resolves from Maven Central here (4.3.0: 404)"),
 }
 DEFAULT_LINE = "4.2"  # pyproject.toml's pyspark: the newest line whose connectors resolve here

@@ -40,7 +40,7 @@ SESSION_CONF = {
     "spark.sql.ansi.enabled": "true",
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
-# a table sink: its format's Spark runtime per Spark line (None: the format publishes none)
+# the table formats read or written: their Spark runtimes per line (None: one has none)
 TABLE_RUNTIMES = {
     "3.5": "io.delta:delta-spark_2.12:3.3.2",
     "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
@@ -48,7 +48,7 @@ TABLE_RUNTIMES = {
     "4.2": "io.delta:delta-spark_4.2_2.13:4.4.0",
     "4.3": None,
 }
-# a table sink: its format's session settings (SQL extensions, catalog)
+# the table formats' session settings (SQL extensions, catalog)
 TABLE_SESSION = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
@@ -241,7 +241,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, tables, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, table_sql, tables, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -290,7 +290,7 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     format's Spark runtime for the line (TABLE_RUNTIMES)."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []
+    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats
     connectors = [
         f"org.apache.spark:{name}_{scala}:{release or known or spark_version}"
         for name in SPARK_CONNECTORS
@@ -325,8 +325,8 @@ OPTIONS = {  # each overrides the YAML's setting
     "--master": "Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
     "--master stands, and under Spark Connect (SPARK_REMOTE)",
     "--spark-packages-version": "connector release of the Spark line (env PIPEC_SPARK_PACKAGES_VERSION)",
-    "--source-path": "files source: read from this path",
-    "--sink-path": "files sink: write to this path",
+    "--source-path": "files or table source: read from this path (Iceberg: its catalog's warehouse)",
+    "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
 }
 
 
@@ -574,9 +574,6 @@ def null_unless_corrupt(parsed: Column, failed: Column) -> Column:
     return F.when(corrupt.isNotNull(), null_or_failed).otherwise(parsed)
 
 
-_PREPARED: set[str] = set()  # tables created or checked by this process
-
-
 def quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
@@ -593,6 +590,9 @@ def same_type(left: str, right: str, fmt: str) -> bool:
         return re.sub(r"\b(tinyint|smallint)\b", "int", text) if fmt == "iceberg" else text
 
     return norm(left) == norm(right)
+
+
+_PREPARED: set[str] = set()  # tables created or checked by this process
 
 
 class Table:

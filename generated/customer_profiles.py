@@ -42,9 +42,9 @@ SESSION_CONF = {
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
     "spark.sql.sources.useV1SourceList": "avro,csv,json,orc,parquet,text",
 }
-# a table sink: its format's Spark runtime per Spark line (None: the format publishes none)
+# the table formats read or written: their Spark runtimes per line (None: one has none)
 TABLE_RUNTIMES = {}
-TABLE_SESSION = {}  # a table sink: its format's session settings (SQL extensions, catalog)
+TABLE_SESSION = {}  # the table formats' session settings (SQL extensions, catalog)
 
 
 def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
@@ -297,7 +297,7 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     format's Spark runtime for the line (TABLE_RUNTIMES)."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []
+    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats
     connectors = [
         f"org.apache.spark:{name}_{scala}:{release or known or spark_version}"
         for name in SPARK_CONNECTORS
@@ -332,8 +332,8 @@ OPTIONS = {  # each overrides the YAML's setting
     "--master": "Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
     "--master stands, and under Spark Connect (SPARK_REMOTE)",
     "--spark-packages-version": "connector release of the Spark line (env PIPEC_SPARK_PACKAGES_VERSION)",
-    "--source-path": "files source: read from this path",
-    "--sink-path": "files sink: write to this path",
+    "--source-path": "files or table source: read from this path (Iceberg: its catalog's warehouse)",
+    "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
 }
 
 

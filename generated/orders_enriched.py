@@ -35,7 +35,7 @@ SESSION_CONF = {
     "spark.sql.ansi.enabled": "true",
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
-TABLE_SESSION = {}  # a table sink: its format's session settings (SQL extensions, catalog)
+TABLE_SESSION = {}  # the table formats' session settings (SQL extensions, catalog)
 
 
 SOURCE_SCHEMA = "`order_id` BIGINT, `customer` STRUCT<`name`: STRING, `card`: STRING>, `amount` DECIMAL(10,2), `internal_note` STRING, `test` BOOLEAN, `__pipec_corrupt` STRING"
@@ -197,8 +197,8 @@ OPTIONS = {  # each overrides the YAML's setting
     "--master": "Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
     "--master stands, and under Spark Connect (SPARK_REMOTE)",
     "--spark-packages-version": "connector release of the Spark line (env PIPEC_SPARK_PACKAGES_VERSION)",
-    "--source-path": "files source: read from this path",
-    "--sink-path": "files sink: write to this path",
+    "--source-path": "files or table source: read from this path (Iceberg: its catalog's warehouse)",
+    "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
 }
 
 

@@ -20,9 +20,21 @@ from confluent_kafka.admin import AdminClient, NewTopic
 ROOT = Path(__file__).resolve().parent.parent
 PAYMENTS = [
     ("p1", {"payment_id": "p1", "account": "acc-7", "amount": 12.5, "card": "4111111111111111"}, [("source", b"web")]),
-    ("p2", {"payment_id": "p2", "account": "acc-8", "amount": 99.99, "card": "5500000000000004"}, [("source", b"app"), ("test", b"yes")]),
-    ("p3", {"payment_id": "p3", "account": "acc-7", "amount": 3.2, "card": "4000056655665556"}, [("source", b"pos"), ("source", b"pos-2")]),
-    ("p4", {"payment_id": "p4", "account": "acc-9", "amount": "lots", "card": "4000"}, [("source", b"pos")]),  # a dead letter
+    (
+        "p2",
+        {"payment_id": "p2", "account": "acc-8", "amount": 99.99, "card": "5500000000000004"},
+        [("source", b"app"), ("test", b"yes")],
+    ),
+    (
+        "p3",
+        {"payment_id": "p3", "account": "acc-7", "amount": 3.2, "card": "4000056655665556"},
+        [("source", b"pos"), ("source", b"pos-2")],
+    ),
+    (
+        "p4",
+        {"payment_id": "p4", "account": "acc-9", "amount": "lots", "card": "4000"},
+        [("source", b"pos")],
+    ),  # a dead letter
 ]
 
 
@@ -42,7 +54,14 @@ def main(bootstrap: str) -> int:
 
     with tempfile.TemporaryDirectory(prefix="pipec-demo-") as checkpoint:
         env = {**os.environ, "PAYMENTS_TOPIC": source, "PAYMENTS_OUT_TOPIC": target, "PAYMENTS_DLQ_TOPIC": dead}
-        job = [sys.executable, "generated/payments_cleared.py", "--bootstrap-servers", bootstrap, "--checkpoint", checkpoint]
+        job = [
+            sys.executable,
+            "generated/payments_cleared.py",
+            "--bootstrap-servers",
+            bootstrap,
+            "--checkpoint",
+            checkpoint,
+        ]
         print(f"== running generated/payments_cleared.py (streaming, available-now) from {source} to {target}")
         code = subprocess.call(job, env=env, cwd=ROOT)
         if code != 0:
@@ -51,7 +70,9 @@ def main(bootstrap: str) -> int:
     out = read(bootstrap, target, 2, run)
     print(f"== {len(out)} records in {target} (the test payment was filtered, cards removed):")
     for msg in out:
-        print(f"   partition={msg.partition()} key={msg.key().decode()} headers={msg.headers()} value={msg.value().decode()}")
+        print(
+            f"   partition={msg.partition()} key={msg.key().decode()} headers={msg.headers()} value={msg.value().decode()}"
+        )
     letters = read(bootstrap, dead, 1, run)
     print(f"== {len(letters)} dead letter in {dead} (its amount is not a number), untouched, with context headers:")
     for msg in letters:
@@ -61,7 +82,9 @@ def main(bootstrap: str) -> int:
 
 def read(bootstrap: str, topic: str, count: int, run: str) -> list:
     """Up to `count` records of a two-partition topic (30 s at most), by partition and offset."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"demo-{run}-{topic}", "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": f"demo-{run}-{topic}", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(topic, p, 0) for p in range(2)])
     out, deadline = [], time.monotonic() + 30
     while len(out) < count and time.monotonic() < deadline:

@@ -30,10 +30,16 @@ def order(*fields: dict) -> str:
 
 
 V1 = order({"name": "id", "type": "long"}, {"name": "amount", "type": "int"}, {"name": "note", "type": "string"})
-V2 = order({"name": "id", "type": "long"}, {"name": "amount", "type": "double"},
-           {"name": "currency", "type": "string", "default": "EUR"})  # note removed, currency added, amount widened
-ORDERS = [(V1, {"id": 1, "amount": 12, "note": "first"}), (V1, {"id": 2, "amount": 7, "note": "gift"}),
-          (V2, {"id": 3, "amount": 99.5, "currency": "USD"})]
+V2 = order(
+    {"name": "id", "type": "long"},
+    {"name": "amount", "type": "double"},
+    {"name": "currency", "type": "string", "default": "EUR"},
+)  # note removed, currency added, amount widened
+ORDERS = [
+    (V1, {"id": 1, "amount": 12, "note": "first"}),
+    (V1, {"id": 2, "amount": 7, "note": "gift"}),
+    (V2, {"id": 3, "amount": 99.5, "currency": "USD"}),
+]
 
 
 def main(bootstrap: str, url: str) -> int:
@@ -57,10 +63,20 @@ def main(bootstrap: str, url: str) -> int:
     if subprocess.call([*pipec, "validate", str(PIPELINE), "--registry"], env=env, cwd=ROOT) != 0:
         return 1
     with tempfile.TemporaryDirectory(prefix="pipec-demo-avro-") as out:
-        if subprocess.call([*pipec, "compile", "--out", out, str(PIPELINE)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL) != 0:
+        if (
+            subprocess.call(
+                [*pipec, "compile", "--out", out, str(PIPELINE)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL
+            )
+            != 0
+        ):
             return 1
         print(f"== running the compiled orders_avro job (batch) from {source} to {target}")
-        if subprocess.call([sys.executable, f"{out}/orders_avro.py", "--bootstrap-servers", bootstrap], env=env, cwd=out) != 0:
+        if (
+            subprocess.call(
+                [sys.executable, f"{out}/orders_avro.py", "--bootstrap-servers", bootstrap], env=env, cwd=out
+            )
+            != 0
+        ):
             return 1
 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"demo-{run}", "enable.auto.commit": False})
@@ -68,12 +84,16 @@ def main(bootstrap: str, url: str) -> int:
     records = [m for m in (consumer.poll(10) for _ in range(len(ORDERS))) if m is not None and not m.error()]
     consumer.close()
     latest = client.get_latest_version(f"{target}-value")
-    print(f"== {len(records)} records in {target}, read back by AvroDeserializer (the job registered "
-          f"{target}-value version {latest.version}, id {latest.schema_id}):")
+    print(
+        f"== {len(records)} records in {target}, read back by AvroDeserializer (the job registered "
+        f"{target}-value version {latest.version}, id {latest.schema_id}):"
+    )
     deserializer = AvroDeserializer(client)
     for msg in records:
-        print(f"   schema id {int.from_bytes(msg.value()[1:5], 'big')}: "
-              f"{json.dumps(deserializer(msg.value(), SerializationContext(target, MessageField.VALUE)))}")
+        print(
+            f"   schema id {int.from_bytes(msg.value()[1:5], 'big')}: "
+            f"{json.dumps(deserializer(msg.value(), SerializationContext(target, MessageField.VALUE)))}"
+        )
     return 0 if len(records) == len(ORDERS) else 1
 
 

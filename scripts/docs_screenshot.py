@@ -24,8 +24,12 @@ def main() -> int:
         print(f"docs_screenshot: {reason}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="pipec-docs-shot-") as tmp:
-        subprocess.run([sys.executable, "-m", "pipec", "docs", "pipelines", "--out", tmp], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "pipec", "docs", "pipelines", "--out", tmp],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         with chromium(*SIZE) as driver:
             driver.get((Path(tmp) / PAGE).as_uri())
             errors = console_errors(driver)

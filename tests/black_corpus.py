@@ -25,7 +25,6 @@ from unit.test_job_runtime_section import SYNTHETIC_STEPS, matrix  # noqa: E402
 
 from bench.synthetic import pipeline_yaml  # noqa: E402
 
-
 SYNTHETIC_LENGTHS = (1, 2, 5, 13, 20, 37, 50)
 SYNTHETIC_VARIANTS = (0, 7, 123456789)
 

@@ -4,7 +4,6 @@ jobs they build to it in-process (scripts/black-contract also runs the oldest an
 from __future__ import annotations
 
 import black
-
 from pipec.emit.formatter import LINE_LENGTH, TARGET_VERSION
 
 MODE = black.Mode(target_versions={black.TargetVersion[TARGET_VERSION.upper()]}, line_length=LINE_LENGTH)

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from registry_service import schema_registry_state_dir, schema_registry_url  # noqa: F401 (session fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,9 +24,11 @@ FULL_SUITE_ONLY = frozenset({"kafka", "registry", "cluster", "connect", "differe
 def pytest_configure(config):
     """No job cache unless a test sets one (tests/cli/test_cli_compile_cache.py): nothing written to ~/.cache."""
     os.environ.setdefault("PIPEC_CACHE_DIR", "")
-    for name in ("table: writes and reads Delta Lake or Iceberg tables on a local Spark",
-                 "browser: drives a headless browser",
-                 "slow: a Spark-free test of tens of seconds (subprocesses, thousands of cases): not in the fast lane"):
+    for name in (
+        "table: writes and reads Delta Lake or Iceberg tables on a local Spark",
+        "browser: drives a headless browser",
+        "slow: a Spark-free test of tens of seconds (subprocesses, thousands of cases): not in the fast lane",
+    ):
         config.addinivalue_line("markers", name)
 
 
@@ -43,7 +44,6 @@ def pytest_collection_modifyitems(config, items):
 def spark():
     """The one SparkSession of the test run (local[2], 2 shuffle partitions, UTC, ANSI)."""
     import pyspark
-
     from pipec.spark_versions import AVRO, KAFKA, PACKAGES_VERSION_ENV, coordinates
     from pipec.testing.session import local_session, stop_local_session, table_settings
 
@@ -80,9 +80,9 @@ def check_pipeline_records(spark, tmp_path):
     physical plan is native; fails with the runner's report."""
     import io
 
+    from native_plan import batch_frame, python_operators
     from pipec.project.driver import build_all, generate_all
     from pipec.testing.runner import load_job, run_tests
-    from native_plan import batch_frame, python_operators
 
     def check(path: Path) -> None:
         result = build_all([str(path)])
@@ -111,8 +111,15 @@ STOP_TIMEOUT_S = 120
 
 def _script(name: str, command: str, state: Path, variable: str, timeout: float) -> str:
     env = {**os.environ, "PIPEC_PYTHON": sys.executable, variable: str(state)}
-    done = subprocess.run(["bash", str(ROOT / "scripts" / name), command], env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / name), command],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"scripts/{name} {command} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return done.stdout.strip()

@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pyspark
-
 from pipec.spark_versions import CONNECT_BATCH_COUNTS_SINCE, line_key, line_of
 
 COUNTS_COME_BACK = line_key(line_of(pyspark.__version__)) >= line_key(CONNECT_BATCH_COUNTS_SINCE)
@@ -37,6 +36,13 @@ for table in spark.catalog.listTables(spark.conf.get("spark.sql.globalTempDataba
 
 def handed_views(address: str) -> list[str]:
     """The views a micro-batch function handed its line over in, left on the Spark Connect server."""
-    done = subprocess.run([sys.executable, "-c", LIST_VIEWS], env={**os.environ, "SPARK_REMOTE": address},
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", LIST_VIEWS],
+        env={**os.environ, "SPARK_REMOTE": address},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return [name for name in done.stdout.split() if name.startswith("pipec_counts_")]

@@ -8,18 +8,28 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from pipec.resolve.builder import Compiled
-from pipec.model import TestCase
-from pipec.testing.frames import rows_frame
-from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from pipec.connectors import SOURCES
+from pipec.model import TestCase
+from pipec.resolve.builder import Compiled
+from pipec.testing.given_rows import batch_rows
 from pipec.testing.runner import write_given_files
 
 # Physical operators that would mean Python code (or an RDD, or JVM objects) on the record path.
 PYTHON_OPERATORS = (
-    "BatchEvalPython", "ArrowEvalPython", "PythonUDF", "MapInPandas", "MapInArrow", "PythonMapInArrow",
-    "FlatMapGroupsInPandas", "FlatMapCoGroupsInPandas", "AggregateInPandas", "WindowInPandas", "ExternalRDD",
-    "SerializeFromObject", "DeserializeToObject", "MapPartitions",
+    "BatchEvalPython",
+    "ArrowEvalPython",
+    "PythonUDF",
+    "MapInPandas",
+    "MapInArrow",
+    "PythonMapInArrow",
+    "FlatMapGroupsInPandas",
+    "FlatMapCoGroupsInPandas",
+    "AggregateInPandas",
+    "WindowInPandas",
+    "ExternalRDD",
+    "SerializeFromObject",
+    "DeserializeToObject",
+    "MapPartitions",
 )
 
 
@@ -36,8 +46,7 @@ def python_operators(df) -> list[str]:
 def batch_frame(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path):
     """The job's `transform` over a test case's given records, as one batch DataFrame (for plan checks)."""
     if not SOURCES[compiled.pipeline.source.connector].reads_files:
-        rows = kafka_rows(compiled.pipeline.source, list(case.given))
-        raw = rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA)
+        raw = batch_rows(spark, compiled.pipeline.source, case)
         if hasattr(job, "micro_batch"):
             return job.micro_batch(raw, 0, str(tmp / "checkpoint"))
         return job.transform(raw)

@@ -7,13 +7,13 @@ filter or a rate limit, writing elsewhere, changing the upsert key or a setting 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..model import Pipeline, Step
-from dataclasses import dataclass, replace
+from ..resolve.builder import Compiled
 from ..tools.checkpoint_diff import VERDICTS, judge
 from ..tools.checkpoint_rules import RULES
 from ..tools.contract import writes_kafka
@@ -37,8 +37,10 @@ def _checkpoint(p: Pipeline) -> Pipeline | None:
 
 def _subscription(p: Pipeline) -> Pipeline | None:
     s = p.source
-    if SOURCES[s.connector].reads_files:
+    if SOURCES[s.connector].reads_files or (s.table_read is not None and s.path is not None):
         return replace(p, source=replace(s, path=Text(f"{ELSEWHERE} folder")))
+    if s.table_read is not None:
+        return replace(p, source=replace(s, table_read=replace(s.table_read, table=f"{ELSEWHERE}.table")))
     if s.topic_pattern is not None:
         return replace(p, source=replace(s, topic_pattern=Text(f"{ELSEWHERE}-.*")))
     return replace(p, source=replace(s, topics=s.topics + (Text(f"{ELSEWHERE}-topic"),)))
@@ -50,7 +52,7 @@ def _filter(p: Pipeline) -> Pipeline:
 
 
 def _rate_limit(p: Pipeline) -> Pipeline:
-    key = "maxFilesPerTrigger" if SOURCES[p.source.connector].reads_files else "maxOffsetsPerTrigger"
+    key = SOURCES[p.source.connector].rate_limit
     return replace(p, source=replace(p.source, options=p.source.options + ((key, "1000"),)))
 
 

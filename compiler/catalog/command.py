@@ -37,7 +37,7 @@ def build(paths: list[str], jobs: Path) -> tuple[Result, dict[str, tuple[str, st
     from ..pipeline import STAGES, Unit, resolve, run
     from ..project.driver import Result, claim_name, discover_or_say
 
-    model, rest = STAGES[: STAGES.index(resolve) + 1], STAGES[STAGES.index(resolve) + 1:]
+    model, rest = STAGES[: STAGES.index(resolve) + 1], STAGES[STAGES.index(resolve) + 1 :]
     result, names, sources, texts = Result(), {}, {}, {}
     for path in discover_or_say(paths, result.diags):
         unit = run(Unit(path, result.diags), model)
@@ -98,14 +98,21 @@ def cmd_docs(args) -> int:
 
 
 def add_docs_command(sub) -> None:
-    docs = sub.add_parser("docs", help="a static site of every pipeline: steps, schemas, lineage, tests, graph",
-                          description="Write a static HTML site of the pipelines under PATH (no server needed: open "
-                          "DIR/index.html); with --check, exit 1 when the site in DIR is not what it would write.")
+    docs = sub.add_parser(
+        "docs",
+        help="a static site of every pipeline: steps, schemas, lineage, tests, graph",
+        description="Write a static HTML site of the pipelines under PATH (no server needed: open "
+        "DIR/index.html); with --check, exit 1 when the site in DIR is not what it would write.",
+    )
     docs.add_argument("paths", nargs="+", metavar="PATH", help="pipeline files or folders")
     docs.add_argument("--out", required=True, metavar="DIR", help="the site's folder")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 1 if the site in DIR is stale")
-    docs.add_argument("--jobs", default="generated", metavar="DIR",
-                      help="the generated jobs the site shows, where the job cache vouches for them (default: "
-                      "generated); others are generated in memory")
+    docs.add_argument(
+        "--jobs",
+        default="generated",
+        metavar="DIR",
+        help="the generated jobs the site shows, where the job cache vouches for them (default: "
+        "generated); others are generated in memory",
+    )
     docs.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
     docs.set_defaults(func=cmd_docs)

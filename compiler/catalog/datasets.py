@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-
 from dataclasses import dataclass, field
+
 from ..tools.graph import Graph
 from .facts import FieldRow, PipelineFacts
 
@@ -79,14 +79,21 @@ def _writer(facts: PipelineFacts, how: str) -> Use:
 
 def _reader(facts: PipelineFacts, how: str) -> Use:
     s = facts.pipeline.source
-    return Use(facts.pipeline.name, how, _formats(s.key_format if s.key_format != "none" else None, s.format),
-               columns=facts.source_columns)
+    return Use(
+        facts.pipeline.name,
+        how,
+        _formats(s.key_format if s.key_format != "none" else None, s.format),
+        columns=facts.source_columns,
+    )
 
 
 def datasets(graph: Graph, facts: dict[str, PipelineFacts]) -> dict[str, Dataset]:
     """Node id -> dataset, for every node of the graph that is not a pipeline, in the graph's order."""
-    found = {n.id: Dataset(n.id, n.kind, n.label, page_name(n.kind, n.label))
-             for n in graph.nodes.values() if n.kind != "pipeline"}
+    found = {
+        n.id: Dataset(n.id, n.kind, n.label, page_name(n.kind, n.label))
+        for n in graph.nodes.values()
+        if n.kind != "pipeline"
+    }
     for a, b, how in graph.edges:
         if a in found and b in found:
             found[a].matches.append(b)

@@ -5,15 +5,15 @@ tests, the error policy and the checkpoint. Plain records of strings, for the te
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..resolve.builder import Compiled
 from ..connectors import SOURCES
-from ..tools.explain import shape_facts, shape_lines, sink_columns
 from ..model import Pipeline, Source, TestRecord
-from dataclasses import dataclass, replace
+from ..resolve.builder import Compiled
 from ..shape import Shape
 from ..tools.contract import Contract, contract, flat_fields
+from ..tools.explain import shape_facts, shape_lines, sink_columns
 from ..tools.lineage import column_lineage
 from ..transforms import REGISTRY
 from ..types.sql import SqlType, StructType
@@ -91,16 +91,19 @@ def _short(t: SqlType) -> str:
 Flat = dict[str, SqlType]
 
 
-def field_rows(t: SqlType | None, flat: Flat | None = None, old: Flat | None = None,
-               plain: tuple[FieldRow, ...] | None = None) -> tuple[FieldRow, ...]:
+def field_rows(
+    t: SqlType | None, flat: Flat | None = None, old: Flat | None = None, plain: tuple[FieldRow, ...] | None = None
+) -> tuple[FieldRow, ...]:
     """A key or value as rows (a null side as one row), marked against the fields before (`old`) when given;
     `plain` are its rows unmarked, when already made."""
     if t is None:
         return (FieldRow("(null)", "(null)", 0, "always null"),)
     flat = flat if flat is not None else flat_fields(t)
     if plain is None:
-        plain = tuple(FieldRow(path, path.rsplit(".", 1)[-1] if path != "(whole)" else path, path.count("."), _short(ft))
-                      for path, ft in flat.items())
+        plain = tuple(
+            FieldRow(path, path.rsplit(".", 1)[-1] if path != "(whole)" else path, path.count("."), _short(ft))
+            for path, ft in flat.items()
+        )
     if old is None:
         return plain
     rows = list(plain)
@@ -149,22 +152,51 @@ def stages(compiled: Compiled) -> tuple[Stage, ...]:
         return plain[id(t)] if before is None or before is t else field_rows(t, flat(t), flat(before), plain[id(t)])
 
     first = shapes[0]
-    out = [Stage(0, f"source ({p.source.connector})", "", p.source.loc.line, "", "",
-                 rows(first.key), rows(first.value), (), (), _notes(first))]
+    out = [
+        Stage(
+            0,
+            f"source ({p.source.connector})",
+            "",
+            p.source.loc.line,
+            "",
+            "",
+            rows(first.key),
+            rows(first.value),
+            (),
+            (),
+            _notes(first),
+        )
+    ]
     for i, (step, before, after) in enumerate(zip(p.steps, shapes, shapes[1:]), start=1):
         words = REGISTRY.transforms[step.kind].describe(step.config, step.side or "record")
-        out.append(Stage(
-            i, step.alias, step.type_name, step.loc.line, _condition(step), words or "",
-            rows(after.key, before.key), rows(after.value, before.value),
-            _removed(flat(before.key), flat(after.key)), _removed(flat(before.value), flat(after.value)), _notes(after),
-        ))
+        out.append(
+            Stage(
+                i,
+                step.alias,
+                step.type_name,
+                step.loc.line,
+                _condition(step),
+                words or "",
+                rows(after.key, before.key),
+                rows(after.value, before.value),
+                _removed(flat(before.key), flat(after.key)),
+                _removed(flat(before.value), flat(after.value)),
+                _notes(after),
+            )
+        )
     return tuple(out)
 
 
 def lineage(compiled: Compiled) -> tuple[tuple[LineageRow, ...], tuple[tuple[str, str], ...]]:
     fields, record_level = column_lineage(compiled)
     rows = tuple(
-        LineageRow(out, tuple(Origin(o.field, "masked" if o.masking else "identity" if o.subtype == "IDENTITY" else "transformed") for o in origins))
+        LineageRow(
+            out,
+            tuple(
+                Origin(o.field, "masked" if o.masking else "identity" if o.subtype == "IDENTITY" else "transformed")
+                for o in origins
+            ),
+        )
         for out, origins in fields.items()
     )
     return rows, tuple(sorted(record_level.items()))
@@ -179,14 +211,27 @@ def _records(recs: tuple[TestRecord, ...] | None) -> tuple[str, ...] | None:
 
 
 def tests(p: Pipeline) -> tuple[RecordTestView, ...]:
-    return tuple(RecordTestView(t.name, t.loc.line, _records(t.given), _records(t.expect), t.expect_error, _records(t.expect_dead_letters))
-                 for t in p.tests)
+    return tuple(
+        RecordTestView(
+            t.name, t.loc.line, _records(t.given), _records(t.expect), t.expect_error, _records(t.expect_dead_letters)
+        )
+        for t in p.tests
+    )
 
 
 def errors(p: Pipeline) -> tuple[tuple[str, str], ...]:
     e = p.errors
-    rows = [("errors.tolerance", e.tolerance + (": a bad record fails the job" if e.tolerance == "none"
-                                                 else ": bad records are set aside, the job goes on"))]
+    rows = [
+        (
+            "errors.tolerance",
+            e.tolerance
+            + (
+                ": a bad record fails the job"
+                if e.tolerance == "none"
+                else ": bad records are set aside, the job goes on"
+            ),
+        )
+    ]
     if e.dlq_topic is not None:
         rows.append(("dead letters to topic", e.dlq_topic.raw))
     if e.dlq_path is not None:
@@ -195,7 +240,12 @@ def errors(p: Pipeline) -> tuple[tuple[str, str], ...]:
         rows.append(("dead-letter producer properties", ", ".join(k for k, _ in e.dlq_properties)))
     if e.tolerance == "all":
         rows.append(("context headers", "yes: each dead letter carries why it failed" if e.context_headers else "no"))
-        rows.append(("errors.log.enable", "yes" + (", with the record's key and value" if e.log_messages else "") if e.log else "no"))
+        rows.append(
+            (
+                "errors.log.enable",
+                "yes" + (", with the record's key and value" if e.log_messages else "") if e.log else "no",
+            )
+        )
     return tuple(rows)
 
 
@@ -211,7 +261,9 @@ def _column_kind(c) -> str:
 
 def source_columns(source: Source) -> tuple[tuple[str, str, str], ...]:
     keyed = set(source.key_fields)
-    return tuple((c.name, c.type.sql(), _column_kind(c) + (" (key)" if c.name in keyed else "")) for c in source.columns)
+    return tuple(
+        (c.name, c.type.sql(), _column_kind(c) + (" (key)" if c.name in keyed else "")) for c in source.columns
+    )
 
 
 def pipeline_facts(compiled: Compiled) -> PipelineFacts:
@@ -238,6 +290,9 @@ def source_words(p: Pipeline) -> str:
     s = p.source
     if SOURCES[s.connector].reads_files:
         return f"{s.connector}: {s.path.raw}"
+    if s.table_read is not None:
+        feed = " (change feed)" if s.table_read.change_feed else ""
+        return f"{s.connector}: {s.path.raw if s.path else s.table_read.table}{feed}"
     what = ", ".join(t.raw for t in s.topics) if s.topics else f"topics matching {s.topic_pattern.raw}"
     return f"{s.connector}: {what}"
 
@@ -255,8 +310,12 @@ def search_terms(facts: PipelineFacts, datasets: list[tuple[str, str]]) -> list[
         terms.append(("description", p.description))
     terms += [(f"meta {k}", v) for k, v in p.meta]
     terms += datasets
-    columns = [r.path for r in facts.stages[0].value] + [r.path for r in facts.written_value] + [
-        f"key.{r.path}" for r in facts.written_key] + [c[0] for c in facts.source_columns]
+    columns = (
+        [r.path for r in facts.stages[0].value]
+        + [r.path for r in facts.written_value]
+        + [f"key.{r.path}" for r in facts.written_key]
+        + [c[0] for c in facts.source_columns]
+    )
     terms += [("column", c) for c in dict.fromkeys(columns) if c not in ("(null)", "(whole)")]
     headers = [c.header for c in p.source.columns if c.header] + list(facts.contract.headers_added)
     terms += [("header", h) for h in dict.fromkeys(headers)]

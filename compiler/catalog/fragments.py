@@ -31,10 +31,14 @@ def fields_table(rows: tuple[FieldRow, ...], removed: tuple[str, ...] = ()) -> M
         return made[1]
     out = ['<table class="fields">']
     for r in rows:
-        out.append(f'<tr class="{r.mark}"><td class="path" style="--depth: {r.depth}">{_text(r.name)}</td>'
-                   f'<td class="type">{_text(r.type)}</td><td class="mark">{r.mark}</td></tr>')
+        out.append(
+            f'<tr class="{r.mark}"><td class="path" style="--depth: {r.depth}">{_text(r.name)}</td>'
+            f'<td class="type">{_text(r.type)}</td><td class="mark">{r.mark}</td></tr>'
+        )
     for path in removed:
-        out.append(f'<tr class="removed"><td class="path">{escape(path)}</td><td class="type"></td><td class="mark">removed</td></tr>')
+        out.append(
+            f'<tr class="removed"><td class="path">{escape(path)}</td><td class="type"></td><td class="mark">removed</td></tr>'
+        )
     out.append("</table>")
     table = Markup("".join(out))
     if not removed:
@@ -56,5 +60,5 @@ def stage(s: Stage, name: str) -> Markup:
         f'<li class="stage" id="stage-{s.index}"><div class="stage-head">{head}<span class="links">'
         f'<a href="../yaml/{name}.html#L{s.line}">YAML line {s.line}</a> · <a href="../jobs/{name}.html#{job_anchor}">in the job</a>'
         f'</span></div>{words}<div class="two"><div><h4>key</h4>{fields_table(s.key, s.removed_key)}</div>'
-        f'<div><h4>value</h4>{fields_table(s.value, s.removed)}</div></div>{notes}</li>'
+        f"<div><h4>value</h4>{fields_table(s.value, s.removed)}</div></div>{notes}</li>"
     )

@@ -20,8 +20,10 @@ RUNTIME_MARK = "# pipec runtime"  # the comment the job's runtime starts with (c
 @lru_cache(maxsize=16)
 def _code(text: str) -> str:
     """The lines escaped, comment lines marked."""
-    return "\n".join(f'<span class="c">{line}</span>' if line.lstrip().startswith("#") else line
-                     for line in str(escape(text)).split("\n"))
+    return "\n".join(
+        f'<span class="c">{line}</span>' if line.lstrip().startswith("#") else line
+        for line in str(escape(text)).split("\n")
+    )
 
 
 def numbered(lines: list[str], start: int = 1, anchors: dict[int, str] | None = None, linked: bool = True) -> Markup:
@@ -33,12 +35,16 @@ def numbered(lines: list[str], start: int = 1, anchors: dict[int, str] | None = 
     if linked:
         anchors = anchors or {}
         gutter = "".join(
-            (f'<span class="anchor" id="{anchors[n]}"></span>' if n in anchors else "") + f'<a id="L{n}" href="#L{n}">{n}</a>\n'
-            for n in numbers)
+            (f'<span class="anchor" id="{anchors[n]}"></span>' if n in anchors else "")
+            + f'<a id="L{n}" href="#L{n}">{n}</a>\n'
+            for n in numbers
+        )
     else:
         gutter = "\n".join(map(str, numbers))
-    return Markup(f'<div class="numbered"><pre class="gutter">{gutter}</pre>'
-                  f'<pre class="code">{_code(chr(10).join(lines))}</pre></div>')
+    return Markup(
+        f'<div class="numbered"><pre class="gutter">{gutter}</pre>'
+        f'<pre class="code">{_code(chr(10).join(lines))}</pre></div>'
+    )
 
 
 def yaml_listing(text: str) -> Markup:

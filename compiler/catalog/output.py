@@ -38,10 +38,17 @@ def _current(path: Path, text: str) -> bool:
 
 def stale(out: Path, pages: dict[str, str]) -> list[str]:
     """What differs between the folder and the site: missing, differing and left-over files."""
-    problems = [f"{out / name}: " + ("differs" if (out / name).exists() else "missing")
-                for name, text in sorted(pages.items()) if not _current(out / name, text)]
+    problems = [
+        f"{out / name}: " + ("differs" if (out / name).exists() else "missing")
+        for name, text in sorted(pages.items())
+        if not _current(out / name, text)
+    ]
     listed = _listed(out)
-    problems += [f"{out / name}: no longer part of the site" for name in listed or () if name not in pages and (out / name).exists()]
+    problems += [
+        f"{out / name}: no longer part of the site"
+        for name in listed or ()
+        if name not in pages and (out / name).exists()
+    ]
     if listed is None or not _current(out / MANIFEST, _manifest(pages)):
         problems.append(f"{out / MANIFEST}: " + ("missing" if listed is None else "differs"))
     return problems

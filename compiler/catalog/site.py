@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
 from ..resolve.builder import Compiled
-from dataclasses import dataclass
 from ..tools.graph import build_graph
+from . import fragments
 from .changes import what_ifs
 from .datasets import Dataset, datasets, kind_words
-from . import fragments
-from .fragments import fields_table, stage
 from .facts import PipelineFacts, pipeline_facts, search_terms, sink_words, source_words
+from .fragments import fields_table, stage
 from .listing import job_listing, yaml_listing
 from .svg import Around, draw
 
@@ -96,14 +96,24 @@ class Site:
         for name, c in sorted(self.compiled.items()):
             job_name, job_text = jobs[name]
             self.entries[name] = Entry(
-                self.facts[name], source_words(c.pipeline), sink_words(self.facts[name]), spark_line(c, job_text),
+                self.facts[name],
+                source_words(c.pipeline),
+                sink_words(self.facts[name]),
+                spark_line(c, job_text),
                 json.dumps(search_terms(self.facts[name], self._dataset_terms(name)), ensure_ascii=False),
-                job_name, job_text, yaml_texts[name])
+                job_name,
+                job_text,
+                yaml_texts[name],
+            )
 
     def _dataset_terms(self, name: str) -> list[tuple[str, str]]:
         me = self.node_of[name]
         near = self.around.outputs(me) + self.around.inputs(me)
-        return [(kind_words(self.datasets[d].kind).split(" ")[0], self.datasets[d].label) for d in near if d in self.datasets]
+        return [
+            (kind_words(self.datasets[d].kind).split(" ")[0], self.datasets[d].label)
+            for d in near
+            if d in self.datasets
+        ]
 
     def hrefs(self, root: str) -> dict[str, str]:
         out = {self.node_of[name]: f"{root}pipelines/{name}.html" for name in self.compiled}
@@ -129,21 +139,39 @@ class Site:
         counts = {"pipelines": len(entries), "datasets": len(self.datasets)}
         pages["index.html"] = _render("index.html.j2", "", entries=entries, counts=counts, title="Pipelines")
         pages["graph.html"] = _render("graph.html.j2", "", graph=draw(self.graph, self.hrefs("")), title="Graph")
-        pages["datasets.html"] = _render("datasets.html.j2", "", datasets=sorted(
-            self.datasets.values(), key=lambda d: (d.kind, d.label)), title="Datasets")
+        pages["datasets.html"] = _render(
+            "datasets.html.j2",
+            "",
+            datasets=sorted(self.datasets.values(), key=lambda d: (d.kind, d.label)),
+            title="Datasets",
+        )
         hrefs = self.hrefs("../")
         for name, entry in self.entries.items():
             pages[f"pipelines/{name}.html"] = self.pipeline_page(name, entry, hrefs)
             own, runtime = job_listing(entry.facts.pipeline, entry.job_text)
-            pages[f"jobs/{name}.html"] = _render("listing.html.j2", "../", entry=entry, title=entry.job_name,
-                                                   kind="job", listing=own, runtime=runtime)
-            pages[f"yaml/{name}.html"] = _render("listing.html.j2", "../", entry=entry, title=entry.facts.pipeline.file,
-                                                   kind="yaml", listing=yaml_listing(entry.yaml_text), runtime="")
+            pages[f"jobs/{name}.html"] = _render(
+                "listing.html.j2", "../", entry=entry, title=entry.job_name, kind="job", listing=own, runtime=runtime
+            )
+            pages[f"yaml/{name}.html"] = _render(
+                "listing.html.j2",
+                "../",
+                entry=entry,
+                title=entry.facts.pipeline.file,
+                kind="yaml",
+                listing=yaml_listing(entry.yaml_text),
+                runtime="",
+            )
         for d in self.datasets.values():
             near, left_out = self.around.neighbourhood(d.id)
-            pages[f"datasets/{d.page}"] = _render("dataset.html.j2", "../", dataset=d, title=d.label,
-                                                  related=[self.datasets[m] for m in d.matches],
-                                                  graph=draw(near, hrefs, d.id), left_out=left_out)
+            pages[f"datasets/{d.page}"] = _render(
+                "dataset.html.j2",
+                "../",
+                dataset=d,
+                title=d.label,
+                related=[self.datasets[m] for m in d.matches],
+                graph=draw(near, hrefs, d.id),
+                left_out=left_out,
+            )
         return pages
 
     def pipeline_page(self, name: str, entry: Entry, hrefs: dict[str, str]) -> str:
@@ -153,7 +181,17 @@ class Site:
         reads, writes = self.uses(name)
         near, left_out = self.around.neighbourhood(me)
         return _render(
-            "pipeline.html.j2", "../", entry=entry, facts=entry.facts, p=entry.facts.pipeline, title=name,
-            graph=draw(near, hrefs, me), left_out=left_out, reads=reads, writes=writes,
-            changes=changes, common=sorted(common), common_set=common,
+            "pipeline.html.j2",
+            "../",
+            entry=entry,
+            facts=entry.facts,
+            p=entry.facts.pipeline,
+            title=name,
+            graph=draw(near, hrefs, me),
+            left_out=left_out,
+            reads=reads,
+            writes=writes,
+            changes=changes,
+            common=sorted(common),
+            common_set=common,
         )

@@ -82,6 +82,7 @@ def _order(layers: list[list[str]], edges: list[tuple[str, str]], group: dict[st
         position = {n: i for layer in layers for i, n in enumerate(layer)}
         sequence = layers[1:] if sweep % 2 == 0 else layers[-2::-1]
         for layer in sequence:
+
             def center(n: str, position: dict[str, int] = position) -> float:
                 near = [position[m] for m in neighbours[n]]
                 return sum(near) / len(near) if near else position[n]
@@ -126,19 +127,25 @@ def draw(graph: Graph, hrefs: dict[str, str], highlight: str | None = None) -> M
         heights.append(y)
         for g in dict.fromkeys(group[n] for n in layer if n in group):
             members = [xy[n][1] for n in layer if group.get(n) == g]
-            boxes.append((g, x - 8, min(members) - GROUP_GAP + 4, col_w + 16, max(members) - min(members) + NODE_H + GROUP_GAP))
+            boxes.append(
+                (g, x - 8, min(members) - GROUP_GAP + 4, col_w + 16, max(members) - min(members) + NODE_H + GROUP_GAP)
+            )
         for n in layer:
             xy[n] = (x + (col_w - width[n]) / 2, xy[n][1])
         x += col_w + LAYER_GAP
     total_w, total_h = x - LAYER_GAP + PAD, max(heights) + PAD
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="{total_w:.0f}" height="{total_h:.0f}" '
-             f'viewBox="0 0 {total_w:.0f} {total_h:.0f}" role="img" aria-label="pipelines and the data they read and write">',
-             '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-             'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="{total_w:.0f}" height="{total_h:.0f}" '
+        f'viewBox="0 0 {total_w:.0f} {total_h:.0f}" role="img" aria-label="pipelines and the data they read and write">',
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>',
+    ]
     for folder, bx, by, bw, bh in boxes:
-        parts.append(f'<g class="folder-group"><rect x="{bx:.1f}" y="{by:.1f}" width="{bw:.1f}" height="{bh:.1f}" rx="6"/>'
-                     f'<text x="{bx + 6:.1f}" y="{by + 13:.1f}">{escape(_short(folder + "/"))}</text></g>')
+        parts.append(
+            f'<g class="folder-group"><rect x="{bx:.1f}" y="{by:.1f}" width="{bw:.1f}" height="{bh:.1f}" rx="6"/>'
+            f'<text x="{bx + 6:.1f}" y="{by + 13:.1f}">{escape(_short(folder + "/"))}</text></g>'
+        )
     for a, b, label in graph.edges:
         if a not in xy or b not in xy or a == b:
             continue
@@ -154,7 +161,9 @@ def draw(graph: Graph, hrefs: dict[str, str], highlight: str | None = None) -> M
         title = f"<title>{escape(label)}</title>" if label else ""
         parts.append(f'<path class="{cls}" d="{d}" marker-end="url(#arrow)">{title}</path>')
         if label:
-            parts.append(f'<text class="edge-label" x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 4:.1f}">{escape(label)}</text>')
+            parts.append(
+                f'<text class="edge-label" x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 4:.1f}">{escape(label)}</text>'
+            )
     for n in ids:
         node, (nx, ny), w = graph.nodes[n], xy[n], width[n]
         cls = f"node kind-{node.kind}" + (" current" if n == highlight else "")
@@ -205,7 +214,9 @@ class Around:
         near = sorted({centre, *ordered[:at_most]}, key=self.order.__getitem__)
         sub = Graph()
         sub.nodes = {n: self.graph.nodes[n] for n in near}
-        sub.edges = sorted((e for a in near for b in near for e in self.between.get((a, b), ())), key=self.edge_at.__getitem__)
+        sub.edges = sorted(
+            (e for a in near for b in near for e in self.between.get((a, b), ())), key=self.edge_at.__getitem__
+        )
         for n in near:
             if n in self.group_of:
                 sub.groups.setdefault(self.group_of[n], []).append(n)

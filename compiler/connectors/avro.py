@@ -22,8 +22,15 @@ FORMATS = ("avro", "avro-confluent")
 _NAME = re.compile(r"[^A-Za-z0-9_]")
 
 PRIMITIVES = {
-    "BOOLEAN": "boolean", "TINYINT": "int", "SMALLINT": "int", "INT": "int", "BIGINT": "long",
-    "FLOAT": "float", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
+    "BOOLEAN": "boolean",
+    "TINYINT": "int",
+    "SMALLINT": "int",
+    "INT": "int",
+    "BIGINT": "long",
+    "FLOAT": "float",
+    "DOUBLE": "double",
+    "STRING": "string",
+    "BYTES": "bytes",
     "DATE": {"type": "int", "logicalType": "date"},
     "TIMESTAMP_LTZ": {"type": "long", "logicalType": "timestamp-micros"},
     "TIMESTAMP": {"type": "long", "logicalType": "local-timestamp-micros"},
@@ -91,8 +98,15 @@ def _unknown_id(column: ir.Expr, registry: str) -> ir.Expr:
     """A record error for a schema id the registry does not know, naming the id and the record's position."""
     side = registry.split(".")[1]
     message = f"source {side}: schema id %s is not in the Schema Registry (topic %s, partition %s, offset %s)"
-    return ir.Func("raise_error", (ir.Func("format_string", (ir.Arg(message), schema_id_text(column), ir.Col("topic"),
-                                                             ir.Col("partition"), ir.Col("offset"))),))
+    return ir.Func(
+        "raise_error",
+        (
+            ir.Func(
+                "format_string",
+                (ir.Arg(message), schema_id_text(column), ir.Col("topic"), ir.Col("partition"), ir.Col("offset")),
+            ),
+        ),
+    )
 
 
 def decode(column: ir.Expr, fmt: str, t: StructType, name: str, registry: str | None = None) -> ir.Expr:
@@ -113,7 +127,9 @@ def decode(column: ir.Expr, fmt: str, t: StructType, name: str, registry: str | 
         return parsed
     magic = _substring(column, 1, 1)
     bad = ir.Func("raise_error", (ir.Lit("avro-confluent payload without Confluent's magic byte 0"),))
-    return ir.If(ir.BinOp("==", magic, ir.Func("unhex", (ir.Lit("00"),))), parsed, ir.If(ir.IsNull(column), ir.Null(read), bad))
+    return ir.If(
+        ir.BinOp("==", magic, ir.Func("unhex", (ir.Lit("00"),))), parsed, ir.If(ir.IsNull(column), ir.Null(read), bad)
+    )
 
 
 def encode(expr: ir.Expr, fmt: str, t: StructType, name: str, schema: int | str | None) -> ir.Expr:

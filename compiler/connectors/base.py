@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .. import ir
 from ..diagnostics import Collector, Location
-from ..record_errors import positioned
 from ..load.document import SourceMap
 from ..model import Column, Sink, Source
-from dataclasses import dataclass, field
+from ..record_errors import positioned
 from ..shape import Shape
 from ..types.sql import BIGINT, HEADERS, INT, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType, StructType
 
@@ -79,7 +79,12 @@ class SourceConnector:
     # The columns the source yields: the declared ones, or a default where the value format implies one
     yields: Callable[[str | None, tuple[Column, ...], Where], tuple[Column, ...]] = lambda fmt, columns, where: columns
     given_fields: frozenset[str] | None = None  # the fields a test's given record may set (None: any)
+    given_hint: str = "files records get topic, partition, offset and timestamp from the files"  # why only those
     reads_files: bool = False  # reads files (a test's given records are written as files of its format)
+    reads_table: bool = False  # reads a lakehouse table (delta, iceberg: compiler/runtime/table_source.py)
+    rate_limit: str = "maxOffsetsPerTrigger"  # the reader option that caps a micro-batch
+    # a boolean key of the source block that makes its records a changelog (a table's read-change-feed)
+    changelog_key: str | None = None
     # Whether decode explodes each message into its changes, a skipped message (tombstone, DDL) a row with a null op
     # ops that drop the messages carrying no record (counted as filtered), run before the chain
     skip_messages: Callable[[Source], tuple[ir.Op, ...]] = lambda source: ()
@@ -124,12 +129,22 @@ def envelope_layout(sink: Sink, shape: Shape) -> TestLayout:
         value = StructType(tuple(f for f in value.fields if f.name not in shape.virtual))
     fields: dict[str, SqlType | None] = {"value": value}
     if sink.envelope:
-        fields.update({"key": shape.key, "topic": STRING, "partition": INT, "offset": BIGINT,
-                       "timestamp": TIMESTAMP_LTZ_3, "headers": HEADERS})
+        fields.update(
+            {
+                "key": shape.key,
+                "topic": STRING,
+                "partition": INT,
+                "offset": BIGINT,
+                "timestamp": TIMESTAMP_LTZ_3,
+                "headers": HEADERS,
+            }
+        )
         if shape.changelog:
             fields["op"] = STRING
         return TestLayout(fields, f"a {sink.connector} sink writes a record's value and envelope columns only")
-    return TestLayout(fields, f"a {sink.connector} sink without envelope: true writes only the value; add envelope: true")
+    return TestLayout(
+        fields, f"a {sink.connector} sink without envelope: true writes only the value; add envelope: true"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +154,9 @@ class SinkConnector:
     name: str
     check: Callable[[Sink, Shape, Collector], None]
     encode: Callable[[Sink, Shape], tuple[ir.Op, ...]]
-    writer: Callable[[Sink, Source], dict]  # the context of its job section (templates/sinks/NAME.py.j2): writer options
+    writer: Callable[
+        [Sink, Source], dict
+    ]  # the context of its job section (templates/sinks/NAME.py.j2): writer options
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
     formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)
@@ -160,7 +177,7 @@ class SinkConnector:
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) writes it
     test_layout: Callable[[Sink, Shape], TestLayout] = envelope_layout  # what a record test's `expect` can name
     applies_changes: Callable[[Sink], bool] = lambda sink: False  # applies each key's changes per micro-batch (MERGE)
-    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: templates/tables/)
+    writes_table: bool = False  # writes a lakehouse table (delta, iceberg: compiler/runtime/tables.py)
     # the columns it writes where they are not its encoding's last select (a table's), and how explain shows it
     written: Callable[[Sink, Shape], tuple[str, ...]] | None = None
     describe: Callable[[Sink, Shape], list[str]] | None = None
@@ -201,13 +218,15 @@ def castable(src: SqlType, dst: SqlType) -> bool:
     """Whether a metadata value of type `src` may be declared as `dst` (an explicit cast)."""
     if src == dst or dst == Primitive("STRING"):
         return True
-    if src.is_timestamp and dst == BIGINT or src == BIGINT and dst.is_timestamp:
+    if (src.is_timestamp and dst == BIGINT) or (src == BIGINT and dst.is_timestamp):
         return True
     if src.is_timestamp and dst.is_timestamp:
         return True
     if src.is_numeric and dst.is_numeric:
         return True
-    if src == Primitive("STRING") and (dst.is_numeric or dst.is_timestamp or dst in (Primitive("BOOLEAN"), Primitive("DATE"))):
+    if src == Primitive("STRING") and (
+        dst.is_numeric or dst.is_timestamp or dst in (Primitive("BOOLEAN"), Primitive("DATE"))
+    ):
         return True
     return False
 
@@ -239,8 +258,5 @@ def header_columns(column: Column, headers: ir.Expr) -> ir.Expr:
     """ksqlDB header columns over the record's headers array (never null in the record model)."""
     if column.headers:
         return headers
-    last = ir.Func(
-        "try_element_at",
-        (ir.Func("filter", (headers, ir.Lambda("h", ir.BinOp("==", ir.Get(ir.Var("h"), "key"), ir.Lit(column.header))))), ir.Lit(-1)),
-    )
-    return ir.Get(last, "value")
+    # the last header of that name, as Kafka's Headers.lastHeader (compiler/runtime/headers.py: no lambda)
+    return ir.Func("last_header", (headers, ir.Arg(column.header)))

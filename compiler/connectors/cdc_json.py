@@ -10,17 +10,26 @@ it, `+I`/`+U` as `{"before": null, "after": row, "op": "c"}`, `-U`/`-D` as `{"be
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from .. import ir
-from . import json_timestamps
 from ..changelog import ADDS, DELETE, INSERT, OP, UPDATE_AFTER, UPDATE_BEFORE
 from ..model import Column, Source
-from dataclasses import dataclass
 from ..transforms.base import Lowering
 from ..types.sql import (
-    BIGINT, BOOLEAN, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
+    BIGINT,
+    BOOLEAN,
+    INT,
+    STRING,
+    TIMESTAMP_LTZ_3,
+    ArrayType,
+    MapType,
+    SqlType,
+    StructField,
+    StructType,
 )
+from . import json_timestamps
 from .base import MetaKey
 
 ENVELOPE = "__message"  # the parsed message
@@ -86,12 +95,19 @@ DEBEZIUM_METADATA = {
 
 def debezium_envelope(source: Source, values: list[Column]) -> StructType:
     image = json_timestamps.as_text(image_type(values))  # a timestamp: ISO-8601 text or epoch millis, as in json
-    payload = StructType((
-        StructField("before", image), StructField("after", image), StructField("op", STRING),
-        StructField("ts_ms", BIGINT), StructField("source", TEXT_MAP),
-    ))
+    payload = StructType(
+        (
+            StructField("before", image),
+            StructField("after", image),
+            StructField("op", STRING),
+            StructField("ts_ms", BIGINT),
+            StructField("source", TEXT_MAP),
+        )
+    )
     if source.schema_include:
-        return StructType((StructField("schema", STRING), StructField("payload", payload), StructField(CORRUPT, STRING)))
+        return StructType(
+            (StructField("schema", STRING), StructField("payload", payload), StructField(CORRUPT, STRING))
+        )
     return StructType(payload.fields + (StructField(CORRUPT, STRING),))
 
 
@@ -105,7 +121,9 @@ def debezium_changes(source: Source, values: list[Column], errors: Lowering) -> 
         hint = " (a Postgres table needs REPLICA IDENTITY FULL)" if field == "before" else ""
         if json_timestamps.has_timestamp(image_type(values)):  # Debezium writes Timestamp as epoch milliseconds
             value = json_timestamps.converted(value, image_type(values), errors, field)
-        return errors.fail_if(ir.IsNull(ir.Get(payload, field)), f'the "{field}" field of {kind} message is null{hint}', value)
+        return errors.fail_if(
+            ir.IsNull(ir.Get(payload, field)), f'the "{field}" field of {kind} message is null{hint}', value
+        )
 
     wrapped = f"; a message with schema and payload needs {SCHEMA_INCLUDE}: true" if not source.schema_include else ""
     unknown = errors.record_error(f'unknown or missing "op" value (expected c, r, u or d){wrapped}')
@@ -114,8 +132,18 @@ def debezium_changes(source: Source, values: list[Column], errors: Lowering) -> 
         ir.Func("array", (_change(INSERT, image("after", "a CREATE")),)),
         ir.If(
             ir.BinOp("==", op, ir.Lit("u")),
-            ir.Func("array", (_change(UPDATE_BEFORE, image("before", "an UPDATE")), _change(UPDATE_AFTER, image("after", "an UPDATE")))),
-            ir.If(ir.BinOp("==", op, ir.Lit("d")), ir.Func("array", (_change(DELETE, image("before", "a DELETE")),)), unknown),
+            ir.Func(
+                "array",
+                (
+                    _change(UPDATE_BEFORE, image("before", "an UPDATE")),
+                    _change(UPDATE_AFTER, image("after", "an UPDATE")),
+                ),
+            ),
+            ir.If(
+                ir.BinOp("==", op, ir.Lit("d")),
+                ir.Func("array", (_change(DELETE, image("before", "a DELETE")),)),
+                unknown,
+            ),
         ),
     )
 
@@ -137,12 +165,21 @@ CANAL_TYPES = (*CANAL_INSERTS, "UPDATE", "DELETE")
 def canal_envelope(source: Source, values: list[Column]) -> StructType:
     """Rows are read as text maps: Canal writes numbers as strings, and `old` must tell an absent field from null."""
     rows = ArrayType(TEXT_MAP)
-    return StructType((
-        StructField("data", rows), StructField("old", rows), StructField("type", STRING), StructField("isDdl", BOOLEAN),
-        StructField("database", STRING), StructField("table", STRING), StructField("sqlType", MapType(STRING, INT)),
-        StructField("pkNames", ArrayType(STRING)), StructField("ts", BIGINT), StructField("es", BIGINT),
-        StructField(CORRUPT, STRING),
-    ))
+    return StructType(
+        (
+            StructField("data", rows),
+            StructField("old", rows),
+            StructField("type", STRING),
+            StructField("isDdl", BOOLEAN),
+            StructField("database", STRING),
+            StructField("table", STRING),
+            StructField("sqlType", MapType(STRING, INT)),
+            StructField("pkNames", ArrayType(STRING)),
+            StructField("ts", BIGINT),
+            StructField("es", BIGINT),
+            StructField(CORRUPT, STRING),
+        )
+    )
 
 
 def from_text(text: ir.Expr, t: SqlType, column: str, errors: Lowering) -> ir.Expr:
@@ -171,7 +208,11 @@ def canal_changes(source: Source, values: list[Column], errors: Lowering) -> ir.
         after, changed = ir.Get(pair, "data"), ir.Get(pair, "old")
 
         def field(c: Column) -> ir.Expr:
-            text = ir.If(ir.Func("map_contains_key", (changed, ir.Lit(c.name))), _map_get(changed, c.name), _map_get(after, c.name))
+            text = ir.If(
+                ir.Func("map_contains_key", (changed, ir.Lit(c.name))),
+                _map_get(changed, c.name),
+                _map_get(after, c.name),
+            )
             return from_text(text, c.type, c.name, errors)
 
         return ir.Struct(tuple((c.name, field(c)) for c in values))
@@ -179,21 +220,44 @@ def canal_changes(source: Source, values: list[Column], errors: Lowering) -> ir.
     row, pair = ir.Var("row"), ir.Var("pair")
     inserts = ir.Func("transform", (data, ir.Lambda("row", _change(INSERT, image(row)))))
     deletes = ir.Func("transform", (data, ir.Lambda("row", _change(DELETE, image(row)))))
-    updates = ir.Func("flatten", (ir.Func("transform", (
-        ir.Func("arrays_zip", (data, old)),
-        ir.Lambda("pair", ir.Func("array", (_change(UPDATE_BEFORE, before(pair)), _change(UPDATE_AFTER, image(ir.Get(pair, "data")))))),
-    )),))
+    updates = ir.Func(
+        "flatten",
+        (
+            ir.Func(
+                "transform",
+                (
+                    ir.Func("arrays_zip", (data, old)),
+                    ir.Lambda(
+                        "pair",
+                        ir.Func(
+                            "array",
+                            (_change(UPDATE_BEFORE, before(pair)), _change(UPDATE_AFTER, image(ir.Get(pair, "data")))),
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    )
     by_type = ir.If(
-        _any_of(kind, CANAL_INSERTS), inserts,
-        ir.If(ir.BinOp("==", kind, ir.Lit("UPDATE")),
-              errors.fail_if(ir.IsNull(old), 'an UPDATE message has no "old" field', updates), deletes),
+        _any_of(kind, CANAL_INSERTS),
+        inserts,
+        ir.If(
+            ir.BinOp("==", kind, ir.Lit("UPDATE")),
+            errors.fail_if(ir.IsNull(old), 'an UPDATE message has no "old" field', updates),
+            deletes,
+        ),
     )
     ddl = ir.BinOp("|", ir.Func("coalesce", (_col("isDdl"), ir.Lit(False))), ir.BinOp("==", kind, ir.Lit("CREATE")))
     return ir.If(
-        ddl, ir.Null(changes_ddl(values)),
-        ir.If(ir.Not(ir.Func("coalesce", (_any_of(kind, CANAL_TYPES), ir.Lit(False)))),
-              errors.record_error(f'unknown or missing "type" value (expected {", ".join(CANAL_TYPES)}, or a DDL message)'),
-              errors.fail_if(ir.IsNull(data), 'a DML message has no "data" field', by_type)),
+        ddl,
+        ir.Null(changes_ddl(values)),
+        ir.If(
+            ir.Not(ir.Func("coalesce", (_any_of(kind, CANAL_TYPES), ir.Lit(False)))),
+            errors.record_error(
+                f'unknown or missing "type" value (expected {", ".join(CANAL_TYPES)}, or a DDL message)'
+            ),
+            errors.fail_if(ir.IsNull(data), 'a DML message has no "data" field', by_type),
+        ),
     )
 
 
@@ -225,7 +289,9 @@ def metadata_keys(fmt: str | None) -> dict[str, MetaKey]:
 
 def foreign_key_hint(key: str, fmt: str | None) -> str | None:
     """For a format metadata key the source's value format lacks: which format has it, and what this one offers."""
-    owners = [f.name for f in FORMATS.values() if key.removeprefix(META_PREFIX) in f.metadata and key.startswith(META_PREFIX)]
+    owners = [
+        f.name for f in FORMATS.values() if key.removeprefix(META_PREFIX) in f.metadata and key.startswith(META_PREFIX)
+    ]
     if not owners:
         return None
     own = metadata_keys(fmt)
@@ -236,18 +302,25 @@ def foreign_key_hint(key: str, fmt: str | None) -> str | None:
     return f"'{key}' is metadata of value format {' and '.join(owners)}{offered}"
 
 
-def decode_ops(source: Source, values: list[Column], image_column: str) -> tuple[tuple[str, ir.Expr], tuple[ir.Op, ...]]:
+def decode_ops(
+    source: Source, values: list[Column], image_column: str
+) -> tuple[tuple[str, ir.Expr], tuple[ir.Op, ...]]:
     """(the parsed message column, the ops that explode it into one row per change with its image in `image_column`)."""
     fmt = FORMATS[source.format]
     errors = Lowering(f"value format {fmt.name}", None)
     text = ir.Cast(ir.Col("value"), "STRING")
     options = ir.Arg({"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT})
     parsed = (ENVELOPE, ir.Func("from_json", (text, ir.Arg(fmt.envelope(source, values).ddl()), options)))
-    tombstone = ir.BinOp("|", ir.IsNull(ir.Col("value")), ir.BinOp("==", ir.Func("length", (ir.Col("value"),)), ir.Lit(0)))
+    tombstone = ir.BinOp(
+        "|", ir.IsNull(ir.Col("value")), ir.BinOp("==", ir.Func("length", (ir.Col("value"),)), ir.Lit(0))
+    )
     undecodable = ir.Method(_col(CORRUPT), "isNotNull")
     changes = ir.If(
-        tombstone, ir.Null(changes_ddl(values)),
-        errors.fail_if(undecodable, "the message is not valid JSON of this format's shape", fmt.changes(source, values, errors)),
+        tombstone,
+        ir.Null(changes_ddl(values)),
+        errors.fail_if(
+            undecodable, "the message is not valid JSON of this format's shape", fmt.changes(source, values, errors)
+        ),
     )
     ops = (
         ir.SetColumns(((CHANGE, ir.Func("explode_outer", (changes,))),)),

@@ -9,11 +9,12 @@ parse goes to the dead letters untouched, with its file and line number (docs/er
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import ir
+from ..emit.render import doc_text, path_expr, py_literal
 from ..model import Source
 from ..record_errors import CONVERTER_STAGES, PARSED_VALUE, in_file
-from dataclasses import replace
-from ..emit.render import doc_text, path_expr, py_literal
 from ..transforms.base import Lowering
 from ..types.sql import StructField, StructType
 from . import json_timestamps
@@ -22,17 +23,36 @@ from .files import FILE, FILES_SOURCE, _topic, reader_schema, record
 
 LINE_FORMATS = ("json", "csv", "text")
 # Spark's file source options, which the text reader takes as they are; the others are the format's parsing options
-READER_OPTIONS = frozenset({
-    "lineSep", "recursiveFileLookup", "pathGlobFilter", "modifiedBefore", "modifiedAfter", "ignoreCorruptFiles",
-    "ignoreMissingFiles", "maxFilesPerTrigger", "maxBytesPerTrigger", "latestFirst", "fileNameOnly", "maxFileAge",
-    "cleanSource", "sourceArchiveDir",
-})
+READER_OPTIONS = frozenset(
+    {
+        "lineSep",
+        "recursiveFileLookup",
+        "pathGlobFilter",
+        "modifiedBefore",
+        "modifiedAfter",
+        "ignoreCorruptFiles",
+        "ignoreMissingFiles",
+        "maxFilesPerTrigger",
+        "maxBytesPerTrigger",
+        "latestFirst",
+        "fileNameOnly",
+        "maxFileAge",
+        "cleanSource",
+        "sourceArchiveDir",
+    }
+)
 LINE_OPTIONS = frozenset({"header", "comment", "enforceSchema"})  # what `numbered_lines` does, or nothing per line
 # Options whose meaning a line-by-line read under tolerance: all cannot keep: (why, hint)
 REFUSED_OPTIONS = {
-    "multiLine": ("a multiLine record spans lines, and dead letters are single lines", "remove multiLine, or use tolerance: none"),
+    "multiLine": (
+        "a multiLine record spans lines, and dead letters are single lines",
+        "remove multiLine, or use tolerance: none",
+    ),
     "mode": ("tolerance: all decides what a malformed line does", "remove mode"),
-    "columnNameOfCorruptRecord": ("tolerance: all sends a malformed line to the dead letters", "remove columnNameOfCorruptRecord"),
+    "columnNameOfCorruptRecord": (
+        "tolerance: all sends a malformed line to the dead letters",
+        "remove columnNameOfCorruptRecord",
+    ),
     "encoding": ("lines are read as UTF-8 to number them", "convert the files to UTF-8, or use tolerance: none"),
     "charset": ("lines are read as UTF-8 to number them", "convert the files to UTF-8, or use tolerance: none"),
     "wholetext": ("each line is a record", "remove wholetext"),
@@ -47,13 +67,21 @@ def _options(source: Source) -> dict[str, str]:
 def dead_letter_refusals(source: Source) -> list[tuple[str, tuple[str, ...], str]]:
     """What keeps this files source from sending malformed lines to the dead letters: (message, path, hint)."""
     if source.format not in LINE_FORMATS:
-        return [(f"tolerance: all needs a files source of lines ({', '.join(LINE_FORMATS)}): a dead letter is the line as "
-                 f"read, with its file and line number, and {source.format} files have no lines", ("format",),
-                 "use tolerance: none (the job fails on a bad record, naming it)")]
+        return [
+            (
+                f"tolerance: all needs a files source of lines ({', '.join(LINE_FORMATS)}): a dead letter is the line as "
+                f"read, with its file and line number, and {source.format} files have no lines",
+                ("format",),
+                "use tolerance: none (the job fails on a bad record, naming it)",
+            )
+        ]
     refused = []
     for key, value in _options(source).items():
-        if key in REFUSED_OPTIONS and not (key in ("encoding", "charset") and str(value).lower() in UTF8) \
-                and not (key in ("multiLine", "wholetext") and str(value).lower() == "false"):
+        if (
+            key in REFUSED_OPTIONS
+            and not (key in ("encoding", "charset") and str(value).lower() in UTF8)
+            and not (key in ("multiLine", "wholetext") and str(value).lower() == "false")
+        ):
             why, hint = REFUSED_OPTIONS[key]
             refused.append((f"options.{key} with tolerance: all: {why}", ("options", key), hint))
     return refused
@@ -71,8 +99,10 @@ def lines_reader(source: Source) -> dict:
         "format": py_literal("text"),
         "options": py_literal({k: v for k, v in options.items() if k in READER_OPTIONS}),
         "path": path_expr(source.path),
-        "summary": doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}, read line by line; "
-                            "each line is one record value."),
+        "summary": doc_text(
+            f"{source.format} files at {source.path.raw if source.path else '?'}, read line by line; "
+            "each line is one record value."
+        ),
         "lines": {
             "skip_blank": source.format != "text",
             "header": header,
@@ -84,17 +114,19 @@ def lines_reader(source: Source) -> dict:
 def raw_line(source: Source, pipeline: str) -> ir.Struct:
     """The record a dead letter carries: the line as read (the value), no key or headers, the records' topic and
     partition, the line's number as its offset, and its file."""
-    return ir.Struct((
-        ("key", ir.Null("BINARY")),
-        ("value", ir.Cast(ir.Col("value"), "BINARY")),
-        ("topic", _topic(source, pipeline)),
-        ("partition", ir.Cast(ir.Lit(0), "INT")),
-        ("offset", ir.Col("__line")),
-        ("timestamp", ir.Get(FILE, "file_modification_time")),
-        ("timestampType", ir.Cast(ir.Lit(1), "INT")),
-        ("headers", empty_headers()),
-        ("file", ir.Get(FILE, "file_path")),
-    ))
+    return ir.Struct(
+        (
+            ("key", ir.Null("BINARY")),
+            ("value", ir.Cast(ir.Col("value"), "BINARY")),
+            ("topic", _topic(source, pipeline)),
+            ("partition", ir.Cast(ir.Lit(0), "INT")),
+            ("offset", ir.Col("__line")),
+            ("timestamp", ir.Get(FILE, "file_modification_time")),
+            ("timestampType", ir.Cast(ir.Lit(1), "INT")),
+            ("headers", empty_headers()),
+            ("file", ir.Get(FILE, "file_path")),
+        )
+    )
 
 
 class LineLowering(Lowering):
@@ -109,7 +141,10 @@ def _parsed(source: Source) -> ir.Expr:
     struct = reader_schema(source)
     parsing = {k: v for k, v in _options(source).items() if k not in READER_OPTIONS | LINE_OPTIONS}
     schema = ir.Arg(struct.ddl())
-    return ir.Func("from_json" if source.format == "json" else "from_csv", (ir.Col("value"), schema, ir.Arg({**parsing, "mode": "FAILFAST"})))
+    return ir.Func(
+        "from_json" if source.format == "json" else "from_csv",
+        (ir.Col("value"), schema, ir.Arg({**parsing, "mode": "FAILFAST"})),
+    )
 
 
 def decode_lines(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
@@ -120,7 +155,9 @@ def decode_lines(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     converted = ()
     if source.format == "json" and json_timestamps.has_timestamp(struct):
         errors = LineLowering(f"{CONVERTER_STAGES['value']}: source value", None)
-        converted = (ir.SetColumns(((PARSED_VALUE, json_timestamps.converted(ir.Col(PARSED_VALUE), struct, errors, "")),)),)
+        converted = (
+            ir.SetColumns(((PARSED_VALUE, json_timestamps.converted(ir.Col(PARSED_VALUE), struct, errors, "")),)),
+        )
     return (
         ir.Apply("numbered_lines"),
         ir.SetColumns(((PARSED_VALUE, _parsed(source)),)),

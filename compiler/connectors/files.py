@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .. import ir, spark_versions
 from ..changelog import OP
 from ..diagnostics import Collector, did_you_mean
+from ..emit.render import doc_text, path_expr, py_literal
 from ..model import Column, Sink, Source
 from ..record_errors import CONVERTER_STAGES, CORRUPT, in_source_file, not_valid
-from ..emit.render import doc_text, path_expr, py_literal
 from ..shape import Shape
 from ..transforms.base import Lowering
 from ..types.sql import (
-    BIGINT, BYTES, HEADERS, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, ArrayType, MapType, SqlType, StructField, StructType,
+    BIGINT,
+    BYTES,
+    HEADERS,
+    HEADERS_MAP,
+    INT,
+    STRING,
+    TIMESTAMP_LTZ_3,
+    ArrayType,
+    MapType,
+    SqlType,
+    StructField,
+    StructType,
 )
 from . import avro, json_timestamps
 from .base import (
@@ -78,8 +89,12 @@ def checks_lines(source: Source) -> bool:
     column of their own, keep Spark's meaning). Spark's reader then reads PERMISSIVE into a hidden corrupt-record
     column, which decode checks: FAILFAST's own error names neither the file nor the line."""
     options = dict(source.options)
-    return (source.format in PARSED_FORMATS and any(c.physical for c in source.columns)
-            and str(options.get("mode", "FAILFAST")).upper() == "FAILFAST" and "columnNameOfCorruptRecord" not in options)
+    return (
+        source.format in PARSED_FORMATS
+        and any(c.physical for c in source.columns)
+        and str(options.get("mode", "FAILFAST")).upper() == "FAILFAST"
+        and "columnNameOfCorruptRecord" not in options
+    )
 
 
 def files_reader(source: Source) -> dict:
@@ -93,8 +108,14 @@ def files_reader(source: Source) -> dict:
         "format": py_literal(source.format),
         "options": py_literal(options),
         "path": path_expr(source.path),
-        "summary": doc_text(f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value"
-                            + ("; a malformed line fails the job (decode checks the corrupt-record column)." if checks_lines(source) else ".")),
+        "summary": doc_text(
+            f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value"
+            + (
+                "; a malformed line fails the job (decode checks the corrupt-record column)."
+                if checks_lines(source)
+                else "."
+            )
+        ),
     }
 
 
@@ -112,8 +133,11 @@ def _timestamps_converted(source: Source) -> tuple[ir.Op, ...]:
     if source.format != "json":
         return ()
     errors = FileLowering(f"{CONVERTER_STAGES['value']}: source value", None) if checks_lines(source) else None
-    columns = tuple((c.name, json_timestamps.converted(ir.Col(c.name), c.type, errors, c.name))
-                    for c in source.columns if c.physical and json_timestamps.has_timestamp(c.type))
+    columns = tuple(
+        (c.name, json_timestamps.converted(ir.Col(c.name), c.type, errors, c.name))
+        for c in source.columns
+        if c.physical and json_timestamps.has_timestamp(c.type)
+    )
     return (ir.SetColumns(columns),) if columns else ()
 
 
@@ -123,12 +147,18 @@ def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     check = None
     if checks_lines(source):
         malformed = ir.Not(ir.IsNull(ir.Col(CORRUPT)))
-        check = (malformed, ir.Func("raise_error", (in_source_file(f"{CONVERTER_STAGES['value']}: {not_valid('value', source.format)}"),)))
+        check = (
+            malformed,
+            ir.Func(
+                "raise_error", (in_source_file(f"{CONVERTER_STAGES['value']}: {not_valid('value', source.format)}"),)
+            ),
+        )
     return (*_timestamps_converted(source), record(source, pipeline, lambda c: ir.Col(c.name), check))
 
 
-def record(source: Source, pipeline: str, physical: Callable[[Column], ir.Expr],
-           check: tuple[ir.Expr, ir.Expr] | None = None) -> ir.Select:
+def record(
+    source: Source, pipeline: str, physical: Callable[[Column], ir.Expr], check: tuple[ir.Expr, ir.Expr] | None = None
+) -> ir.Select:
     """The record model of a row with Spark's `_metadata`, its physical columns read by `physical`; `check`:
     (a condition, the record error the value is where it holds)."""
     envelope = {
@@ -166,18 +196,68 @@ def record(source: Source, pipeline: str, physical: Callable[[Column], ir.Expr],
 
 # Spark's file reader and writer options (csv/json/text/parquet/avro and the streaming file source).
 _TEXT_OPTIONS = {"encoding", "lineSep", "dateFormat", "timestampFormat", "timestampNTZFormat", "locale", "compression"}
-_CSV_OPTIONS = {"header", "sep", "delimiter", "quote", "escape", "comment", "nullValue", "emptyValue", "nanValue",
-                "ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace", "quoteAll", "escapeQuotes", "charToEscapeQuoteEscaping"}
-FILE_READ_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {
-    "mode", "multiLine", "columnNameOfCorruptRecord", "maxColumns", "maxCharsPerColumn", "enforceSchema",
-    "allowComments", "allowUnquotedFieldNames", "allowSingleQuotes", "allowNumericLeadingZeros", "allowNonNumericNumbers",
-    "allowBackslashEscapingAnyCharacter", "allowUnquotedControlChars", "dropFieldIfAllNull", "primitivesAsString",
-    "prefersDecimal", "wholetext", "recursiveFileLookup", "pathGlobFilter", "modifiedBefore", "modifiedAfter",
-    "ignoreCorruptFiles", "ignoreMissingFiles", "mergeSchema", "datetimeRebaseMode", "int96RebaseMode",
-    "maxFilesPerTrigger", "maxBytesPerTrigger", "latestFirst", "fileNameOnly", "maxFileAge", "cleanSource",
-    "sourceArchiveDir", "avroSchema", "positionalFieldMatching",
-})
-FILE_WRITE_OPTIONS = frozenset(_TEXT_OPTIONS | _CSV_OPTIONS | {"ignoreNullFields", "maxRecordsPerFile", "avroSchema", "recordName", "recordNamespace"})
+_CSV_OPTIONS = {
+    "header",
+    "sep",
+    "delimiter",
+    "quote",
+    "escape",
+    "comment",
+    "nullValue",
+    "emptyValue",
+    "nanValue",
+    "ignoreLeadingWhiteSpace",
+    "ignoreTrailingWhiteSpace",
+    "quoteAll",
+    "escapeQuotes",
+    "charToEscapeQuoteEscaping",
+}
+FILE_READ_OPTIONS = frozenset(
+    _TEXT_OPTIONS
+    | _CSV_OPTIONS
+    | {
+        "mode",
+        "multiLine",
+        "columnNameOfCorruptRecord",
+        "maxColumns",
+        "maxCharsPerColumn",
+        "enforceSchema",
+        "allowComments",
+        "allowUnquotedFieldNames",
+        "allowSingleQuotes",
+        "allowNumericLeadingZeros",
+        "allowNonNumericNumbers",
+        "allowBackslashEscapingAnyCharacter",
+        "allowUnquotedControlChars",
+        "dropFieldIfAllNull",
+        "primitivesAsString",
+        "prefersDecimal",
+        "wholetext",
+        "recursiveFileLookup",
+        "pathGlobFilter",
+        "modifiedBefore",
+        "modifiedAfter",
+        "ignoreCorruptFiles",
+        "ignoreMissingFiles",
+        "mergeSchema",
+        "datetimeRebaseMode",
+        "int96RebaseMode",
+        "maxFilesPerTrigger",
+        "maxBytesPerTrigger",
+        "latestFirst",
+        "fileNameOnly",
+        "maxFileAge",
+        "cleanSource",
+        "sourceArchiveDir",
+        "avroSchema",
+        "positionalFieldMatching",
+    }
+)
+FILE_WRITE_OPTIONS = frozenset(
+    _TEXT_OPTIONS
+    | _CSV_OPTIONS
+    | {"ignoreNullFields", "maxRecordsPerFile", "avroSchema", "recordName", "recordNamespace"}
+)
 CONSOLE_OPTIONS = frozenset({"numRows", "truncate"})
 
 
@@ -187,8 +267,12 @@ def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> 
         return columns
     physical = [c for c in columns if c.physical]
     if [(c.name, c.type.sql()) for c in physical] not in ([], [("value", "STRING")]):
-        where.diags.error("E220", "a text source has the single column {name: value, type: STRING}", where.at("columns"),
-                          "declare columns: [{name: value, type: STRING}], and parse the line in steps")
+        where.diags.error(
+            "E220",
+            "a text source has the single column {name: value, type: STRING}",
+            where.at("columns"),
+            "declare columns: [{name: value, type: STRING}], and parse the line in steps",
+        )
     if not physical:
         columns = (Column("value", STRING, where.at()),) + columns
     return columns
@@ -196,12 +280,17 @@ def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> 
 
 def check_files_source(source: Source, where: Where) -> None:
     if any(c.physical and c.name == "_metadata" for c in source.columns):
-        where.diags.error("E223", "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
-                          where.at("columns"), "rename the column")
+        where.diags.error(
+            "E223",
+            "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
+            where.at("columns"),
+            "rename the column",
+        )
 
 
 FILES_SOURCE = SourceConnector(
     name="files",
+    rate_limit="maxFilesPerTrigger",
     metadata=FILES_METADATA,
     decode=decode_files,
     reader=files_reader,
@@ -212,7 +301,9 @@ FILES_SOURCE = SourceConnector(
     format_path=("format",),
     metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
     yields=text_columns,
-    given_fields=frozenset({"value", "batch"}),  # files records get topic, partition, offset and timestamp from the files
+    given_fields=frozenset(
+        {"value", "batch"}
+    ),  # files records get topic, partition, offset and timestamp from the files
     reads_files=True,
 )
 
@@ -246,7 +337,9 @@ def _typed_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType
 def empty_structs(t: SqlType, path: str) -> list[str]:
     """The paths in `t` (a column named `path`) that are structs without fields."""
     if isinstance(t, StructType):
-        return ([path] if not t.fields else []) + [p for f in t.fields for p in empty_structs(f.type, f"{path}.{f.name}")]
+        return ([path] if not t.fields else []) + [
+            p for f in t.fields for p in empty_structs(f.type, f"{path}.{f.name}")
+        ]
     if isinstance(t, ArrayType):
         return empty_structs(t.element, f"{path}[]")
     if isinstance(t, MapType):
@@ -261,16 +354,24 @@ def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
     columns = [(name, t) for name, _, t in typed if t is not None]
     problems = []
     if isinstance(shape.value, StructType) and not shape.value.fields:
-        why = ("its rows would hold only the envelope, as a tombstone's do" if sink.envelope
-               else "its rows would have no columns, and Spark writes no empty schema")
+        why = (
+            "its rows would hold only the envelope, as a tombstone's do"
+            if sink.envelope
+            else "its rows would have no columns, and Spark writes no empty schema"
+        )
         problems.append((f"the value is a struct with no fields: {why}", FILL_HINT))
     empty = [p for name, t in columns for p in empty_structs(t, name)]
     if empty:
         problems.append((f"Spark's file formats cannot write a struct with no fields: {', '.join(empty)}", FILL_HINT))
     data = [name for name, _, _ in typed if name not in sink.partition_by]  # an always-null column counts
     if sink.format == "csv" and len(data) == 1:
-        problems.append((f"csv files would hold one column ({data[0]}), and Spark's csv writer skips a line whose only "
-                         "column is null: null values and tombstones would vanish", "use json or parquet, or add a column"))
+        problems.append(
+            (
+                f"csv files would hold one column ({data[0]}), and Spark's csv writer skips a line whose only "
+                "column is null: null values and tombstones would vanish",
+                "use json or parquet, or add a column",
+            )
+        )
     if sink.format == "avro":
         bad = [f"{name} ({b})" for name, t in columns for b in avro.unsupported(t)]
         if bad:
@@ -298,13 +399,19 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             )
     if sink.format == "csv":
         value = shape.value
-        fields = value.fields if isinstance(value, StructType) else (StructField("value", value if value is not None else BYTES),)
+        fields = (
+            value.fields
+            if isinstance(value, StructType)
+            else (StructField("value", value if value is not None else BYTES),)
+        )
         nested = [f.name for f in fields if isinstance(f.type, (StructType, ArrayType, MapType))]
         if sink.envelope or nested:
             what = ", ".join(nested + (["the envelope"] if sink.envelope else []))
             diags.error(
-                "E502", f"csv sink cannot write nested columns: {what}", sink.format_loc or sink.loc,
-                "use Flatten, json or parquet"
+                "E502",
+                f"csv sink cannot write nested columns: {what}",
+                sink.format_loc or sink.loc,
+                "use Flatten, json or parquet",
             )
     if sink.connector == "files":
         for problem, hint in file_problems(sink, shape):

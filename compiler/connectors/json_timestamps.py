@@ -103,7 +103,9 @@ def _written_type(t: SqlType, fmt: str) -> SqlType:
 def _write_timestamp(ts: ir.Expr, t: Primitive, fmt: str) -> ir.Expr:
     if fmt == "epoch-millis":  # a TIMESTAMP (no time zone) is read as UTC, the job's session time zone
         return ir.Func("unix_millis", (ts if t.ddl() == "TIMESTAMP" else ir.Cast(ts, "TIMESTAMP"),))
-    text = ir.Func("regexp_replace", (ir.Func("date_format", (ts, ir.Arg(_SQL_PATTERN))), ir.Arg(_TRAILING_ZEROS), ir.Arg("")))
+    text = ir.Func(
+        "regexp_replace", (ir.Func("date_format", (ts, ir.Arg(_SQL_PATTERN))), ir.Arg(_TRAILING_ZEROS), ir.Arg(""))
+    )
     return ir.Func("concat", (text, ir.Lit("Z"))) if t.ddl() == "TIMESTAMP" else text
 
 

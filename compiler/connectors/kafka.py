@@ -5,9 +5,9 @@ from __future__ import annotations
 from .. import ir, spark_versions
 from ..changelog import OP
 from ..model import Column, Source
-from ..types.sql import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
 from ..record_errors import CONVERTER_STAGES, PARSED_KEY, PARSED_VALUE
 from ..transforms.base import Lowering
+from ..types.sql import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
 from . import avro, cdc_json, json_timestamps
 from .base import MetaKey, SourceConnector, Where, cast_metadata, header_columns, timestamp_type_name
 from .kafka_rules import check_kafka_source
@@ -16,13 +16,17 @@ from .spark_io import kafka_reader
 
 KAFKA_PACKAGE = spark_versions.KAFKA
 HEADERS = ir.Col("headers")
-HEADERS_OR_EMPTY = ir.Func("coalesce", (HEADERS, ir.Cast(ir.Func("array", ()), "ARRAY<STRUCT<key: STRING, value: BINARY>>")))
+HEADERS_OR_EMPTY = ir.Func(
+    "coalesce", (HEADERS, ir.Cast(ir.Func("array", ()), "ARRAY<STRUCT<key: STRING, value: BINARY>>"))
+)
 
 KAFKA_METADATA = {
     "topic": MetaKey(STRING, lambda s: ir.Col("topic")),
     "partition": MetaKey(INT, lambda s: ir.Col("partition"), writable=True),
     "headers": MetaKey(HEADERS_MAP, lambda s: ir.Func("map_from_entries", (HEADERS,)), writable=True),
-    "leader-epoch": MetaKey(INT, lambda s: ir.Null("INT"), warning="leader-epoch is always null: Spark's Kafka source does not expose it"),
+    "leader-epoch": MetaKey(
+        INT, lambda s: ir.Null("INT"), warning="leader-epoch is always null: Spark's Kafka source does not expose it"
+    ),
     "offset": MetaKey(BIGINT, lambda s: ir.Col("offset")),
     "timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: ir.Col("timestamp")),
     "timestamp-type": MetaKey(STRING, lambda s: timestamp_type_name(ir.Col("timestampType"))),
@@ -32,7 +36,7 @@ KAFKA_METADATA = {
 def wire_name(source: Source, column: str) -> str:
     """The name a key column has inside the key payload (without Flink's key.fields-prefix)."""
     prefix = source.key_fields_prefix
-    return column[len(prefix):] if prefix and column.startswith(prefix) else column
+    return column[len(prefix) :] if prefix and column.startswith(prefix) else column
 
 
 def key_columns(source: Source) -> list[Column]:
@@ -51,8 +55,9 @@ def payload_type(columns: list[Column], rename=lambda n: n) -> StructType:
     return StructType(tuple(StructField(rename(c.name), c.type) for c in columns))
 
 
-def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n: n, name: str = "record",
-                  registry: str | None = None) -> ir.Expr:
+def parse_payload(
+    column: str, fmt: str, columns: list[Column], rename=lambda n: n, name: str = "record", registry: str | None = None
+) -> ir.Expr:
     """The bytes of `column` decoded by `fmt` (json, csv, avro: a struct; raw: the single column's value).
     json reads timestamps as text, for `timestamps_converted` (SPEC 4.1: epoch milliseconds or ISO-8601).
     `registry`: the payload's Schema Registry entry (avro-confluent with `url`)."""
@@ -69,7 +74,9 @@ def parse_payload(column: str, fmt: str, columns: list[Column], rename=lambda n:
     return ir.Func({"json": "from_json", "csv": "from_csv"}[fmt], (text, schema, options))
 
 
-def timestamps_converted(column: str, side: str, fmt: str, columns: list[Column], rename=lambda n: n) -> tuple[tuple[str, ir.Expr], ...]:
+def timestamps_converted(
+    column: str, side: str, fmt: str, columns: list[Column], rename=lambda n: n
+) -> tuple[tuple[str, ir.Expr], ...]:
     """The parsed json payload in `column` with its timestamps (read as text) converted; () when it has none."""
     struct = payload_type(columns, rename)
     if fmt != "json" or not json_timestamps.has_timestamp(struct):
@@ -104,11 +111,15 @@ def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple
     if keys and source.key_format != "none":
         key_name = lambda n: wire_name(source, n)  # noqa: E731
         registry = through(source.registries, "source.key")
-        parsed.append((PARSED_KEY, parse_payload("key", source.key_format, keys, key_name, f"{pipeline}_key", registry)))
+        parsed.append(
+            (PARSED_KEY, parse_payload("key", source.key_format, keys, key_name, f"{pipeline}_key", registry))
+        )
         converted += timestamps_converted(PARSED_KEY, "key", source.key_format, keys, key_name)
 
     def from_key(c: Column) -> ir.Expr:
-        return ir.Col(PARSED_KEY) if source.key_format == "raw" else ir.Get(ir.Col(PARSED_KEY), wire_name(source, c.name))
+        return (
+            ir.Col(PARSED_KEY) if source.key_format == "raw" else ir.Get(ir.Col(PARSED_KEY), wire_name(source, c.name))
+        )
 
     def physical(c: Column) -> ir.Expr:
         """With ALL the payload's copy of a key column wins (Flink); with EXCEPT_KEY it comes from the key."""
@@ -132,8 +143,11 @@ def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple
     # The headers as read are null where there are none: a lookup finds nothing in null either, the map needs [].
     hidden = {name: f"__header_{name}" for name, e in fields if e != HEADERS and "headers" in ir.columns_read(e)}
     lookups = {c.name for c in source.columns if c.header}
-    parsed += [(hidden[name], e if name in lookups else ir.reading(e, {"headers": HEADERS_OR_EMPTY}))
-               for name, e in fields if name in hidden]
+    parsed += [
+        (hidden[name], e if name in lookups else ir.reading(e, {"headers": HEADERS_OR_EMPTY}))
+        for name, e in fields
+        if name in hidden
+    ]
     fields = [(name, ir.Col(hidden[name]) if name in hidden else e) for name, e in fields]
 
     def null_where(side: str, payload: str, fmt: str | None) -> ir.Col:
@@ -145,7 +159,9 @@ def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple
     elif source.key_format == "raw" and not keys:
         key = ir.Col("key")
     else:
-        key = ir.NullSafe(null_where("key", PARSED_KEY, source.key_format), ir.Struct(tuple((c.name, from_key(c)) for c in keys)))
+        key = ir.NullSafe(
+            null_where("key", PARSED_KEY, source.key_format), ir.Struct(tuple((c.name, from_key(c)) for c in keys))
+        )
     value = ir.NullSafe(null_where("value", PARSED_VALUE, source.format), ir.Struct(tuple(fields)))
     layout = ir.Select(
         (
@@ -167,11 +183,21 @@ def _packages(source: Source) -> tuple[str, ...]:
     return (KAFKA_PACKAGE, AVRO_PACKAGE) if uses_avro else (KAFKA_PACKAGE,)
 
 
-KAFKA_READER_OPTIONS = frozenset({
-    "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay", "failOnDataLoss", "minPartitions",
-    "maxRecordsPerPartition", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries", "fetchOffset.retryIntervalMs",
-    "groupIdPrefix", "startingOffsetsByTimestampStrategy",
-})
+KAFKA_READER_OPTIONS = frozenset(
+    {
+        "maxOffsetsPerTrigger",
+        "minOffsetsPerTrigger",
+        "maxTriggerDelay",
+        "failOnDataLoss",
+        "minPartitions",
+        "maxRecordsPerPartition",
+        "kafkaConsumer.pollTimeoutMs",
+        "fetchOffset.numRetries",
+        "fetchOffset.retryIntervalMs",
+        "groupIdPrefix",
+        "startingOffsetsByTimestampStrategy",
+    }
+)
 
 FORMATS = ("raw", "json", "csv", *avro.FORMATS)  # insert-only value formats, and the key formats
 

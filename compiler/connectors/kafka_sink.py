@@ -10,11 +10,11 @@ from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean
 from ..model import Sink
 from ..shape import Shape, kind_words
-from ..types.sql import HEADERS, HEADERS_MAP, INT, STRING, ArrayType, MapType, StructField, StructType, SqlType
+from ..types.sql import HEADERS, HEADERS_MAP, INT, STRING, ArrayType, MapType, SqlType, StructField, StructType
 from . import avro, cdc_json
 from .base import SinkConnector, TestLayout
-from .kafka import KAFKA_PACKAGE
 from .json_timestamps import written
+from .kafka import KAFKA_PACKAGE
 from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
 from .schema_registry import through
 from .spark_io import kafka_writer
@@ -78,11 +78,19 @@ def kafka_layout(sink: Sink, shape: Shape) -> TestLayout:
     value = written_value_type(sink, shape)
     if sink.format == "debezium-json" and isinstance(value, StructType):
         value = StructType((StructField("before", value), StructField("after", value), StructField("op", STRING)))
-    fields: dict[str, SqlType | None] = {"key": key[1] if key else None, "value": value, "topic": STRING, "headers": HEADERS}
+    fields: dict[str, SqlType | None] = {
+        "key": key[1] if key else None,
+        "value": value,
+        "topic": STRING,
+        "headers": HEADERS,
+    }
     if "partition" in metadata_columns(sink, shape) and not sink.primary_key:
         fields["partition"] = INT
-    return TestLayout(fields, f"a {sink.connector} sink writes key, value, topic and headers: the broker assigns the offset, "
-                              "the producer the timestamp" + ("" if "partition" in fields else ", and the partition (no metadata.partition)"))
+    return TestLayout(
+        fields,
+        f"a {sink.connector} sink writes key, value, topic and headers: the broker assigns the offset, "
+        "the producer the timestamp" + ("" if "partition" in fields else ", and the partition (no metadata.partition)"),
+    )
 
 
 def _headers(sink: Sink, shape: Shape) -> ir.Expr:
@@ -141,13 +149,26 @@ def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
         row, row_type = written(value, value_type, sink.timestamp_format)
         binds, value_bytes = (), cdc_json.encode_debezium(row, row_type, shape.changelog, JSON_OPTIONS)
     else:
-        binds, value_bytes = encode_bound(value, value_type, sink.format, WRITTEN_VALUE, record_name(sink, shape),
-                                          framing(sink, "value"), sink.timestamp_format)
+        binds, value_bytes = encode_bound(
+            value,
+            value_type,
+            sink.format,
+            WRITTEN_VALUE,
+            record_name(sink, shape),
+            framing(sink, "value"),
+            sink.timestamp_format,
+        )
     key = written_key(sink, shape)
     key_bytes: ir.Expr = ir.Null("BINARY")
     if key is not None:
-        key_binds, key_bytes = encode_bound(*key, sink.key_format or "json", WRITTEN_KEY, record_name(sink, shape, "key"),
-                                            framing(sink, "key"), sink.key_timestamp_format)
+        key_binds, key_bytes = encode_bound(
+            *key,
+            sink.key_format or "json",
+            WRITTEN_KEY,
+            record_name(sink, shape, "key"),
+            framing(sink, "key"),
+            sink.key_timestamp_format,
+        )
         binds = key_binds + binds
     columns = [
         ("key", key_bytes),
@@ -172,53 +193,97 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     value = shape.value
     names = value.names() if isinstance(value, StructType) else ()
     if not isinstance(value, StructType) and (sink.key_fields or sink.fields_include != "ALL" or sink.metadata):
-        error("E521", f"key fields, fields-include and metadata need a struct value; the value here is {kind_words(value)}",
-              "keep a struct value (drop the ExtractField step), or remove key.fields, fields-include and metadata")
+        error(
+            "E521",
+            f"key fields, fields-include and metadata need a struct value; the value here is {kind_words(value)}",
+            "keep a struct value (drop the ExtractField step), or remove key.fields, fields-include and metadata",
+        )
         return
     key_locs = dict(zip(sink.key_fields, sink.key_field_locs))
     for k in sink.key_fields:
         if k not in names:
             what, loc = ("primary-key", sink.primary_key_loc) if sink.primary_key else ("key field", None)
             loc = key_locs.get(k) or loc
-            diags.error("E522", f"{sink.connector} sink: {what} '{k}' is not a field of the value; fields: "
-                        f"{', '.join(names) or '(none)'}", loc or sink.loc, did_you_mean(k, names) or "name a field the value has")
+            diags.error(
+                "E522",
+                f"{sink.connector} sink: {what} '{k}' is not a field of the value; fields: "
+                f"{', '.join(names) or '(none)'}",
+                loc or sink.loc,
+                did_you_mean(k, names) or "name a field the value has",
+            )
         elif sink.key_format == "csv" and isinstance(value.field(k).type, (StructType, ArrayType, MapType)):
-            error("E532", f"a csv key cannot hold '{k}', a {value.field(k).type.sql()}", "use a json key", at=key_locs.get(k))
+            error(
+                "E532",
+                f"a csv key cannot hold '{k}', a {value.field(k).type.sql()}",
+                "use a json key",
+                at=key_locs.get(k),
+            )
         elif sink.key_format == "raw" and len(sink.key_fields) > 1:
             if k != sink.key_fields[0]:
-                error("E533", "a raw key writes exactly one field", "name one key field, or use a json key", at=key_locs.get(k))
+                error(
+                    "E533",
+                    "a raw key writes exactly one field",
+                    "name one key field, or use a json key",
+                    at=key_locs.get(k),
+                )
         elif sink.key_format == "raw" and not (value.field(k).type.is_string or value.field(k).type.is_binary):
-            error("E533", f"a raw key writes one STRING or BYTES field, and '{k}' is {value.field(k).type.sql()}",
-                  "Cast it to string first, or use a json key", at=key_locs.get(k))
+            error(
+                "E533",
+                f"a raw key writes one STRING or BYTES field, and '{k}' is {value.field(k).type.sql()}",
+                "Cast it to string first, or use a json key",
+                at=key_locs.get(k),
+            )
     if sink.fields_include == "EXCEPT_KEY" and not sink.key_fields:
         error("E523", "fields-include EXCEPT_KEY needs key.fields", "add key.fields, or use fields-include: ALL")
     metadata_locs = dict(zip((k for k, _ in sink.metadata), sink.metadata_locs))
     for key, column in sink.metadata:
         at = metadata_locs.get(key)
         if key == "timestamp":
-            error("E524", "Spark's Kafka sink takes no record timestamp column, so a timestamp cannot be written",
-                  "remove metadata.timestamp: records carry the producer's time", at)
+            error(
+                "E524",
+                "Spark's Kafka sink takes no record timestamp column, so a timestamp cannot be written",
+                "remove metadata.timestamp: records carry the producer's time",
+                at,
+            )
         elif column not in names:
-            error("E525", f"metadata.{key} names '{column}', which is not a field of the value; fields: {', '.join(names)}",
-                  did_you_mean(column, names) or "name a field the value has", at)
+            error(
+                "E525",
+                f"metadata.{key} names '{column}', which is not a field of the value; fields: {', '.join(names)}",
+                did_you_mean(column, names) or "name a field the value has",
+                at,
+            )
         else:
             t = value.field(column).type
             allowed = (INT,) if key == "partition" else (HEADERS, HEADERS_MAP)
             if t not in allowed:
-                error("E526", f"metadata.{key} column '{column}' is {t.sql()}; it must be {' or '.join(a.sql() for a in allowed)}",
-                      f"Cast it with spec {column}:int32 in a step before the sink" if key == "partition"
-                      else "name a headers: true column, or one of MAP<STRING, BYTES>", at=at)
+                error(
+                    "E526",
+                    f"metadata.{key} column '{column}' is {t.sql()}; it must be {' or '.join(a.sql() for a in allowed)}",
+                    f"Cast it with spec {column}:int32 in a step before the sink"
+                    if key == "partition"
+                    else "name a headers: true column, or one of MAP<STRING, BYTES>",
+                    at=at,
+                )
     if sink.format == "debezium-json" and not isinstance(value, StructType):
-        diags.error("E531", "kafka sink: a debezium-json value must be a struct (the row in before/after); the value "
-                    f"here is {kind_words(value)}", sink.format_loc or sink.loc, "keep a struct value, or use json")
+        diags.error(
+            "E531",
+            "kafka sink: a debezium-json value must be a struct (the row in before/after); the value "
+            f"here is {kind_words(value)}",
+            sink.format_loc or sink.loc,
+            "keep a struct value, or use json",
+        )
     if "avro-confluent" in (sink.format, sink.key_format):
         wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
         wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
         through_registry = {r.payload.split(".")[1] for r in sink.registries}
         for side, sid in wanted:
             if sid is None and side not in through_registry:
-                error("E530", f"avro-confluent needs {side}.url (a Schema Registry) or {side}.schema-id (the id written in "
-                      "Confluent's header)", f"add {side}.url: http://HOST:8081, or {side}.schema-id: N")
+                error(
+                    "E530",
+                    f"avro-confluent needs {side}.url (a Schema Registry) or {side}.schema-id (the id written in "
+                    "Confluent's header)",
+                    f"add {side}.url: http://HOST:8081, or {side}.schema-id: N",
+                )
     check_payloads(sink, shape, diags)
 
 
@@ -236,7 +301,12 @@ def check_payloads(sink: Sink, shape: Shape, diags: Collector) -> None:
     for side, fmt, t, loc in sides:
         problem = payload_problem(fmt, t) if t is not None else None
         if problem:
-            diags.error(PROBLEM_CODES[fmt], f"{sink.connector} sink: the {side} is {t.sql()}: {problem}", loc or sink.loc, HINTS[fmt])
+            diags.error(
+                PROBLEM_CODES[fmt],
+                f"{sink.connector} sink: the {side} is {t.sql()}: {problem}",
+                loc or sink.loc,
+                HINTS[fmt],
+            )
 
 
 KAFKA_SINK = SinkConnector(
@@ -244,7 +314,9 @@ KAFKA_SINK = SinkConnector(
     check=check_kafka_sink,
     encode=encode_kafka,
     writer=kafka_writer,
-    packages=lambda sink: (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ()),
+    packages=lambda sink: (
+        (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ())
+    ),
     formats=FORMATS,
     key_formats=("none", *KEY_FORMATS),
     carries_op=lambda sink: sink.format in CHANGELOG_VALUE_FORMATS,

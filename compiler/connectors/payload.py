@@ -8,7 +8,7 @@ record whose field is named `value`. A null key or value stays null: a null key,
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .. import ir
 from ..types.sql import ArrayType, MapType, SqlType, StructField, StructType
@@ -72,12 +72,21 @@ def _avro(fmt: str) -> Callable[[ir.Expr, SqlType, str, int | str | None], ir.Ex
 
 
 ENCODERS: dict[str, Callable[[ir.Expr, SqlType, str, int | str | None], ir.Expr]] = {
-    "json": _json, "csv": _csv, "raw": _raw, **{fmt: _avro(fmt) for fmt in avro.FORMATS},
+    "json": _json,
+    "csv": _csv,
+    "raw": _raw,
+    **{fmt: _avro(fmt) for fmt in avro.FORMATS},
 }
 
 
-def encode_payload(expr: ir.Expr, t: SqlType, fmt: str, name: str = "record", schema: int | str | None = None,
-                   timestamps: str = TIMESTAMP_FORMATS[0]) -> ir.Expr:
+def encode_payload(
+    expr: ir.Expr,
+    t: SqlType,
+    fmt: str,
+    name: str = "record",
+    schema: int | str | None = None,
+    timestamps: str = TIMESTAMP_FORMATS[0],
+) -> ir.Expr:
     """A key or value expression of type `t` as bytes in `fmt` (one of ENCODERS); null stays null. `schema`:
     avro-confluent's schema id, or its Schema Registry entry (avro.encode); `timestamps`: json's timestamp-format."""
     if fmt == "json":
@@ -96,8 +105,15 @@ def _count(node: object, target: ir.Expr) -> int:
     return 0
 
 
-def encode_bound(expr: ir.Expr, t: SqlType, fmt: str, column: str, name: str = "record",
-                 schema: int | str | None = None, timestamps: str = TIMESTAMP_FORMATS[0]) -> tuple[tuple[tuple[str, ir.Expr], ...], ir.Expr]:
+def encode_bound(
+    expr: ir.Expr,
+    t: SqlType,
+    fmt: str,
+    column: str,
+    name: str = "record",
+    schema: int | str | None = None,
+    timestamps: str = TIMESTAMP_FORMATS[0],
+) -> tuple[tuple[tuple[str, ir.Expr], ...], ir.Expr]:
     """`encode_payload`, reading `expr` from the column `column` when the encoding would repeat it (csv, raw):
     (the column to set first, if any; the encoding)."""
     encoded = encode_payload(expr, t, fmt, name, schema, timestamps)
@@ -136,7 +152,10 @@ def _avro_problem(t: SqlType) -> str | None:
 
 
 PROBLEMS: dict[str, Callable[[SqlType], str | None]] = {
-    "json": lambda t: None, "csv": _csv_problem, "raw": _raw_problem, **{fmt: _avro_problem for fmt in avro.FORMATS},
+    "json": lambda t: None,
+    "csv": _csv_problem,
+    "raw": _raw_problem,
+    **{fmt: _avro_problem for fmt in avro.FORMATS},
 }
 HINTS = {
     "csv": "use json, or Flatten the record first",

@@ -3,9 +3,9 @@ templates/sinks/). Values that may hold ${env:...} stay env() calls resolved at 
 
 from __future__ import annotations
 
+from ..emit.render import dict_expr, doc_text, path_expr, py_literal, text_expr
 from ..envrefs import Text
 from ..model import Sink, Source
-from ..emit.render import dict_expr, doc_text, path_expr, py_literal, text_expr
 from ..types.sql import StructType
 from .payload import CSV_OPTIONS, JSON_OPTIONS
 
@@ -21,7 +21,9 @@ STARTING_OFFSETS = {"earliest-offset": "earliest", "latest-offset": "latest"}
 def kafka_reader(source: Source) -> dict:
     """Spark Kafka reader options; values that may hold ${env:...} stay env() calls resolved at run time."""
     props = dict(source.properties)
-    items = [("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(props.pop('bootstrap.servers', None))}")]
+    items = [
+        ("kafka.bootstrap.servers", f"args.bootstrap_servers or {text_expr(props.pop('bootstrap.servers', None))}")
+    ]
     if source.topics:
         joined = ",".join(t.raw for t in source.topics)
         items.append(("subscribe", text_expr(Text(joined))))
@@ -43,7 +45,9 @@ def kafka_reader(source: Source) -> dict:
     return {
         "options": dict_expr(items),
         "specific_offsets": mode == "specific-offsets",
-        "summary": doc_text(f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source."),
+        "summary": doc_text(
+            f"Kafka {topics} ({source.format} values, {source.key_format} keys) via Spark's Kafka source."
+        ),
     }
 
 
@@ -74,5 +78,7 @@ def file_writer(sink: Sink, source: Source) -> dict:
         "partition_by": py_literal(list(sink.partition_by)),
         "path": path_expr(sink.path),
         "checkpoint": path_expr(sink.checkpoint),
-        "summary": doc_text(f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + "."),
+        "summary": doc_text(
+            f"{sink.connector} sink" + (f": {sink.format} files at {sink.path.raw}" if sink.path else "") + "."
+        ),
     }

@@ -1,16 +1,17 @@
 """The table sinks, `delta` and `iceberg` (SPEC 7.1): append, upsert (SCD type 1 through MERGE) and history (SCD
 type 2) into a lakehouse table. The record path ends in the table's rows; the apply modes run in the job's table
-runtime (templates/tables/), driver-side orchestration of native DataFrame and SQL operations."""
+runtime (compiler/runtime/tables.py), driver-side orchestration of native DataFrame and SQL operations."""
 
 from __future__ import annotations
 
-from .. import ir, spark_versions
+from .. import ir
 from ..changelog import OP
 from ..diagnostics import Collector
+from ..emit.render import doc_text, path_expr, py_literal
 from ..model import Sink, Source
-from ..emit.render import doc_text, path_expr, py_literal, text_expr
 from ..shape import Shape
-from ..types.sql import INT, BIGINT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from ..types.sql import BIGINT, INT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from . import table_formats
 from .base import SinkConnector
 from .files import _typed_columns, check_files_sink
 from .upsert_kafka import change_op, primary_key
@@ -22,16 +23,6 @@ START_AT, END_AT = "__START_AT", "__END_AT"
 CHANGE = "__op"  # the row's change: +I, -U, +U, -D (an insert-only source: +I, or -D for a tombstone)
 ORDER = "__ORDER"  # arrival order within a micro-batch: (partition, offset, read order)
 APPLIES = ("upsert", "history")
-# The Spark session settings each format needs: its SQL extensions, and Delta's catalog for path tables
-EXTENSIONS = {
-    "delta": {
-        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
-        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
-    },
-    "iceberg": {"spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"},
-}
-ICEBERG_CATALOG = "org.apache.iceberg.spark.SparkCatalog"
-DEFAULT_WAREHOUSE = "warehouse"
 # Delta's and Iceberg's table writer options the compiler knows
 DELTA_OPTIONS = frozenset({"maxRecordsPerFile", "optimizeWrite", "userMetadata", "mergeSchema"})
 ICEBERG_OPTIONS = frozenset({"write-format", "target-file-size-bytes", "distribution-mode", "fanout-enabled"})
@@ -44,8 +35,11 @@ def sequence_fields(sink: Sink, shape: Shape) -> tuple[tuple[str, ir.Expr, SqlTy
         value = shape.value
         assert isinstance(value, StructType)
         return ((sink.sequence_by, ir.Get(ir.Col("value"), sink.sequence_by), value.field(sink.sequence_by).type),)
-    return (("timestamp", ir.Col("timestamp"), TIMESTAMP_LTZ_3), ("partition", ir.Col("partition"), INT),
-            ("offset", ir.Col("offset"), BIGINT))
+    return (
+        ("timestamp", ir.Col("timestamp"), TIMESTAMP_LTZ_3),
+        ("partition", ir.Col("partition"), INT),
+        ("offset", ir.Col("offset"), BIGINT),
+    )
 
 
 def table_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType | None]]:
@@ -65,17 +59,43 @@ def bookkeeping(sink: Sink, shape: Shape) -> list[tuple[str, SqlType]]:
 
 
 def _null_key(sink: Sink) -> ir.Expr:
-    return ir.Func("raise_error", (ir.Func("format_string", (
-        ir.Arg(f"{sink.connector} sink: a primary-key column ({', '.join(sink.primary_key)}) is null, so the change "
-               "cannot be applied (topic %s, partition %s, offset %s)"),
-        ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))),))
+    return ir.Func(
+        "raise_error",
+        (
+            ir.Func(
+                "format_string",
+                (
+                    ir.Arg(
+                        f"{sink.connector} sink: a primary-key column ({', '.join(sink.primary_key)}) is null, so the change "
+                        "cannot be applied (topic %s, partition %s, offset %s)"
+                    ),
+                    ir.Col("topic"),
+                    ir.Col("partition"),
+                    ir.Col("offset"),
+                ),
+            ),
+        ),
+    )
 
 
 def _null_sequence(sink: Sink) -> ir.Expr:
-    return ir.Func("raise_error", (ir.Func("format_string", (
-        ir.Arg(f"{sink.connector} sink: sequence-by column {sink.sequence_by} is null, so the change cannot be ordered "
-               "(topic %s, partition %s, offset %s)"),
-        ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))),))
+    return ir.Func(
+        "raise_error",
+        (
+            ir.Func(
+                "format_string",
+                (
+                    ir.Arg(
+                        f"{sink.connector} sink: sequence-by column {sink.sequence_by} is null, so the change cannot be ordered "
+                        "(topic %s, partition %s, offset %s)"
+                    ),
+                    ir.Col("topic"),
+                    ir.Col("partition"),
+                    ir.Col("offset"),
+                ),
+            ),
+        ),
+    )
 
 
 def encode_table(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
@@ -94,8 +114,13 @@ def encode_table(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     if sink.sequence_by:
         sequence = ir.If(ir.IsNull(ir.Get(ir.Col("value"), sink.sequence_by)), _null_sequence(sink), sequence)
     with_key = [(n, ir.Get(key, n) if n in sink.primary_key else e) for n, e in columns]
-    order = ir.Struct((("partition", ir.Col("partition")), ("offset", ir.Col("offset")),
-                       ("read", ir.Func("monotonically_increasing_id", ()))))
+    order = ir.Struct(
+        (
+            ("partition", ir.Col("partition")),
+            ("offset", ir.Col("offset")),
+            ("read", ir.Func("monotonically_increasing_id", ())),
+        )
+    )
     rows = ir.Select((*with_key, (CHANGE, change_op(shape)), (SEQUENCE, sequence), (ORDER, order)))
     return (keyed, checked, rows)
 
@@ -104,85 +129,83 @@ def check_table_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     """The files sink's column rules, a struct value, and primary-key, sequence-by and apply that fit together."""
     where = sink.connector
     if not isinstance(shape.value, StructType):
-        diags.error("E560", f"{where} sink: a table's columns are the value's fields, and the value here is not a struct",
-                    sink.loc, "keep a struct value (drop the ExtractField step), or HoistField it into one")
+        diags.error(
+            "E560",
+            f"{where} sink: a table's columns are the value's fields, and the value here is not a struct",
+            sink.loc,
+            "keep a struct value (drop the ExtractField step), or HoistField it into one",
+        )
         return
     check_files_sink(sink, shape, diags)
     names = [n for n, _, _ in table_columns(sink, shape)]
     reserved = [n for n in names if n.startswith("__")]
     if reserved:
-        diags.error("E561", f"{where} sink: column names starting with __ are pipec's bookkeeping columns: {', '.join(reserved)}",
-                    sink.loc, "rename them with ReplaceField")
+        diags.error(
+            "E561",
+            f"{where} sink: column names starting with __ are pipec's bookkeeping columns: {', '.join(reserved)}",
+            sink.loc,
+            "rename them with ReplaceField",
+        )
     if sink.apply in APPLIES:
         if not sink.primary_key:
-            diags.error("E562", f"{where} sink: apply: {sink.apply} needs primary-key, the columns a row is identified by",
-                        sink.loc, f"add primary-key: [<column>]; columns: {', '.join(names)}")
+            diags.error(
+                "E562",
+                f"{where} sink: apply: {sink.apply} needs primary-key, the columns a row is identified by",
+                sink.loc,
+                f"add primary-key: [<column>]; columns: {', '.join(names)}",
+            )
         for k, loc in zip(sink.primary_key, sink.key_field_locs):
             if k not in names:
-                diags.error("E563", f"{where} sink: primary-key column '{k}' is not in the table; columns: {', '.join(names)}", loc,
-                            "name a column the value has (after the chain's renames)")
+                diags.error(
+                    "E563",
+                    f"{where} sink: primary-key column '{k}' is not in the table; columns: {', '.join(names)}",
+                    loc,
+                    "name a column the value has (after the chain's renames)",
+                )
         if sink.sequence_by and sink.sequence_by not in names:
-            diags.error("E564", f"{where} sink: sequence-by column '{sink.sequence_by}' is not in the table; columns: {', '.join(names)}",
-                        sink.sequence_by_loc or sink.loc, "name a column the value has, or leave sequence-by out: the record timestamp then orders changes")
+            diags.error(
+                "E564",
+                f"{where} sink: sequence-by column '{sink.sequence_by}' is not in the table; columns: {', '.join(names)}",
+                sink.sequence_by_loc or sink.loc,
+                "name a column the value has, or leave sequence-by out: the record timestamp then orders changes",
+            )
         elif sink.sequence_by and sink.sequence_by in sink.primary_key:
-            diags.error("E565", f"{where} sink: sequence-by column '{sink.sequence_by}' is part of the primary key, so it "
-                        "cannot order a key's changes", sink.sequence_by_loc or sink.loc, "name a column that changes, e.g. updated_at")
+            diags.error(
+                "E565",
+                f"{where} sink: sequence-by column '{sink.sequence_by}' is part of the primary key, so it "
+                "cannot order a key's changes",
+                sink.sequence_by_loc or sink.loc,
+                "name a column that changes, e.g. updated_at",
+            )
         elif sink.sequence_by and not _orderable(shape.value.field(sink.sequence_by).type):
-            diags.error("E566", f"{where} sink: sequence-by column '{sink.sequence_by}' is {shape.value.field(sink.sequence_by).type.sql()}, "
-                        "which does not order", sink.sequence_by_loc or sink.loc, "name a number, timestamp, date or string column")
+            diags.error(
+                "E566",
+                f"{where} sink: sequence-by column '{sink.sequence_by}' is {shape.value.field(sink.sequence_by).type.sql()}, "
+                "which does not order",
+                sink.sequence_by_loc or sink.loc,
+                "name a number, timestamp, date or string column",
+            )
     else:
-        for what, loc in (("primary-key", sink.primary_key_loc if sink.primary_key else None),
-                          ("sequence-by", sink.sequence_by_loc)):
+        for what, loc in (
+            ("primary-key", sink.primary_key_loc if sink.primary_key else None),
+            ("sequence-by", sink.sequence_by_loc),
+        ):
             if loc is not None:
-                diags.error("E567", f"{where} sink: {what} applies to apply: upsert and history; this sink appends every row",
-                            loc, "add apply: upsert (SCD type 1) or apply: history (SCD type 2), or remove it")
+                diags.error(
+                    "E567",
+                    f"{where} sink: {what} applies to apply: upsert and history; this sink appends every row",
+                    loc,
+                    "add apply: upsert (SCD type 1) or apply: history (SCD type 2), or remove it",
+                )
 
 
 def _orderable(t: SqlType) -> bool:
     return t.is_numeric or t.is_timestamp or t.sql() in ("STRING", "DATE")
 
 
-def runtimes(fmt: str) -> dict[str, str | None]:
-    """Spark line -> the Maven coordinates of the table format's Spark runtime (spark_versions.LINES), or None."""
-    return {name: getattr(line, fmt) for name, line in spark_versions.LINES.items()}
-
-
-def line_problem(sink: Sink, spark_version: str | None) -> str | None:
-    """Why the table format has no runtime for the Spark line `spark.version` declares, or None."""
-    if spark_version is None:
-        return None
-    line, table = spark_versions.line_of(spark_version), runtimes(sink.connector)
-    if line in table and table[line] is None:
-        lines = ", ".join(name for name, coordinate in table.items() if coordinate)
-        return f"{sink.connector} publishes no Spark runtime for Spark {line}; Spark lines with one: {lines}"
-    return None
-
-
-def _catalog(sink: Sink) -> tuple[str | None, dict[str, str]]:
-    """Iceberg: the catalog's name and its Spark settings as Python expressions (values may hold ${env:...})."""
-    if sink.connector != "iceberg" or not sink.table:
-        return None, {}
-    raw = dict(sink.catalog)
-    parts = sink.table.split(".")
-    name = raw["name"].literal if "name" in raw else (parts[0] if len(parts) == 3 else "local")
-    prefix = f"spark.sql.catalog.{name}"
-    conf = {prefix: py_literal(ICEBERG_CATALOG), f"{prefix}.type": text_expr(raw.get("type")) if "type" in raw else py_literal("hadoop")}
-    kind = raw["type"].literal if "type" in raw else "hadoop"
-    if kind == "hadoop" or "warehouse" in raw:
-        warehouse = text_expr(raw["warehouse"]) if "warehouse" in raw else py_literal(DEFAULT_WAREHOUSE)
-        conf[f"{prefix}.warehouse"] = f"args.sink_path or location({warehouse})"  # --sink-path: another warehouse
-    if "uri" in raw:
-        conf[f"{prefix}.uri"] = text_expr(raw["uri"])
-    return name, conf
-
-
 def table_name(sink: Sink) -> str | None:
     """The catalog table as Spark names it (an Iceberg table's catalog first)."""
-    if not sink.table:
-        return None
-    name, _ = _catalog(sink)
-    parts = sink.table.split(".")
-    return sink.table if name is None or len(parts) == 3 else f"{name}.{sink.table}"
+    return table_formats.catalog_table(sink.connector, sink.table, sink.catalog)
 
 
 def _ddl(t: SqlType | None) -> str:
@@ -191,10 +214,15 @@ def _ddl(t: SqlType | None) -> str:
 
 def table_writer(sink: Sink, source: Source) -> dict:
     """The table sink's settings for templates/tables/: where, how it applies, the columns it creates."""
-    _, catalog = _catalog(sink)
+    _, catalog = table_formats.catalog(
+        sink.connector, sink.table, sink.catalog, "sink_path"
+    )  # --sink-path: another warehouse
     where = sink.path.raw if sink.path else table_name(sink)
-    how = {"append": "appends every row", "upsert": "upserts each key's newest change (SCD type 1, MERGE)",
-           "history": "keeps each key's versions (SCD type 2, MERGE)"}[sink.apply]
+    how = {
+        "append": "appends every row",
+        "upsert": "upserts each key's newest change (SCD type 1, MERGE)",
+        "history": "keeps each key's versions (SCD type 2, MERGE)",
+    }[sink.apply]
     return {
         "format": py_literal(sink.connector),
         "path": path_expr(sink.path),
@@ -206,7 +234,7 @@ def table_writer(sink: Sink, source: Source) -> dict:
         "properties": py_literal(dict(sink.table_properties)),
         "evolution": py_literal(sink.schema_evolution),
         "options": py_literal(dict(sink.options)),
-        "catalog": "{" + ", ".join(f"{py_literal(k)}: {v}" for k, v in catalog.items()) + "}",
+        "catalog": table_formats.catalog_expr(catalog),
         "checkpoint": path_expr(sink.checkpoint),
         "summary": doc_text(f"{sink.connector} table {where}: {how}."),
     }
@@ -214,12 +242,19 @@ def table_writer(sink: Sink, source: Source) -> dict:
 
 def columns_ddl(sink: Sink, shape: Shape) -> dict[str, str]:
     """The table's columns and their Spark DDL types, bookkeeping columns last."""
-    return {**{n: _ddl(t) for n, _, t in table_columns(sink, shape)}, **{n: t.ddl() for n, t in bookkeeping(sink, shape)}}
+    return {
+        **{n: _ddl(t) for n, _, t in table_columns(sink, shape)},
+        **{n: t.ddl() for n, t in bookkeeping(sink, shape)},
+    }
 
 
 def describe(sink: Sink, shape: Shape) -> list[str]:
     """explain's lines: the table, how rows apply, its key and order, and its columns with their types."""
-    how = {"append": "append every row", "upsert": "upsert (SCD type 1, MERGE)", "history": "history (SCD type 2, MERGE)"}
+    how = {
+        "append": "append every row",
+        "upsert": "upsert (SCD type 1, MERGE)",
+        "history": "history (SCD type 2, MERGE)",
+    }
     lines = [f"table:   {sink.path.raw if sink.path else table_name(sink)} ({how[sink.apply]})"]
     if sink.apply in APPLIES:
         order = sink.sequence_by or "record timestamp, partition, offset"
@@ -249,4 +284,3 @@ def _sink(name: str, options: frozenset[str]) -> SinkConnector:
 
 DELTA_SINK = _sink("delta", DELTA_OPTIONS)
 ICEBERG_SINK = _sink("iceberg", ICEBERG_OPTIONS)
-

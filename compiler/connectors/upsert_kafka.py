@@ -14,12 +14,13 @@ rows go out. No partition column is ever set: the producer partitions by the ser
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import ir
 from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
-from dataclasses import replace
 from ..shape import Shape, kind_words
 from ..types.sql import StructType
 from .base import SinkConnector, SourceConnector
@@ -37,9 +38,16 @@ WRITTEN = "written"
 # Hints for schema errors that are upsert-kafka rules (FLIP-149), by the path of the node at fault.
 SCHEMA_HINTS = {
     ("source", "key", "fields"): "upsert-kafka's key is its primary-key: list the key columns in primary-key",
-    ("source", "startup"): "upsert-kafka always reads from the earliest offset (a delete of a key never seen could not be applied)",
-    ("source", "value", "format"): "upsert-kafka takes an insert-only value format; read a debezium-json or canal-json topic "
-                                   "with connector: kafka, which makes it a changelog",
+    (
+        "source",
+        "startup",
+    ): "upsert-kafka always reads from the earliest offset (a delete of a key never seen could not be applied)",
+    (
+        "source",
+        "value",
+        "format",
+    ): "upsert-kafka takes an insert-only value format; read a debezium-json or canal-json topic "
+    "with connector: kafka, which makes it a changelog",
 }
 
 
@@ -99,12 +107,14 @@ def change_op(shape: Shape) -> ir.Expr:
 def change_order() -> ir.Expr:
     """Offset order within a micro-batch, `-U` before the `+U` of the same offset; read order where offsets are null."""
     rank = ir.If(ir.BinOp("==", ir.Col(OP), ir.Lit(UPDATE_BEFORE)), ir.Lit(0), ir.Lit(1))
-    return ir.Struct((
-        ("partition", ir.Col("partition")),
-        ("offset", ir.Col("offset")),
-        ("rank", rank),
-        ("read", ir.Func("monotonically_increasing_id", ())),
-    ))
+    return ir.Struct(
+        (
+            ("partition", ir.Col("partition")),
+            ("offset", ir.Col("offset")),
+            ("rank", rank),
+            ("read", ir.Func("monotonically_increasing_id", ())),
+        )
+    )
 
 
 def primary_key_type(sink: Sink, shape: Shape) -> StructType:
@@ -115,11 +125,16 @@ def primary_key_type(sink: Sink, shape: Shape) -> StructType:
 def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
     """The primary-key struct from the value; for a tombstone (no value) from the record key, where it has those fields."""
     t = primary_key_type(sink, shape)
-    from_value = ir.NullSafe(ir.Col("value"), ir.Struct(tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in t.fields)))
+    from_value = ir.NullSafe(
+        ir.Col("value"), ir.Struct(tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in t.fields))
+    )
     key = shape.key
     if shape.changelog or not isinstance(key, StructType) or not all(n in key.names() for n in sink.primary_key):
         return from_value
-    from_key = ir.NullSafe(ir.Col("key"), ir.Struct(tuple((f.name, ir.Cast(ir.Get(ir.Col("key"), f.name), f.type.ddl())) for f in t.fields)))
+    from_key = ir.NullSafe(
+        ir.Col("key"),
+        ir.Struct(tuple((f.name, ir.Cast(ir.Get(ir.Col("key"), f.name), f.type.ddl())) for f in t.fields)),
+    )
     return ir.Func("coalesce", (from_value, from_key))
 
 
@@ -127,30 +142,56 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """Kafka rows keyed by the primary key, a tombstone for a delete; then each key's last change of the batch."""
     *kafka_binds, kafka_rows = encode_kafka(sink, shape)
     (_, value, topic, headers, *_) = kafka_rows.columns  # never a partition column; the key is the primary key
-    key_binds, encoded_key = encode_bound(primary_key(sink, shape), primary_key_type(sink, shape), sink.key_format or "json",
-                                          WRITTEN_KEY, record_name(sink, shape, "key"), framing(sink, "key"),
-                                          sink.key_timestamp_format)
+    key_binds, encoded_key = encode_bound(
+        primary_key(sink, shape),
+        primary_key_type(sink, shape),
+        sink.key_format or "json",
+        WRITTEN_KEY,
+        record_name(sink, shape, "key"),
+        framing(sink, "key"),
+        sink.key_timestamp_format,
+    )
     value_binds = tuple(c for op in kafka_binds for c in op.columns if c[0] != WRITTEN_KEY)
     binds = (ir.SetColumns(key_binds + value_binds),) if key_binds + value_binds else ()
     key = ("key", encoded_key)
     delete = is_delete(ir.Col(CHANGE_OP))
     if not shape.changelog:
-        order = ir.Struct((("partition", ir.Col("partition")), ("offset", ir.Col("offset")),
-                           ("read", ir.Func("monotonically_increasing_id", ()))))
+        order = ir.Struct(
+            (
+                ("partition", ir.Col("partition")),
+                ("offset", ir.Col("offset")),
+                ("read", ir.Func("monotonically_increasing_id", ())),
+            )
+        )
     else:
         order = change_order()
     keyed = ir.SetColumns(((CHANGE_OP, change_op(shape)), (CHANGE_ORDER, order), (ENCODED_KEY, key[1])))
-    null_key = ir.Func("raise_error", (ir.Func("format_string", (
-        ir.Arg("upsert-kafka sink: the primary key is null, so the record cannot be written (topic %s, partition %s, offset %s)"),
-        ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))),))
-    rows = ir.Select((
-        ("key", ir.If(ir.IsNull(ir.Col(ENCODED_KEY)), null_key, ir.Col(ENCODED_KEY))),
-        ("value", ir.If(delete, ir.Null("BINARY"), value[1])),
-        topic,
-        headers,
-        (CHANGE_OP, ir.Col(CHANGE_OP)),
-        (CHANGE_ORDER, ir.Col(CHANGE_ORDER)),
-    ))
+    null_key = ir.Func(
+        "raise_error",
+        (
+            ir.Func(
+                "format_string",
+                (
+                    ir.Arg(
+                        "upsert-kafka sink: the primary key is null, so the record cannot be written (topic %s, partition %s, offset %s)"
+                    ),
+                    ir.Col("topic"),
+                    ir.Col("partition"),
+                    ir.Col("offset"),
+                ),
+            ),
+        ),
+    )
+    rows = ir.Select(
+        (
+            ("key", ir.If(ir.IsNull(ir.Col(ENCODED_KEY)), null_key, ir.Col(ENCODED_KEY))),
+            ("value", ir.If(delete, ir.Null("BINARY"), value[1])),
+            topic,
+            headers,
+            (CHANGE_OP, ir.Col(CHANGE_OP)),
+            (CHANGE_ORDER, ir.Col(CHANGE_ORDER)),
+        )
+    )
     written = ir.Where(ir.BinOp("==", ir.Col(FATE), ir.Lit(WRITTEN)))
     final = ir.Select(tuple((n, ir.Col(n)) for n in ("key", "value", "topic", "headers")))
     return (*binds, keyed, rows, ir.Apply("upsert_fates"), written, final)
@@ -159,14 +200,22 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
 def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     """The kafka sink's rules, a struct value holding the primary key, and no partition column."""
     if not isinstance(shape.value, StructType):
-        diags.error("E541", f"upsert-kafka sink: primary-key names fields of the value, and the value here is {kind_words(shape.value)}",
-                    sink.primary_key_loc or sink.loc,
-                    "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink")
+        diags.error(
+            "E541",
+            f"upsert-kafka sink: primary-key names fields of the value, and the value here is {kind_words(shape.value)}",
+            sink.primary_key_loc or sink.loc,
+            "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink",
+        )
         return
     check_kafka_sink(replace(sink, metadata=tuple((k, c) for k, c in sink.metadata if k != "partition")), shape, diags)
     if any(k == "partition" for k, _ in sink.metadata):
-        diags.error("E542", "upsert-kafka sink: every record of a key goes to the key's partition (the producer hashes the key), "
-                    "so metadata.partition cannot be set", sink.loc, "remove metadata.partition")
+        diags.error(
+            "E542",
+            "upsert-kafka sink: every record of a key goes to the key's partition (the producer hashes the key), "
+            "so metadata.partition cannot be set",
+            sink.loc,
+            "remove metadata.partition",
+        )
 
 
 UPSERT_KAFKA_SINK = SinkConnector(

@@ -44,7 +44,11 @@ def format_source(text: str, filename: str = "job.py") -> str:
     """One job's text, formatted."""
     done = subprocess.run(
         [ruff(), "format", *SETTINGS, "--stdin-filename", filename, "-"],
-        input=text, capture_output=True, text=True, encoding="utf-8", check=False,
+        input=text,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
     )
     if done.returncode != 0:
         raise _failed(done, filename)
@@ -56,13 +60,17 @@ def format_sources(texts: dict[str, str]) -> dict[str, str]:
     if len(texts) <= 1:
         return {name: format_source(text, name) for name, text in texts.items()}
     import tempfile  # only here: a one-pipeline compile never needs it
+
     with tempfile.TemporaryDirectory(prefix="pipec-format-") as tmp:
         folder = Path(tmp)
         for name, text in texts.items():
             (folder / name).write_text(text, encoding="utf-8", newline="\n")
         done = subprocess.run(
             [ruff(), "format", *SETTINGS, "--no-cache", "--quiet", str(folder)],
-            capture_output=True, text=True, encoding="utf-8", check=False,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
         )
         if done.returncode != 0:
             raise _failed(done, ", ".join(sorted(texts))[:200])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import __version__, spark_versions
-from ..connectors import SINKS, SOURCES, schema_registry, tables
+from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of, tables
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
 from ..model import Pipeline
@@ -73,7 +73,11 @@ def dead_letters_in_one_write(p: Pipeline) -> bool:
 def _dead_letter_context(p: Pipeline) -> dict:
     """Where dead letters go (errors.tolerance: all): a Kafka topic through the source's cluster, or JSON files."""
     policy = p.errors
-    target = f"Kafka topic {policy.dlq_topic.raw}" if policy.dlq_topic else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
+    target = (
+        f"Kafka topic {policy.dlq_topic.raw}"
+        if policy.dlq_topic
+        else f"JSON lines at {policy.dlq_path.raw if policy.dlq_path else '?'}"
+    )
     return {
         "topic": render.text_expr(policy.dlq_topic) if policy.dlq_topic else None,
         "path": render.path_expr(policy.dlq_path),
@@ -83,22 +87,24 @@ def _dead_letter_context(p: Pipeline) -> dict:
     }
 
 
-def _spark_context(lowered: Lowered, real_time: bool, table: str | None) -> dict:
-    """The connectors (their coordinates chosen by the job from its Spark), the table format's runtime per line,
-    and the oldest Spark line it needs."""
+def _spark_context(lowered: Lowered, real_time: bool, formats: tuple[str, ...]) -> dict:
+    """The connectors (their coordinates chosen by the job from its Spark), the runtimes per line of the table
+    formats it reads or writes, and the oldest Spark line it needs."""
     line = spark_versions.DEFAULT_LINE
     shown = spark_versions.coordinates(spark_versions.LINES[line].connectors, lowered.packages)
-    runtimes = tables.runtimes(table) if table else {}
+    runtimes = table_formats.job_runtimes(formats)
     if runtimes.get(line):
-        shown.append(runtimes[line])
+        shown.extend(runtimes[line].split(","))
     needed, names = job_needs(lowered, real_time)
     return {
         "connectors": list(lowered.packages),
         "table_runtimes": runtimes,
-        "table_session": tables.EXTENSIONS.get(table, {}),
+        "table_session": table_formats.session_settings(formats),
         "spark_needed": needed,
         "spark_needed_by": f" ({', '.join(names)})" if names else "",
-        "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)" if shown else "none (no connector jars needed)",
+        "packages_text": f"{', '.join(shown)} on Spark {line} (each Spark line its own: see --help)"
+        if shown
+        else "none (no connector jars needed)",
         "packages_flag": f"--packages {','.join(shown)} " if shown else "",
     }
 
@@ -133,13 +139,17 @@ def _settings(p: Pipeline, lowered: Lowered, spark: dict, session_conf: dict) ->
 def context(compiled: Compiled, lowered: Lowered) -> dict:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
-    conf = {"spark.sql.session.timeZone": "UTC", "spark.sql.ansi.enabled": "true", "spark.sql.mapKeyDedupPolicy": "LAST_WIN"}
-    if sink.writes_kafka and not p.streaming or per_batch(p):
+    conf = {
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.ansi.enabled": "true",
+        "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
+    }
+    if (sink.writes_kafka and not p.streaming) or per_batch(p):
         # Kafka's batch write through the V2 path, where Spark's observed metrics (the job's counts) reach the
         # Observation; through the V1 path they never do and the counts would wait forever.
         conf["spark.sql.sources.useV1SourceList"] = "avro,csv,json,orc,parquet,text"
     conf = {**dict(p.spark_conf), **conf}
-    spark = _spark_context(lowered, p.sink.real_time, p.sink.connector if sink.writes_table else None)
+    spark = _spark_context(lowered, p.sink.real_time, table_formats_of(p.source, p.sink))
     return {
         # the docstring's first line; a blank description leaves no trailing space (black strips it)
         "title": f"{p.name}: {render.doc_text(p.description or f'compiled from {p.file}')}".rstrip(),
@@ -154,7 +164,9 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "settings": _settings(p, lowered, spark, conf),
         "source_template": f"sources/{p.source.connector}.py.j2",
         "sink_template": f"sinks/{p.sink.connector}.py.j2",
-        "source": (source.tolerant_reader if lowered.dead_letters and source.tolerant_reader else source.reader)(p.source),
+        "source": (source.tolerant_reader if lowered.dead_letters and source.tolerant_reader else source.reader)(
+            p.source
+        ),
         "sink": sink.writer(p.sink, p.source),
         "table": {"columns": render.literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
         "per_batch": per_batch(p),

@@ -3,30 +3,95 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from .. import ir
-from . import subexpressions
 from ..envrefs import Text
 from ..record_errors import CORRUPT, JSON_NULL
 from ..types.sql import quote_name
+from . import subexpressions
 
 # The functions and Column methods generated code may call. Every one is a native Spark expression.
 SPARK_FUNCTIONS = frozenset(
     {
-        "array", "base64", "substring", "unhex", "create_map", "from_csv", "map_entries", "to_csv", "regexp_extract", "coalesce", "col", "concat", "date_format", "exists", "filter", "from_json",
-        "lit", "regexp_replace", "struct", "to_json", "try_element_at", "unix_millis", "when",
-        "array_contains", "transform", "size", "length", "timestamp_millis", "current_timestamp",
-        "unbase64", "element_at", "map_from_entries", "raise_error", "concat_ws", "format_string",
+        "array",
+        "base64",
+        "substring",
+        "unhex",
+        "create_map",
+        "from_csv",
+        "map_entries",
+        "to_csv",
+        "regexp_extract",
+        "coalesce",
+        "col",
+        "concat",
+        "date_format",
+        "exists",
+        "filter",
+        "from_json",
+        "lit",
+        "regexp_replace",
+        "struct",
+        "to_json",
+        "try_element_at",
+        "unix_millis",
         "when",
-        "array_join", "replace", "spark_partition_id",
-        "shiftleft", "shiftright", "isnan", "ceil", "floor", "pmod", "unix_date", "lower", "is_valid_utf8", "hex", "conv", "substring", "pow", "greatest", "abs", "try_to_timestamp", "try_divide",
-        "explode_outer", "arrays_zip", "flatten", "map_contains_key",
-        "monotonically_increasing_id", "map_from_arrays", "map_keys", "map_values",
+        "array_contains",
+        "transform",
+        "size",
+        "length",
+        "timestamp_millis",
+        "current_timestamp",
+        "unbase64",
+        "element_at",
+        "map_from_entries",
+        "raise_error",
+        "concat_ws",
+        "format_string",
+        "array_join",
+        "replace",
+        "spark_partition_id",
+        "shiftleft",
+        "shiftright",
+        "isnan",
+        "ceil",
+        "floor",
+        "pmod",
+        "unix_date",
+        "lower",
+        "is_valid_utf8",
+        "hex",
+        "conv",
+        "pow",
+        "greatest",
+        "abs",
+        "try_to_timestamp",
+        "try_divide",
+        "explode_outer",
+        "arrays_zip",
+        "flatten",
+        "map_contains_key",
+        "monotonically_increasing_id",
+        "map_from_arrays",
+        "map_keys",
+        "map_values",
     }
 )
 COLUMN_METHODS = frozenset(
-    {"alias", "cast", "getField", "isNull", "isNotNull", "rlike", "isin", "withField", "dropFields", "startswith", "try_cast"}
+    {
+        "alias",
+        "cast",
+        "getField",
+        "isNull",
+        "isNotNull",
+        "rlike",
+        "isin",
+        "withField",
+        "dropFields",
+        "startswith",
+        "try_cast",
+    }
 )
 
 
@@ -68,9 +133,10 @@ def doc_text(text: str) -> str:
 # spark-avro's functions live in their own module, imported by jobs that use them as `A`.
 AVRO_FUNCTIONS = frozenset({"from_avro", "to_avro"})
 
-# Column functions of the job's runtime (compiler/runtime/schema_registry.py): Avro through a Schema Registry, whose
-# answers at start shape the native expressions they return (from_avro per writer schema, to_avro behind the id).
-JOB_COLUMN_FUNCTIONS = frozenset({"from_registry", "schema_rejected", "to_registry"})
+# Column functions of the job's runtime, each returning native expressions: Avro through a Schema Registry
+# (compiler/runtime/schema_registry.py), whose answers at start shape them (from_avro per writer schema, to_avro
+# behind the id); a header's last value by its position (compiler/runtime/headers.py).
+JOB_COLUMN_FUNCTIONS = frozenset({"from_registry", "schema_rejected", "to_registry", "last_header"})
 
 
 def _args(args) -> str:
@@ -140,14 +206,19 @@ EXPRESSIONS: dict[type, Callable[..., str]] = {
 
 
 # Expressions decoding and record errors repeat, written as calls of the short helpers that build the same Columns
-# (compiler/runtime/records.py): (node type, matcher) -> the call's text, or None where the node is not the idiom.
+# (compiler/runtime/headers.py): (node type, matcher) -> the call's text, or None where the node is not the idiom.
 POSITIONED = " (topic %s, partition %s, offset %s)"
 WHERE = (ir.Col("topic"), ir.Col("partition"), ir.Col("offset"))
 PERMISSIVE = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
 
 
 def _record_error(n: ir.Func) -> str | None:
-    if len(n.args) != 1 or not isinstance(n.args[0], ir.Func) or n.args[0].name != "format_string":
+    if (
+        n.name != "raise_error"
+        or len(n.args) != 1
+        or not isinstance(n.args[0], ir.Func)
+        or n.args[0].name != "format_string"
+    ):
         return None
     message, *where = n.args[0].args
     if tuple(where) != WHERE or not isinstance(message, ir.Arg) or not str(message.value).endswith(POSITIONED):
@@ -156,7 +227,12 @@ def _record_error(n: ir.Func) -> str | None:
 
 
 def _parsed_json(n: ir.Func) -> str | None:
-    if len(n.args) != 3 or n.args[2] != ir.Arg(PERMISSIVE) or not isinstance(n.args[1], ir.Arg):
+    if (
+        n.name != "from_json"
+        or len(n.args) != 3
+        or n.args[2] != ir.Arg(PERMISSIVE)
+        or not isinstance(n.args[1], ir.Arg)
+    ):
         return None
     text = n.args[0]
     if not (isinstance(text, ir.Cast) and text.ddl == "STRING"):

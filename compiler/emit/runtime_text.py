@@ -36,8 +36,8 @@ SETTINGS = {
     "SPARK_CONNECTORS": "spark_packages() picks their Scala suffix and release",
     "SPARK_NEEDED": "the oldest Spark line with every function the job calls",
     "SESSION_CONF": "",
-    "TABLE_RUNTIMES": "a table sink: its format's Spark runtime per Spark line (None: the format publishes none)",
-    "TABLE_SESSION": "a table sink: its format's session settings (SQL extensions, catalog)",
+    "TABLE_RUNTIMES": "the table formats read or written: their Spark runtimes per line (None: one has none)",
+    "TABLE_SESSION": "the table formats' session settings (SQL extensions, catalog)",
     "SCHEMA_REGISTRY": "avro-confluent payloads read or written through a Schema Registry: payload -> url, "
     "subject, client options",
 }
@@ -156,7 +156,9 @@ def import_block(imports: set[tuple[str, str | None]]) -> str:
     return "from __future__ import annotations\n\n" + "\n\n".join(groups)
 
 
-def assemble(pipeline_code: str, settings: dict[str, tuple[str, str]], chosen: tuple[str, ...], marker: str) -> tuple[str, str]:
+def assemble(
+    pipeline_code: str, settings: dict[str, tuple[str, str]], chosen: tuple[str, ...], marker: str
+) -> tuple[str, str]:
     """(the imports and settings that open the job, the runtime that ends it) for a pipeline part of
     `pipeline_code`: `settings` holds each setting's value as Python text, and what its comment adds; `marker` opens
     the runtime."""
@@ -174,7 +176,9 @@ def assemble(pipeline_code: str, settings: dict[str, tuple[str, str]], chosen: t
             line = f"{name} = {value}"
             said = f"  # {comment}{more}" if comment else ""
             # beside the value where the line fits (as black and ruff leave it), else the line above
-            lines += [line + said] if len(line + said) <= LINE_LENGTH else ([f"# {comment}{more}"] if said else []) + [line]
+            lines += (
+                [line + said] if len(line + said) <= LINE_LENGTH else ([f"# {comment}{more}"] if said else []) + [line]
+            )
     head = import_block(imports) + "\n\n" + "\n".join(lines)
     runtime = "\n\n\n".join([f"{marker} {', '.join(p.name for p in used)}.", *(p.body for p in used)])
     return head, runtime

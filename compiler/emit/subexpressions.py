@@ -10,11 +10,11 @@ expression tree either way: a local holds a Column, so nothing about what runs c
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
 from operator import attrgetter
-from typing import Callable
 
 from .. import ir
-from dataclasses import replace
 from ..ir import field_names
 
 MIN_NODES = 12  # smaller repeats (a field read, a literal, a short cast) read better where they are
@@ -116,9 +116,12 @@ def hoist(op: ir.Op) -> tuple[list[tuple[str, ir.Expr]], ir.Op]:
     first: dict[int, object] = {}
     _occurrences(op, shapes, counts, first)
     repeated = [
-        shape for shape, n in counts.items()
-        if n > 1 and shapes.measure(first[shape])[1] >= MIN_NODES
-        and not (shapes.measure(first[shape])[2] & bound) and not isinstance(first[shape], ir.Lambda)
+        shape
+        for shape, n in counts.items()
+        if n > 1
+        and shapes.measure(first[shape])[1] >= MIN_NODES
+        and not (shapes.measure(first[shape])[2] & bound)
+        and not isinstance(first[shape], ir.Lambda)
     ]
     if not repeated:
         return [], op

@@ -5,12 +5,11 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
-
-from dataclasses import dataclass, field
 
 from ..diagnostics import Collector, Location, escaped, shown
 from .inputs import read_text
@@ -73,7 +72,11 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
 
 # Timestamps stay strings; YAML 1.1's `=` ("value" type, which PyYAML cannot even construct) is the text "=".
 _RESOLVERS = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")]
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")
+    ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 MERGE = "tag:yaml.org,2002:merge"
@@ -87,8 +90,14 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _PLAIN_COLLECTIONS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # only a double-quoted \\u escape makes one: UTF-8 text cannot hold it
 _KIND_NAMES = {"bytes": "bytes (write BYTES as base64 text)"}
-_TAGGED = {"!!int": "an integer", "!!float": "a number", "!!bool": "true or false", "!!null": "null",
-           "!!timestamp": "a date or time (2024-01-31T10:00:00Z)", "!!binary": "base64 text"}
+_TAGGED = {
+    "!!int": "an integer",
+    "!!float": "a number",
+    "!!bool": "true or false",
+    "!!null": "null",
+    "!!timestamp": "a date or time (2024-01-31T10:00:00Z)",
+    "!!binary": "base64 text",
+}
 
 
 def _short(tag: str) -> str:
@@ -117,8 +126,12 @@ class _Tree:
         if node.tag == MERGE:
             self.diags.error("E001", "YAML merge keys (<<) are not supported", self.loc(node), "write the keys out")
         elif not isinstance(node, yaml.ScalarNode):
-            self.diags.error("E001", "mapping keys must be plain scalars", self.loc(node),
-                             "write the key as text (quote it if it looks like a list or mapping: \"[a]\": 1)")
+            self.diags.error(
+                "E001",
+                "mapping keys must be plain scalars",
+                self.loc(node),
+                'write the key as text (quote it if it looks like a list or mapping: "[a]": 1)',
+            )
         elif not node.value.isprintable() and _SURROGATE.search(node.value):
             self.lone_surrogate(node, _SURROGATE.search(node.value).group())
         else:
@@ -134,8 +147,12 @@ class _Tree:
 
     def collection(self, node: yaml.CollectionNode, path: tuple) -> Any:
         if node.tag not in _PLAIN_COLLECTIONS:  # !!set, !!omap, !!pairs, a tag of one's own
-            self.diags.error("E000", f"the tag {_short(node.tag)} makes something other than a mapping or a list",
-                             self.loc(node), f"remove the tag {_short(node.tag)}: pipec reads plain mappings and lists")
+            self.diags.error(
+                "E000",
+                f"the tag {_short(node.tag)} makes something other than a mapping or a list",
+                self.loc(node),
+                f"remove the tag {_short(node.tag)}: pipec reads plain mappings and lists",
+            )
             self.failed = True
             return None
         if isinstance(node, yaml.MappingNode):
@@ -190,26 +207,45 @@ class _Tree:
         tag = _short(node.tag)
         if implicit and node.tag == "tag:yaml.org,2002:int":  # only Python's digit limit refuses a plain integer
             digits = sum(c.isdigit() for c in node.value)
-            self.diags.error("E000", f"an integer of {digits:,} digits: pipec reads integers of at most "
-                             f"{sys.get_int_max_str_digits():,} digits", self.loc(node),
-                             "quote it ('...') if it is text; no setting takes a number this large")
+            self.diags.error(
+                "E000",
+                f"an integer of {digits:,} digits: pipec reads integers of at most "
+                f"{sys.get_int_max_str_digits():,} digits",
+                self.loc(node),
+                "quote it ('...') if it is text; no setting takes a number this large",
+            )
         elif node.tag not in self.loader.yaml_constructors:
-            self.diags.error("E000", f"unknown tag {tag}", self.loc(node),
-                             f"remove the tag {tag}: pipec reads text, numbers, true/false and null by the setting's slot")
+            self.diags.error(
+                "E000",
+                f"unknown tag {tag}",
+                self.loc(node),
+                f"remove the tag {tag}: pipec reads text, numbers, true/false and null by the setting's slot",
+            )
         elif kind:
             made = _KIND_NAMES.get(kind, f"a {kind}")
-            self.diags.error("E000", f"the tag {tag} makes {made}, which no pipeline setting takes", self.loc(node),
-                             "remove the tag: pipec reads text, numbers, true/false, null, lists and mappings")
+            self.diags.error(
+                "E000",
+                f"the tag {tag} makes {made}, which no pipeline setting takes",
+                self.loc(node),
+                "remove the tag: pipec reads text, numbers, true/false, null, lists and mappings",
+            )
         else:
             wanted = _TAGGED.get(tag, f"a valid {tag} value")
-            self.diags.error("E000", f"the tag {tag} needs {wanted}, not {shown(node.value)}", self.loc(node),
-                             f"remove the tag {tag} (a setting's slot decides how pipec reads its value), or write {wanted}")
+            self.diags.error(
+                "E000",
+                f"the tag {tag} needs {wanted}, not {shown(node.value)}",
+                self.loc(node),
+                f"remove the tag {tag} (a setting's slot decides how pipec reads its value), or write {wanted}",
+            )
         self.failed = True
 
     def lone_surrogate(self, node: yaml.Node, char: str) -> None:
-        self.diags.error("E000", f"the escape \\u{ord(char):04x} is half of a UTF-16 surrogate pair, not a character",
-                         self.loc(node),
-                         "write the character itself, or one \\U escape of 8 hex digits (\\U0001F600, not \\ud83d\\ude00)")
+        self.diags.error(
+            "E000",
+            f"the escape \\u{ord(char):04x} is half of a UTF-16 surrogate pair, not a character",
+            self.loc(node),
+            "write the character itself, or one \\U escape of 8 hex digits (\\U0001F600, not \\ud83d\\ude00)",
+        )
         self.failed = True
 
 
@@ -236,7 +272,7 @@ _FAILED = object()  # libyaml could not compose the document
 COMPOSE_FIRST_AT_MOST = 50_000  # characters: a file this small is composed before its limits are scanned
 
 
-def _compose_fast(text: str) -> yaml.Node | None | object:
+def _compose_fast(text: str) -> yaml.Node | object | None:
     """The document's node tree from libyaml, or _FAILED on any error."""
     fast = _FastLoader(text)
     try:
@@ -260,21 +296,27 @@ def _compose_slow(text: str) -> tuple[yaml.Node | None, YamlProblem | None]:
             loader.dispose()
 
 
-def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None, repo_file: str | None = None) -> Document | None:
+def load_text(
+    text: str, file: str, diags: Collector, raw: bytes | None = None, repo_file: str | None = None
+) -> Document | None:
     """Parse YAML text; syntax errors, duplicate keys, values that cannot be read and crossed limits go to `diags`.
 
     `file` names the file in diagnostics, `repo_file` in generated code (default `file`); `raw` is the file's
     bytes (for its sha256)."""
     sha = hashlib.sha256(raw if raw is not None else text.encode("utf-8")).hexdigest()
     if len(text) > MAX_CHARS:
-        diags.error("E008", f"the file holds {len(text):,} characters; pipec reads at most {MAX_CHARS:,}",
-                    Location(file, 1, 1), "split it: one pipeline a file, and large test data in fewer, smaller records")
+        diags.error(
+            "E008",
+            f"the file holds {len(text):,} characters; pipec reads at most {MAX_CHARS:,}",
+            Location(file, 1, 1),
+            "split it: one pipeline a file, and large test data in fewer, smaller records",
+        )
         return None
     # A small file is composed first (libyaml keeps aliases as shared nodes: no expansion), and a tree within the
     # limits needs no scan; a large one is scanned first, so a hostile file never costs a tree.
     small = len(text) <= COMPOSE_FIRST_AT_MOST
     node = _compose_fast(text) if small else _FAILED
-    if node is _FAILED or node is not None and not within(node):
+    if node is _FAILED or (node is not None and not within(node)):
         exceeded = scan(text, _FastLoader, _Loader)
         if exceeded:
             diags.error("E008", exceeded.message, Location(file, exceeded.line + 1, exceeded.col + 1), exceeded.hint)
@@ -287,7 +329,12 @@ def load_text(text: str, file: str, diags: Collector, raw: bytes | None = None, 
             diags.error("E000", problem.message, Location(file, problem.line + 1, problem.col + 1), problem.hint)
             return None
     if node is None:
-        diags.error("E003", "the file is empty", Location(file, 1, 1), "a pipeline needs at least version, name, source and sink")
+        diags.error(
+            "E003",
+            "the file is empty",
+            Location(file, 1, 1),
+            "a pipeline needs at least version, name, source and sink",
+        )
         return None
     tree = _Tree(file, _Loader(""), diags)
     data = tree.build(node, ())

@@ -21,8 +21,13 @@ from .limits import MAX_CHARS
 SUFFIXES = (".yaml", ".yml")
 MAX_BYTES = 4 * MAX_CHARS  # UTF-8 spells a character in at most 4 bytes: a larger file is over the budget
 
-_KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
+_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+}
 _HINTS = {
     errno.EACCES: "give yourself read permission (and search permission on its folders), or leave it out",
     errno.ELOOP: "the symbolic link leads back to itself: point it at a pipeline file",
@@ -38,13 +43,22 @@ def _cannot(diags: Collector, path: Path | str, what: str, exc: OSError) -> None
     reason = (exc.strerror or str(exc)).lower()
     if exc.errno == errno.ENOENT and os.path.islink(path):
         reason = f"it is a symbolic link to {os.readlink(path)}, which does not exist"
-    diags.error("E004", f"cannot {what} {path}: {reason}", _at(path), _HINTS.get(exc.errno, "check the path and its permissions"))
+    diags.error(
+        "E004",
+        f"cannot {what} {path}: {reason}",
+        _at(path),
+        _HINTS.get(exc.errno, "check the path and its permissions"),
+    )
 
 
 def _not_regular(diags: Collector, path: Path | str, mode: int) -> None:
     kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-    diags.error("E004", f"{path} is {kind}, not a pipeline file", _at(path),
-                "name a regular *.yaml or *.yml file, or a folder of them")
+    diags.error(
+        "E004",
+        f"{path} is {kind}, not a pipeline file",
+        _at(path),
+        "name a regular *.yaml or *.yml file, or a folder of them",
+    )
 
 
 def _walk(folder: Path, diags: Collector, found: list[Path]) -> None:
@@ -82,8 +96,12 @@ def discover(paths: list[str], diags: Collector) -> list[Path]:
             mode = os.stat(p).st_mode
         except OSError as exc:
             if exc.errno in (errno.ENOENT, errno.ENOTDIR) and not os.path.islink(p):
-                diags.error("E005", f"no such file or folder: {raw}", _at(raw),
-                            "name a pipeline file or a folder of them (*.yaml, *.yml)")
+                diags.error(
+                    "E005",
+                    f"no such file or folder: {raw}",
+                    _at(raw),
+                    "name a pipeline file or a folder of them (*.yaml, *.yml)",
+                )
             else:
                 _cannot(diags, raw, "read", exc)
             continue
@@ -110,15 +128,23 @@ def read_text(path: Path, file: str, diags: Collector) -> tuple[bytes, str] | No
         _cannot(diags, file, "read", exc)
         return None
     if len(raw) > MAX_BYTES:
-        diags.error("E008", f"the file is larger than {MAX_BYTES // 1_000_000} MB; pipec reads at most "
-                    f"{MAX_CHARS:,} characters", _at(file), "split it: one pipeline a file")
+        diags.error(
+            "E008",
+            f"the file is larger than {MAX_BYTES // 1_000_000} MB; pipec reads at most {MAX_CHARS:,} characters",
+            _at(file),
+            "split it: one pipeline a file",
+        )
         return None
     try:
         return raw, raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start)
         start = raw.rfind(b"\n", 0, exc.start) + 1
-        col = len(raw[start:exc.start].decode("utf-8", "replace")) + 1
-        diags.error("E004", f"the file is not UTF-8 text: byte 0x{raw[exc.start]:02x} here is not part of a UTF-8 "
-                    "character", Location(file, line + 1, col), "save the file as UTF-8 (YAML 1.2 and JSON are UTF-8)")
+        col = len(raw[start : exc.start].decode("utf-8", "replace")) + 1
+        diags.error(
+            "E004",
+            f"the file is not UTF-8 text: byte 0x{raw[exc.start]:02x} here is not part of a UTF-8 character",
+            Location(file, line + 1, col),
+            "save the file as UTF-8 (YAML 1.2 and JSON are UTF-8)",
+        )
         return None

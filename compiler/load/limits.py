@@ -10,10 +10,9 @@ in the file's length, so hostile input costs as much as reading it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import yaml
-
-from dataclasses import dataclass
 
 MAX_DEPTH = 64  # nested mappings and sequences; a pipeline needs about 8, test records a few more
 MAX_VALUES = 50_000  # values (scalars, mappings, sequences) after expanding aliases; a large pipeline has ~2,000
@@ -43,28 +42,39 @@ class _Node:
     height: int = 0
 
 
-_RECURSIVE = ("a recursive alias: it repeats a collection that holds it, without end",
-              "an alias (*name) may only repeat a value that ends before it")
+_RECURSIVE = (
+    "a recursive alias: it repeats a collection that holds it, without end",
+    "an alias (*name) may only repeat a value that ends before it",
+)
 
 
 def _too_deep(depth: int) -> tuple[str, str]:
-    return (f"the document nests deeper than {MAX_DEPTH} levels (level {depth} here)",
-            f"pipec reads at most {MAX_DEPTH} nested mappings and lists; flatten the structure")
+    return (
+        f"the document nests deeper than {MAX_DEPTH} levels (level {depth} here)",
+        f"pipec reads at most {MAX_DEPTH} nested mappings and lists; flatten the structure",
+    )
 
 
 def _too_big(values: int, aliased: int) -> tuple[str, str]:
     if aliased:
-        return (f"the document holds more than {MAX_VALUES:,} values, counting each repetition through an alias "
-                f"({values:,} by here, {aliased:,} of them through aliases)",
-                f"pipec reads at most {MAX_VALUES:,} values with aliases (*name) expanded; use fewer aliases")
-    return (f"the document holds more than {MAX_VALUES:,} values", f"pipec reads at most {MAX_VALUES:,} values; split the file")
+        return (
+            f"the document holds more than {MAX_VALUES:,} values, counting each repetition through an alias "
+            f"({values:,} by here, {aliased:,} of them through aliases)",
+            f"pipec reads at most {MAX_VALUES:,} values with aliases (*name) expanded; use fewer aliases",
+        )
+    return (
+        f"the document holds more than {MAX_VALUES:,} values",
+        f"pipec reads at most {MAX_VALUES:,} values; split the file",
+    )
 
 
 def _too_long(chars: int, aliased: int) -> tuple[str, str]:
     through = f", {aliased:,} of them through aliases" if aliased else ""
-    return (f"the document's text is longer than {MAX_CHARS:,} characters, counting each repetition through an alias "
-            f"({chars:,} by here{through})",
-            f"pipec reads at most {MAX_CHARS:,} characters of values with aliases (*name) expanded; repeat less")
+    return (
+        f"the document's text is longer than {MAX_CHARS:,} characters, counting each repetition through an alias "
+        f"({chars:,} by here{through})",
+        f"pipec reads at most {MAX_CHARS:,} characters of values with aliases (*name) expanded; repeat less",
+    )
 
 
 def within(node: yaml.Node) -> bool:

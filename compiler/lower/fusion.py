@@ -20,8 +20,9 @@ and the run's struct from it (it does not see through the decode's null check).
 
 from __future__ import annotations
 
-from .. import ir
 from dataclasses import dataclass, field, replace
+
+from .. import ir
 from ..shape import Shape
 from ..transforms.structs import spark_field_path
 from ..types.sql import StructType
@@ -55,7 +56,12 @@ def decoded_sides(layout: ir.Op) -> dict[str, Decoded]:
     out = {}
     for side in ("key", "value"):
         e = columns.get(side)
-        if isinstance(e, ir.NullSafe) and isinstance(e.base, ir.Col) and e.base.name != side and isinstance(e.rebuilt, ir.Struct):
+        if (
+            isinstance(e, ir.NullSafe)
+            and isinstance(e.base, ir.Col)
+            and e.base.name != side
+            and isinstance(e.rebuilt, ir.Struct)
+        ):
             out[side] = Decoded(e.base, e.rebuilt.fields)
     return out
 
@@ -113,7 +119,7 @@ def _substitute(node: object, side: str, names: dict[str, ir.Expr]) -> object:
 
 
 def _is_cast(node: object) -> bool:
-    return isinstance(node, ir.Cast) or isinstance(node, ir.Method) and node.name in ("cast", "try_cast")
+    return isinstance(node, ir.Cast) or (isinstance(node, ir.Method) and node.name in ("cast", "try_cast"))
 
 
 def _recasts(node: object, cast: set[str]) -> bool:
@@ -156,7 +162,12 @@ class _Step:
         col = ir.Col(self.side)
         if e == col:
             return dict(self.start)
-        if isinstance(e, ir.If) and e.cond == ir.IsNull(col) and isinstance(e.then, ir.Func) and e.then.name == "raise_error":
+        if (
+            isinstance(e, ir.If)
+            and e.cond == ir.IsNull(col)
+            and isinstance(e.then, ir.Func)
+            and e.then.name == "raise_error"
+        ):
             self.on_null = self.on_null or e.then
             return self.evaluate(e.otherwise)
         if isinstance(e, ir.NullSafe) and e.base == col:
@@ -228,7 +239,7 @@ class Run:
     on_null: bool = False  # a step refuses a null side (its OnNull statement stands in its block)
 
     @classmethod
-    def start(cls, side: str, shape: Shape | None, decoded: Decoded | None = None) -> "Run | None":
+    def start(cls, side: str, shape: Shape | None, decoded: Decoded | None = None) -> Run | None:
         """A run on the side of `shape`, opened from the decode's layout of it when given (and of its fields)."""
         t = shape.side(side) if shape else None
         if not isinstance(t, StructType) or not t.fields:
@@ -253,9 +264,13 @@ class Run:
         except Unfusable:
             return False
         sizes = {n: _size(x, self.sizes) for n, x in after.items()}
-        if not after or max(sizes.values()) > MAX_FIELD_NODES or self.cast and _recasts(tuple(after.values()), self.cast):
+        if (
+            not after
+            or max(sizes.values()) > MAX_FIELD_NODES
+            or (self.cast and _recasts(tuple(after.values()), self.cast))
+        ):
             return False
-        self.cast = {n for n, x in after.items() if _is_cast(x) or x == ir.Field(self.side, n) and n in self.cast}
+        self.cast = {n for n, x in after.items() if _is_cast(x) or (x == ir.Field(self.side, n) and n in self.cast)}
         # A step that refuses a null side fails the record where the run builds the side; the first such step's
         # error is the one Kafka raises (the steps before it leave a null side null), later ones cannot fire.
         refuses = [ir.OnNull(self.side, step.on_null)] if step.on_null is not None and not self.on_null else []
@@ -277,12 +292,22 @@ class Run:
             built_for = f"built once for the {len(self.steps)} steps above ({lines})"
         else:
             built_for = f"built for the step above (line {last.loc.line})" if last.loc else "built for the step above"
-        source = (f", read from decode()'s parsed payload {self.base.name} rather than its {self.side} struct (which "
-                  "Spark then never builds)") if self.decoded else ""
+        source = (
+            (
+                f", read from decode()'s parsed payload {self.base.name} rather than its {self.side} struct (which "
+                "Spark then never builds)"
+            )
+            if self.decoded
+            else ""
+        )
         where_null = f"{self.side}_if_null where it was null" if self.on_null else "null where it was null"
         comment = f"the {self.side} {built_for}{source}; {where_null}"
         struct = ir.Struct(tuple((n, ir.Field(self.side, n)) for n in self.names))
-        built = ir.If(ir.IsNull(self.base), ir.Var(f"{self.side}_if_null"), struct) if self.on_null else ir.NullSafe(self.base, struct)
+        built = (
+            ir.If(ir.IsNull(self.base), ir.Var(f"{self.side}_if_null"), struct)
+            if self.on_null
+            else ir.NullSafe(self.base, struct)
+        )
         return out + [ir.Block(comment, (ir.SetColumns(((self.side, built),)),), last.loc)]
 
 
@@ -295,7 +320,9 @@ def struct_edit(block: ir.Block) -> tuple[str, ir.Expr] | None:
     return None
 
 
-def fuse(blocks: list[ir.Block], inputs: list[Shape | None], decoded: dict[str, Decoded] | None = None) -> list[ir.Block]:
+def fuse(
+    blocks: list[ir.Block], inputs: list[Shape | None], decoded: dict[str, Decoded] | None = None
+) -> list[ir.Block]:
     """The chain's blocks with each run of two or more struct edits of one side built once. `inputs` holds each
     block's input shape (None: not a step that may join a run); `decoded`, the sides as the decode lays them out,
     which a run opens from while nothing they read has been set."""

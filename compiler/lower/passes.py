@@ -11,11 +11,11 @@ operations its transform lowers to; then
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from .. import ir, record_errors
 from ..connectors.base import SourceConnector
-from dataclasses import dataclass, replace
 from ..model import Pipeline, Step
 from ..shape import Shape
 from ..transforms import REGISTRY
@@ -49,7 +49,9 @@ class Draft:
     decode: ir.Block
     chain: tuple[Piece, ...]
     encode: ir.Block
-    state_check: ir.Block | None = None  # tolerance: all before per-key state: the decode whose errors keep a record out
+    state_check: ir.Block | None = (
+        None  # tolerance: all before per-key state: the decode whose errors keep a record out
+    )
 
     @property
     def tolerant(self) -> bool:
@@ -66,6 +68,7 @@ def guard(op: ir.Op, cond: ir.Expr | None, before: Shape, after: Shape) -> ir.Op
             return ir.Where(cond.expr if isinstance(cond, ir.Not) else ir.Not(cond))
         return ir.Where(ir.BinOp("|", ir.Not(cond), op.cond))
     if isinstance(op, ir.SetColumns):
+
         def unchanged(name: str) -> ir.Expr:
             if name in ("key", "value"):
                 kept = conform(ir.Col(name), before.side(name), after.side(name))
@@ -79,6 +82,7 @@ def guard(op: ir.Op, cond: ir.Expr | None, before: Shape, after: Shape) -> ir.Op
 
 def guard_predicates(draft: Draft) -> Draft:
     """Each step with a predicate applies only to the records it selects."""
+
     def guarded(p: Piece) -> Piece:
         if p.cond is None:
             return p
@@ -113,7 +117,9 @@ def pin_filters(draft: Draft) -> Draft:
             ops = tuple(out for op in p.block.ops for out in pin(op, rebuilt))
             comment = p.block.comment
             if len(ops) > len(p.block.ops):
-                comment += f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
+                comment += (
+                    f"; filters here, reading {KEEP}: pushed below the steps above, Spark would repeat them in it"
+                )
             p = replace(p, block=replace(p.block, comment=comment, ops=ops))
         if p.kind != SKIP:
             rebuilt.update(*(ir.columns_set(op) for op in p.block.ops))
@@ -127,9 +133,15 @@ def report_record_errors(draft: Draft) -> Draft:
     p, source = draft.pipeline, draft.source
     formats = {"key": p.source.key_format, "value": p.source.format}
     if not draft.tolerant:
-        return replace(draft, decode=replace(draft.decode, ops=record_errors.checked_decode(draft.decode.ops, formats, source.json_null)))
+        return replace(
+            draft,
+            decode=replace(draft.decode, ops=record_errors.checked_decode(draft.decode.ops, formats, source.json_null)),
+        )
     raw = source.raw_record(p.source, p.name) if source.raw_record else None
-    decode = replace(draft.decode, ops=record_errors.tolerate_decode(draft.decode.ops, formats, raw, source.position, source.json_null))
+    decode = replace(
+        draft.decode,
+        ops=record_errors.tolerate_decode(draft.decode.ops, formats, raw, source.position, source.json_null),
+    )
     check = None
     if source.state_check:
         ops = record_errors.tolerate_decode(source.state_check(p.source, p.name), formats, raw, source.position)
@@ -141,11 +153,15 @@ def report_record_errors(draft: Draft) -> Draft:
     def tolerated(piece: Piece) -> Piece:
         if piece.kind != STEP:
             return piece
-        stage = record_errors.Stage(record_errors.TRANSFORMATION, REGISTRY.transforms[piece.step.kind].java_class(piece.step.side))
+        stage = record_errors.Stage(
+            record_errors.TRANSFORMATION, REGISTRY.transforms[piece.step.kind].java_class(piece.step.side)
+        )
         return replace(piece, block=record_errors.tolerate_block(piece.block, lambda name, stage=stage: stage))
 
     encode = record_errors.tolerate_block(draft.encode, lambda name: record_errors.sink_stage(name, p.sink.format))
-    return replace(draft, decode=decode, state_check=check, chain=tuple(tolerated(piece) for piece in draft.chain), encode=encode)
+    return replace(
+        draft, decode=decode, state_check=check, chain=tuple(tolerated(piece) for piece in draft.chain), encode=encode
+    )
 
 
 def fuse_struct_edits(draft: Draft) -> Draft:
@@ -175,4 +191,10 @@ def keep_what_the_chain_reads(draft: Draft) -> Draft:
 
 
 Pass = Callable[[Draft], Draft]
-PASSES: tuple[Pass, ...] = (guard_predicates, pin_filters, report_record_errors, fuse_struct_edits, keep_what_the_chain_reads)
+PASSES: tuple[Pass, ...] = (
+    guard_predicates,
+    pin_filters,
+    report_record_errors,
+    fuse_struct_edits,
+    keep_what_the_chain_reads,
+)

@@ -6,9 +6,10 @@ lowering passes in order (`passes.PASSES`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import ir
 from ..connectors import SINKS, SOURCES
-from dataclasses import dataclass
 from ..model import Predicate, Step
 from ..resolve.builder import Compiled
 from ..transforms import REGISTRY
@@ -25,7 +26,9 @@ class Lowered:
     encode: ir.Block
     packages: tuple[str, ...]
     dead_letters: bool = False  # errors.tolerance: all: the rows carry record_errors.ERROR and RAW
-    state_check: ir.Block | None = None  # tolerance: all before per-key state: the decode whose errors keep a record out
+    state_check: ir.Block | None = (
+        None  # tolerance: all before per-key state: the decode whose errors keep a record out
+    )
 
 
 def predicate_condition(step: Step, predicates: dict[str, Predicate], changelog: bool = False) -> ir.Expr | None:
@@ -49,7 +52,9 @@ def draft(compiled: Compiled) -> Draft:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
     decoder = source.tolerant_decode if p.errors.tolerance == "all" and source.tolerant_decode else source.decode
-    decode = ir.Block(f"{p.file}:{p.source.loc.line} source ({p.source.connector})", decoder(p.source, p.name), p.source.loc)
+    decode = ir.Block(
+        f"{p.file}:{p.source.loc.line} source ({p.source.connector})", decoder(p.source, p.name), p.source.loc
+    )
     chain: list[Piece] = []
     skips = source.skip_messages(p.source)
     if skips:
@@ -61,10 +66,22 @@ def draft(compiled: Compiled) -> Draft:
         if keep and after.routed and not before.routed:
             comment = "the source topic, so the sink's topic applies to records no router renamed"
             chain.append(Piece(ir.Block(comment, keep, p.sink.loc), KEEP_TOPIC))
-        ops = REGISTRY.transforms[step.kind].lower(step.config, before, Lowering(f"{step.type_name} '{step.alias}'", step.side))
+        ops = REGISTRY.transforms[step.kind].lower(
+            step.config, before, Lowering(f"{step.type_name} '{step.alias}'", step.side)
+        )
         cond = predicate_condition(step, p.predicates, before.changelog)
-        chain.append(Piece(ir.Block(step_comment(step, p.file), tuple(ops), step.loc), step=step, before=before, after=after, cond=cond))
-    encode = ir.Block(f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", sink.encode(p.sink, compiled.final), p.sink.loc)
+        chain.append(
+            Piece(
+                ir.Block(step_comment(step, p.file), tuple(ops), step.loc),
+                step=step,
+                before=before,
+                after=after,
+                cond=cond,
+            )
+        )
+    encode = ir.Block(
+        f"{p.file}:{p.sink.loc.line} sink ({p.sink.connector})", sink.encode(p.sink, compiled.final), p.sink.loc
+    )
     return Draft(p, source, decode, tuple(chain), encode)
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from .. import ir
-from ..resolve.builder import Compiled
-from ..connectors import SINKS
-from ..connectors.tables import line_problem
+from ..connectors import table_formats_of
+from ..connectors.table_formats import line_problem
 from ..diagnostics import Collector
-from .record_path import Lowered
+from ..resolve.builder import Compiled
 from ..spark_versions import FEATURES_SINCE, SINCE, line_key, needed_line
+from .record_path import Lowered
 
 REAL_TIME = "trigger real-time"
 
@@ -62,11 +62,15 @@ def check_target(compiled: Compiled, lowered: Lowered, diags: Collector) -> None
                 block.loc or p.spark_version_loc,
                 f"raise spark.version to {need} (at {p.spark_version_loc}), or use a step PySpark {target} can run",
             )
-    if SINKS[p.sink.connector].writes_table:
-        problem = line_problem(p.sink, target)
+    for block, fmt in ((p.source, p.source.connector), (p.sink, p.sink.connector)):
+        problem = line_problem(fmt, target) if fmt in table_formats_of(p.source, p.sink) else None
         if problem:
-            diags.error("E901", f"{problem}, but spark.version is {target}", p.sink.loc,
-                        f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {p.sink.connector}")
+            diags.error(
+                "E901",
+                f"{problem}, but spark.version is {target}",
+                block.loc,
+                f"set spark.version (at {p.spark_version_loc}) to a line that has a runtime of {fmt}",
+            )
     need = FEATURES_SINCE[REAL_TIME]
     if p.sink.real_time and line_key(target) < line_key(need):
         diags.error(

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import gc
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from dataclasses import dataclass, field
 from ..diagnostics import Collector, CompileError, Diagnostic, Location
 from ..load.document import display_name, repo_root
 from ..pipeline import CHECKS, Unit, run
@@ -190,4 +190,3 @@ def stale(out: Path, jobs: dict[str, Outcome]) -> list[str]:
         if digest(current) != outcome.digest:
             problems.append(f"{target}: differs from its pipeline")
     return problems
-

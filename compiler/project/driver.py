@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import errno
-from pathlib import Path
-
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..diagnostics import Collector, CompileError, Diagnostic, Location, escaped
 from ..load.inputs import SUFFIXES, discover
@@ -26,8 +25,12 @@ def discover_or_say(paths: list[str], diags: Collector) -> list[Path]:
     """`discover`, with an error when nothing is found."""
     files = discover(paths, diags)
     if not files and not diags.errors:
-        diags.error("E006", f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}", Location(paths[0], 1, 1),
-                    "name a folder holding pipeline files, or the files themselves")
+        diags.error(
+            "E006",
+            f"no pipeline files (*.yaml, *.yml) under {', '.join(paths)}",
+            Location(paths[0], 1, 1),
+            "name a folder holding pipeline files, or the files themselves",
+        )
     return files
 
 
@@ -41,8 +44,12 @@ def claim_name(names: dict[str, Location | None], name: str, loc: Location | Non
     """Records `name` for the file at `loc`; an error (and False) when an earlier file has it."""
     if name in names:
         used_by = names[name]
-        diags.error("E007", f"pipeline name '{name}' is already used by {used_by.file if used_by else '?'}", loc,
-                    "names are unique among the files compiled together: each becomes generated/<name>.py")
+        diags.error(
+            "E007",
+            f"pipeline name '{name}' is already used by {used_by.file if used_by else '?'}",
+            loc,
+            "names are unique among the files compiled together: each becomes generated/<name>.py",
+        )
         return False
     names[name] = loc
     return True
@@ -85,8 +92,16 @@ def write_atomically(out: Path, files: dict[str, str]) -> list[Path]:
     except OSError as exc:
         at = escaped(str(exc.filename or out))
         reason = (exc.strerror or str(exc)).lower()
-        raise CompileError([Diagnostic("E010", f"cannot write {at}: {reason}; nothing was written", Location(at, 1, 1),
-                                       _WRITE_HINTS.get(exc.errno, "check --out and its permissions"))]) from None
+        raise CompileError(
+            [
+                Diagnostic(
+                    "E010",
+                    f"cannot write {at}: {reason}; nothing was written",
+                    Location(at, 1, 1),
+                    _WRITE_HINTS.get(exc.errno, "check --out and its permissions"),
+                )
+            ]
+        ) from None
 
 
 __all__ = ["SUFFIXES", "CompileError", "Result", "build_all", "discover", "generate_all", "write_atomically"]

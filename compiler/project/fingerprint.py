@@ -26,7 +26,7 @@ def formatter_version(package: str = "ruff") -> str:
             continue
         for name in names:
             if name.startswith(f"{package}-") and name.endswith(".dist-info"):
-                return name[len(package) + 1:-len(".dist-info")]
+                return name[len(package) + 1 : -len(".dist-info")]
     from importlib import metadata
 
     try:

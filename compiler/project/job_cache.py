@@ -15,8 +15,8 @@ import json
 import os
 from pathlib import Path
 
-from .atomic_write import write_text
 from ..diagnostics import Diagnostic, Location
+from .atomic_write import write_text
 from .fingerprint import fingerprint
 
 

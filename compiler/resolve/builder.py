@@ -7,9 +7,9 @@ step naming a missing field is reported at that step's line. One module per thin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 from ..model import Pipeline
-from dataclasses import dataclass
 from ..shape import Shape
 from .chain import STEP_KEYS, ChainBuilder
 from .part import Part, options

@@ -3,11 +3,12 @@ the job writes its dead letters (with the sink's rows in one write, or apart).""
 
 from __future__ import annotations
 
-from ..emit import render
+from dataclasses import dataclass
+
 from ..connectors import SINKS
 from ..connectors.base import SourceConnector
+from ..emit import render
 from ..model import ErrorPolicy, Sink, Source
-from dataclasses import dataclass
 
 TOPIC, PATH, PROPERTIES = "deadletterqueue.topic.name", "deadletterqueue.path", "deadletterqueue.properties"
 REFUSED_PRODUCER_PROPERTIES = ("key.serializer", "value.serializer")
@@ -23,32 +24,68 @@ class Problem:
     block: str = "errors"
 
 
-def dead_letter_problems(policy: ErrorPolicy, source: Source | None, raw: dict | None = None,
-                         source_connector: SourceConnector | None = None) -> list[Problem]:
+def dead_letter_problems(
+    policy: ErrorPolicy, source: Source | None, raw: dict | None = None, source_connector: SourceConnector | None = None
+) -> list[Problem]:
     """What is wrong with the errors block, if anything (`raw`: the block as written, for keys the model drops).
     Dead letters need a source whose records they can carry as read (a file's lines, not its parquet rows)."""
     notes = []
     if "deadletterqueue.topic.replication.factor" in (raw or {}):
-        notes.append(Problem("W110", "deadletterqueue.topic.replication.factor has no effect: Spark's Kafka sink never creates "
-                                     "topics (the broker's auto-create settings, or whoever creates the topic, decide)",
-                             ("deadletterqueue.topic.replication.factor",), "create the dead-letter topic up front", warning=True))
+        notes.append(
+            Problem(
+                "W110",
+                "deadletterqueue.topic.replication.factor has no effect: Spark's Kafka sink never creates "
+                "topics (the broker's auto-create settings, or whoever creates the topic, decide)",
+                ("deadletterqueue.topic.replication.factor",),
+                "create the dead-letter topic up front",
+                warning=True,
+            )
+        )
     targets = [key for key, value in ((TOPIC, policy.dlq_topic), (PATH, policy.dlq_path)) if value is not None]
     if policy.tolerance != "all":
-        return notes + [Problem("E108", f"{key} needs tolerance: all (with tolerance: none the job fails on a bad record)",
-                        (key,), "add `tolerance: all` to send bad records there, or remove the key") for key in targets]
+        return notes + [
+            Problem(
+                "E108",
+                f"{key} needs tolerance: all (with tolerance: none the job fails on a bad record)",
+                (key,),
+                "add `tolerance: all` to send bad records there, or remove the key",
+            )
+            for key in targets
+        ]
     problems = notes
     if policy.dlq_properties and policy.dlq_topic is None:
-        problems.append(Problem("E108", f"{PROPERTIES} configures the dead-letter topic, but there is none", (PROPERTIES,),
-                                f"add `{TOPIC}: <topic>`, or remove {PROPERTIES}"))
+        problems.append(
+            Problem(
+                "E108",
+                f"{PROPERTIES} configures the dead-letter topic, but there is none",
+                (PROPERTIES,),
+                f"add `{TOPIC}: <topic>`, or remove {PROPERTIES}",
+            )
+        )
     for key, _ in policy.dlq_properties:
         if key in REFUSED_PRODUCER_PROPERTIES:
-            problems.append(Problem("E108", f"Spark's Kafka sink refuses the producer property '{key}'", (PROPERTIES, key),
-                                    "dead letters are written as the bytes read: remove it"))
+            problems.append(
+                Problem(
+                    "E108",
+                    f"Spark's Kafka sink refuses the producer property '{key}'",
+                    (PROPERTIES, key),
+                    "dead letters are written as the bytes read: remove it",
+                )
+            )
     if not targets:
-        problems.append(Problem("E107", "tolerance: all needs a dead-letter target: pipec never drops a bad record silently",
-                                ("tolerance",), f"add `{TOPIC}: <topic>` or `{PATH}: <folder>`"))
+        problems.append(
+            Problem(
+                "E107",
+                "tolerance: all needs a dead-letter target: pipec never drops a bad record silently",
+                ("tolerance",),
+                f"add `{TOPIC}: <topic>` or `{PATH}: <folder>`",
+            )
+        )
     if source is not None and source_connector is not None:
-        problems += [Problem("E109", message, path, hint, block="source") for message, path, hint in source_connector.dead_letter_refusals(source)]
+        problems += [
+            Problem("E109", message, path, hint, block="source")
+            for message, path, hint in source_connector.dead_letter_refusals(source)
+        ]
     return problems
 
 

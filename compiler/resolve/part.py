@@ -47,16 +47,30 @@ class Part:
         """`options:` may set only the Spark options the compiler knows for this connector."""
         for name, _ in options:
             if name not in known:
-                self.diags.error("E242", f"unknown {where} option '{name}' for this connector", self.key_at(where, "options", name),
-                                 did_you_mean(name, known) or (f"known: {', '.join(sorted(known))}" if known else "this connector takes no options"))
+                self.diags.error(
+                    "E242",
+                    f"unknown {where} option '{name}' for this connector",
+                    self.key_at(where, "options", name),
+                    did_you_mean(name, known)
+                    or (f"known: {', '.join(sorted(known))}" if known else "this connector takes no options"),
+                )
 
-    def registries(self, block: str, raw: dict, formats: dict[str, str | None], topic: Text | None) -> tuple[Registry, ...]:
+    def registries(
+        self, block: str, raw: dict, formats: dict[str, str | None], topic: Text | None
+    ) -> tuple[Registry, ...]:
         """The Schema Registries of a source's or sink's key and value blocks (avro-confluent with `url`), their
         rules checked; `formats`: side -> its format, `topic`: the one topic a default subject is named after."""
         out = []
         for side, fmt in formats.items():
             options = raw.get(side, {})
-            check_block(options, fmt, f"{block}.{side}", topic is not None, self.diags, lambda k, side=side: self.key_at(block, side, k))
+            check_block(
+                options,
+                fmt,
+                f"{block}.{side}",
+                topic is not None,
+                self.diags,
+                lambda k, side=side: self.key_at(block, side, k),
+            )
             found = registry_of(options, f"{block}.{side}", topic, self.at(block, side))
             out += [found] if found else []
         return tuple(out)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from ..connectors import SINKS, SOURCES
 from ..connectors.base import SinkConnector, SourceConnector
-from .errors_policy import dead_letters_in_one_write
 from ..model import ErrorPolicy, Sink, Source
+from .errors_policy import dead_letters_in_one_write
 from .part import Part
 
-HINT = "or use another trigger (e.g. \"processing-time: 0 seconds\")"
+HINT = 'or use another trigger (e.g. "processing-time: 0 seconds")'
 
 
 def connector_problem(block: str, connector: SourceConnector | SinkConnector) -> str | None:
@@ -24,8 +24,10 @@ def connector_problem(block: str, connector: SourceConnector | SinkConnector) ->
     if connector.real_time:
         return None
     if connector.per_key_state:
-        return (f"trigger: real-time runs stateless queries only: the {connector.name} {block} keeps per-key state "
-                "across micro-batches")
+        return (
+            f"trigger: real-time runs stateless queries only: the {connector.name} {block} keeps per-key state "
+            "across micro-batches"
+        )
     return f"trigger: real-time needs a kafka {block} (Spark's real-time mode), not {connector.name}"
 
 
@@ -40,9 +42,13 @@ class RealTimeCheck(Part):
             if problem:
                 self.diags.error("E513", problem, self.at(block, "connector"), f"use a kafka {block}, {HINT}")
         if errors.tolerance == "all" and not dead_letters_in_one_write(source, sink, errors):
-            self.diags.error("E513", "trigger: real-time cannot split these dead letters: the job writes them apart from "
-                             "the sink's rows, from each micro-batch through foreachBatch, which real-time mode does not "
-                             "run (only a dead-letter topic written through the kafka sink's producer options goes out "
-                             "with the sink's rows)", self.at("errors", "tolerance"),
-                             f"send them to a topic through the sink's cluster and properties, or use tolerance: none "
-                             f"(a bad record fails the job), {HINT}")
+            self.diags.error(
+                "E513",
+                "trigger: real-time cannot split these dead letters: the job writes them apart from "
+                "the sink's rows, from each micro-batch through foreachBatch, which real-time mode does not "
+                "run (only a dead-letter topic written through the kafka sink's producer options goes out "
+                "with the sink's rows)",
+                self.at("errors", "tolerance"),
+                f"send them to a topic through the sink's cluster and properties, or use tolerance: none "
+                f"(a bad record fails the job), {HINT}",
+            )

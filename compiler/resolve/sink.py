@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..connectors import SINKS, SOURCES
-from ..envrefs import Text
-from ..connectors.json_timestamps import TIMESTAMP_FORMATS
-from .errors_policy import dead_letter_problems
-from ..model import ErrorPolicy, Sink, Source
 from dataclasses import replace
-from ..shape import Shape
-from .part import Part, integer, options, text
 
+from ..connectors import SINKS, SOURCES
+from ..connectors.json_timestamps import TIMESTAMP_FORMATS
+from ..envrefs import Text
+from ..model import ErrorPolicy, Sink, Source
+from ..shape import Shape
+from .errors_policy import dead_letter_problems
+from .part import Part, integer, options, text
 
 JSON_FORMATS = ("json", "debezium-json")  # the formats that take a timestamp-format
 
@@ -22,15 +22,28 @@ class SinkBuilder(Part):
         raw = self.data["sink"]
         connector = SINKS.get(raw["connector"])
         if connector is None:
-            self.diags.error("E107", f"the {raw['connector']} sink is not implemented yet", self.at("sink", "connector"),
-                             f"available now: {', '.join(SINKS)}")
+            self.diags.error(
+                "E107",
+                f"the {raw['connector']} sink is not implemented yet",
+                self.at("sink", "connector"),
+                f"available now: {', '.join(SINKS)}",
+            )
             return None
         streaming = self.streaming
         if streaming and connector.checkpoint_required and "checkpoint" not in raw:
-            self.diags.error("E510", "a streaming sink needs a checkpoint", self.at("sink"), "add checkpoint: <folder> (it may use ${env:...})")
+            self.diags.error(
+                "E510",
+                "a streaming sink needs a checkpoint",
+                self.at("sink"),
+                "add checkpoint: <folder> (it may use ${env:...})",
+            )
         if not streaming and "trigger" in raw:
-            self.diags.error("E511", "trigger applies to streaming pipelines only", self.key_at("sink", "trigger"),
-                             "remove trigger, or set mode: streaming")
+            self.diags.error(
+                "E511",
+                "trigger applies to streaming pipelines only",
+                self.key_at("sink", "trigger"),
+                "remove trigger, or set mode: streaming",
+            )
         sink = Sink(
             connector=raw["connector"],
             loc=self.at("sink"),
@@ -38,7 +51,9 @@ class SinkBuilder(Part):
             path=text(raw.get("path")),
             envelope=bool(raw.get("envelope", connector.envelope_default)),
             partition_by=tuple(raw.get("partition-by", [])),
-            partition_by_locs=tuple(self.at("sink", "partition-by", i) for i in range(len(raw.get("partition-by", [])))),
+            partition_by_locs=tuple(
+                self.at("sink", "partition-by", i) for i in range(len(raw.get("partition-by", [])))
+            ),
             checkpoint=text(raw.get("checkpoint")),
             trigger=raw.get("trigger"),
             trigger_loc=self.at("sink", "trigger") if "trigger" in raw else None,
@@ -47,7 +62,9 @@ class SinkBuilder(Part):
             properties=tuple((k, Text(str(v))) for k, v in (raw.get("properties") or {}).items()),
             key_format=raw.get("key", {}).get("format", default_key_format(source, shape)),
             key_fields=tuple(raw.get("key", {}).get("fields", [])),
-            key_field_locs=tuple(self.at("sink", "key", "fields", i) for i in range(len(raw.get("key", {}).get("fields", [])))),
+            key_field_locs=tuple(
+                self.at("sink", "key", "fields", i) for i in range(len(raw.get("key", {}).get("fields", [])))
+            ),
             fields_include=raw.get("value", {}).get("fields-include", "ALL"),
             metadata=tuple((raw.get("metadata") or {}).items()),
             metadata_locs=tuple(self.at("sink", "metadata", k) for k in (raw.get("metadata") or {})),
@@ -66,16 +83,27 @@ class SinkBuilder(Part):
             catalog=tuple((k, Text(str(v))) for k, v in (raw.get("catalog") or {}).items()),
         )
         formats = {"key": sink.key_format, "value": sink.format}
-        sink = replace(sink, registries=self.registries("sink", raw, formats, sink.topic),
-                       timestamp_format=self.timestamp_format(raw, connector.format_path[:-1], sink.format),
-                       key_timestamp_format=self.timestamp_format(raw, ("key",), sink.key_format))
+        sink = replace(
+            sink,
+            registries=self.registries("sink", raw, formats, sink.topic),
+            timestamp_format=self.timestamp_format(raw, connector.format_path[:-1], sink.format),
+            key_timestamp_format=self.timestamp_format(raw, ("key",), sink.key_format),
+        )
         if connector.primary_key or "primary-key" in raw:
-            sink = replace(sink, key_fields=tuple(raw["primary-key"]), primary_key=tuple(raw["primary-key"]),
-                           key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))))
+            sink = replace(
+                sink,
+                key_fields=tuple(raw["primary-key"]),
+                primary_key=tuple(raw["primary-key"]),
+                key_field_locs=tuple(self.at("sink", "primary-key", i) for i in range(len(raw["primary-key"]))),
+            )
         if connector.writes_kafka:
             if not any(k == "bootstrap.servers" for k, _ in sink.properties) and not source_bootstrap(source):
-                self.diags.error("E512", "the kafka sink needs bootstrap.servers", self.at("sink"),
-                                 "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses")
+                self.diags.error(
+                    "E512",
+                    "the kafka sink needs bootstrap.servers",
+                    self.at("sink"),
+                    "set sink.properties.bootstrap.servers, or read from a kafka source whose servers it reuses",
+                )
         self.check_options("sink", sink.options, connector.options)
         connector.check(sink, shape, self.diags)
         connector.check_changelog(sink, shape, self.diags)
@@ -90,8 +118,12 @@ class SinkBuilder(Part):
         if chosen is None:
             return TIMESTAMP_FORMATS[0]
         if fmt not in JSON_FORMATS:
-            self.diags.error("E549", f"timestamp-format applies to json and debezium-json, and this {'.'.join(block + ('format',))} is {fmt}",
-                             self.key_at("sink", *block, "timestamp-format"), "remove it, or write json")
+            self.diags.error(
+                "E549",
+                f"timestamp-format applies to json and debezium-json, and this {'.'.join(block + ('format',))} is {fmt}",
+                self.key_at("sink", *block, "timestamp-format"),
+                "remove it, or write json",
+            )
         return chosen
 
     def errors(self, source: Source | None) -> ErrorPolicy:

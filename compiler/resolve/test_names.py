@@ -4,15 +4,18 @@ before any Spark run."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..diagnostics import did_you_mean
 from ..types.sql import STRING, ArrayType, MapType, SqlType, StructField, StructType
 
 CONTEXT_PREFIX = "__connect.errors."
 # Kafka Connect's context headers, as a dead letter carries them (deadletterqueue.context.headers.enable)
-CONTEXT_HEADERS = tuple(CONTEXT_PREFIX + name for name in (
-    "topic", "partition", "offset", "stage", "class.name", "exception.message", "connector.name"))
+CONTEXT_HEADERS = tuple(
+    CONTEXT_PREFIX + name
+    for name in ("topic", "partition", "offset", "stage", "class.name", "exception.message", "connector.name")
+)
 # files sources also name the line's file and number (docs/errors.md)
 FILE_HEADERS = ("__pipec.errors.file.path", "__pipec.errors.file.line")
 
@@ -71,7 +74,11 @@ def message(what: str, path: tuple, there: tuple[str, ...], why: str) -> tuple[s
     name = path[-1]
     parent = path_text(path[:-1])
     if not there:
-        return (f"{what} names {path_text(path)}, but {parent} is written as a single value, not a record",
-                f"expect the whole value: {parent}: <value>")
-    return (f"{what} names {path_text(path)}, which {why}; fields in {parent}: {', '.join(there)}",
-            did_you_mean(str(name), there) or f"name one of the fields of {parent}, or leave it out")
+        return (
+            f"{what} names {path_text(path)}, but {parent} is written as a single value, not a record",
+            f"expect the whole value: {parent}: <value>",
+        )
+    return (
+        f"{what} names {path_text(path)}, which {why}; fields in {parent}: {', '.join(there)}",
+        did_you_mean(str(name), there) or f"name one of the fields of {parent}, or leave it out",
+    )

@@ -37,8 +37,9 @@ class TestsBuilder(Part):
         items = raw.get(key)
         return None if items is None else tuple(self.record(r, path + (key, j)) for j, r in enumerate(items))
 
-    def build(self, source: Source | None, errors: ErrorPolicy, sink: Sink | None = None,
-              shape: Shape | None = None) -> tuple[TestCase, ...]:
+    def build(
+        self, source: Source | None, errors: ErrorPolicy, sink: Sink | None = None, shape: Shape | None = None
+    ) -> tuple[TestCase, ...]:
         layout = SINKS[sink.connector].test_layout(sink, shape) if sink is not None and shape is not None else None
         out = []
         for i, raw in enumerate(self.data.get("tests") or []):
@@ -49,20 +50,38 @@ class TestsBuilder(Part):
                 for g in given:
                     extra = sorted(set(g.fields) - allowed)
                     if extra:
-                        self.diags.error("E601", f"a {source.connector} source reads only values; given records cannot set {', '.join(extra)}",
-                                         g.locs[extra[0]], "files records get topic, partition, offset and timestamp from the files")
+                        self.diags.error(
+                            "E601",
+                            f"a {source.connector} source reads only values; given records cannot set {', '.join(extra)}",
+                            g.locs[extra[0]],
+                            SOURCES[source.connector].given_hint,
+                        )
             if "dead_letters" in raw:
                 self.renamed(raw, path, given, errors.context_headers)
             dead = self.records(raw, path, "expect_dead_letters")
             if dead is not None and errors.tolerance != "all":
-                self.diags.error("E602", f"test '{raw['name']}' expects dead letters, but errors.tolerance is not all",
-                                 self.at(*path, "expect_dead_letters"), "add `errors: {tolerance: all, ...}`, or use expect_error")
+                self.diags.error(
+                    "E602",
+                    f"test '{raw['name']}' expects dead letters, but errors.tolerance is not all",
+                    self.at(*path, "expect_dead_letters"),
+                    "add `errors: {tolerance: all, ...}`, or use expect_error",
+                )
             self.check_table_case(raw, path)
-            tables = {k: tuple(self.record(r, path + (k, j)) for j, r in enumerate(raw[k])) if k in raw else None
-                      for k in ("expect_table", "table_before")}
-            case = TestCase(raw["name"], self.at(*path), given, self.records(raw, path, "expect"), raw.get("expect_error"),
-                            dead, bool(raw.get("wire", False)), expect_table=tables["expect_table"],
-                            table_before=tables["table_before"] or ())
+            tables = {
+                k: tuple(self.record(r, path + (k, j)) for j, r in enumerate(raw[k])) if k in raw else None
+                for k in ("expect_table", "table_before")
+            }
+            case = TestCase(
+                raw["name"],
+                self.at(*path),
+                given,
+                self.records(raw, path, "expect"),
+                raw.get("expect_error"),
+                dead,
+                bool(raw.get("wire", False)),
+                expect_table=tables["expect_table"],
+                table_before=tables["table_before"] or (),
+            )
             if layout is not None:
                 self.check_expect(case, path, layout, sink, shape.virtual)
             if dead is not None and source is not None:
@@ -76,33 +95,61 @@ class TestsBuilder(Part):
         table = SINKS.get(sink.get("connector")) is not None and SINKS[sink["connector"]].writes_table
         for name in ("expect_table", "table_before"):
             if name in raw and not table:
-                self.diags.error("E604", f"{name} applies to table sinks (delta, iceberg); this sink is {sink.get('connector')}",
-                                 self.key_at(*path, name), "use expect")
+                self.diags.error(
+                    "E604",
+                    f"{name} applies to table sinks (delta, iceberg); this sink is {sink.get('connector')}",
+                    self.key_at(*path, name),
+                    "use expect",
+                )
         if table and "expect" in raw:
-            self.diags.error("E605", "a table sink's test compares the table: use expect_table (the rows after every given record)",
-                             self.key_at(*path, "expect"), "rename expect to expect_table and list the table's rows")
+            self.diags.error(
+                "E605",
+                "a table sink's test compares the table: use expect_table (the rows after every given record)",
+                self.key_at(*path, "expect"),
+                "rename expect to expect_table and list the table's rows",
+            )
 
     # ------------------------------------------------------------ what expect names
 
-    def check_expect(self, case: TestCase, path: tuple, layout: TestLayout, sink: Sink, virtual: tuple[str, ...]) -> None:
+    def check_expect(
+        self, case: TestCase, path: tuple, layout: TestLayout, sink: Sink, virtual: tuple[str, ...]
+    ) -> None:
         what = f"test '{case.name}': expect"
         if case.wire and not SINKS[sink.connector].writes_kafka:
-            self.diags.error("E611", f"test '{case.name}': wire: true compares the bytes of Kafka records, and a {sink.connector} "
-                             "sink writes rows", self.key_at(*path, "wire"), "compare decoded values (remove wire: true)")
+            self.diags.error(
+                "E611",
+                f"test '{case.name}': wire: true compares the bytes of Kafka records, and a {sink.connector} "
+                "sink writes rows",
+                self.key_at(*path, "wire"),
+                "compare decoded values (remove wire: true)",
+            )
         for j, rec in enumerate(case.expect or ()):
             at = path + ("expect", j)
             for name, expected in rec.fields.items():
                 if name not in layout.fields:
-                    self.diags.error("E610", f"{what} names {name}, which this {sink.connector} sink never writes (it writes "
-                                     f"{', '.join(layout.fields)})", self.key_at(*at, name), layout.unwritten)
+                    self.diags.error(
+                        "E610",
+                        f"{what} names {name}, which this {sink.connector} sink never writes (it writes "
+                        f"{', '.join(layout.fields)})",
+                        self.key_at(*at, name),
+                        layout.unwritten,
+                    )
                 elif case.wire and name in WIRE_FIELDS:
                     if not (expected is None or isinstance(expected, str) or is_bytes(expected)):
-                        self.diags.error("E611", f"{what}: with wire: true the {name} is the bytes written, as text",
-                                         self.at(*at, name), f"write it as the sink writes it, e.g. '{json.dumps(expected, default=str, separators=(',', ':'))}' "
-                                         "for json, or {base64: ...} for bytes that are not text")
+                        self.diags.error(
+                            "E611",
+                            f"{what}: with wire: true the {name} is the bytes written, as text",
+                            self.at(*at, name),
+                            f"write it as the sink writes it, e.g. '{json.dumps(expected, default=str, separators=(',', ':'))}' "
+                            "for json, or {base64: ...} for bytes that are not text",
+                        )
                 elif name in WIRE_FIELDS and layout.fields[name] is None and expected is not None:
-                    self.diags.error("E610", f"{what} names a {name}, and this sink writes every record's {name} as null",
-                                     self.at(*at, name), f"write {name}: null, or leave it out")
+                    self.diags.error(
+                        "E610",
+                        f"{what} names a {name}, and this sink writes every record's {name} as null",
+                        self.at(*at, name),
+                        f"write {name}: null, or leave it out",
+                    )
                 elif name in WIRE_FIELDS:
                     for where, there in unwritten(expected, layout.fields[name], (name,)):
                         text, hint = message(what, where, there, "the sink never writes")
@@ -124,20 +171,34 @@ class TestsBuilder(Part):
                 where = self.key_at(*at, "headers", *below) if len(below) == 1 else self.at(*at, "headers", *below)
                 if name.startswith((CONTEXT_PREFIX, "__pipec.errors.")):
                     if not errors.context_headers:
-                        self.diags.error("E610", f"{what} names the header {name}, and dead letters carry no context headers here",
-                                         where, "set errors.deadletterqueue.context.headers.enable: true")
+                        self.diags.error(
+                            "E610",
+                            f"{what} names the header {name}, and dead letters carry no context headers here",
+                            where,
+                            "set errors.deadletterqueue.context.headers.enable: true",
+                        )
                     elif name not in context:
-                        self.diags.error("E610", f"{what} names the header {name}, which no dead letter carries; the context "
-                                         f"headers are {', '.join(context)}", where,
-                                         did_you_mean(name, context) or "name one of the context headers, or leave it out")
+                        self.diags.error(
+                            "E610",
+                            f"{what} names the header {name}, which no dead letter carries; the context "
+                            f"headers are {', '.join(context)}",
+                            where,
+                            did_you_mean(name, context) or "name one of the context headers, or leave it out",
+                        )
                 elif name not in own:
-                    self.diags.error("E610", f"{what} names the header {name}, which no given record has (a dead letter "
-                                     "carries its record's own headers)", where,
-                                     did_you_mean(name, own) or "name a header of the given record, or leave it out")
+                    self.diags.error(
+                        "E610",
+                        f"{what} names the header {name}, which no given record has (a dead letter "
+                        "carries its record's own headers)",
+                        where,
+                        did_you_mean(name, own) or "name a header of the given record, or leave it out",
+                    )
             for side in WIRE_FIELDS:
                 if side in rec.fields:
                     for where, there in unwritten(rec.fields[side], samples[side], (side,)):
-                        text, hint = message(what, where, there, "no given record has (a dead letter is its record as read)")
+                        text, hint = message(
+                            what, where, there, "no given record has (a dead letter is its record as read)"
+                        )
                         self.diags.error("E610", text, self.key_at(*at, *where), hint)
 
     def renamed(self, raw: dict, path: tuple, given: tuple[TestRecord, ...], context: bool) -> None:
@@ -155,12 +216,22 @@ class TestsBuilder(Part):
             if offset == first.get("offset") and where[1] == int(first.get("partition", 0)):
                 record = {k: f[k] for k in WIRE_FIELDS if k in f}
                 break
-        headers = {CONTEXT_PREFIX + h: str(first[k]) for k, h in (("offset", "offset"), ("stage", "stage"), ("class", "class.name"))
-                   if k in first}
+        headers = {
+            CONTEXT_PREFIX + h: str(first[k])
+            for k, h in (("offset", "offset"), ("stage", "stage"), ("class", "class.name"))
+            if k in first
+        }
         example = json.dumps({**record, **({"headers": headers} if context else {})}, ensure_ascii=False, default=str)
-        where = ("" if context else "; the offset, stage and class are __connect.errors.* headers with "
-                 "errors.deadletterqueue.context.headers.enable: true")
-        self.diags.error("E612", "dead_letters is now expect_dead_letters, which lists the records the dead-letter queue gets "
-                         "(key, value and headers, the __connect.errors.* context headers included)",
-                         self.key_at(*path, "dead_letters"),
-                         f"rename it and write each entry as its dead letter, e.g. {example}{where} (docs/record-tests.md)")
+        where = (
+            ""
+            if context
+            else "; the offset, stage and class are __connect.errors.* headers with "
+            "errors.deadletterqueue.context.headers.enable: true"
+        )
+        self.diags.error(
+            "E612",
+            "dead_letters is now expect_dead_letters, which lists the records the dead-letter queue gets "
+            "(key, value and headers, the __connect.errors.* context headers included)",
+            self.key_at(*path, "dead_letters"),
+            f"rename it and write each entry as its dead letter, e.g. {example}{where} (docs/record-tests.md)",
+        )

@@ -26,7 +26,7 @@ DEAD_LETTERS = False
 DEAD_LETTER_CONTEXT = False
 LOG_DEAD_LETTERS = False
 LOG_RECORDS = False
-# a table sink: its format's Spark runtime per Spark line; its format's session settings (extensions, catalog)
+# table formats read or written: their Spark runtimes per Spark line; their session settings (extensions, catalog)
 TABLE_RUNTIMES: dict[str, str | None] = {}
 TABLE_SESSION: dict[str, str] = {}
 FILE_LINES: dict = {}  # a files source read line by line: what its reader skips

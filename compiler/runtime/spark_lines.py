@@ -22,7 +22,7 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     format's Spark runtime for the line (TABLE_RUNTIMES)."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    table = [TABLE_RUNTIMES[line]] if TABLE_RUNTIMES.get(line) else []
+    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats
     connectors = [
         f"org.apache.spark:{name}_{scala}:{release or known or spark_version}"
         for name in SPARK_CONNECTORS

@@ -11,33 +11,15 @@ record's timestamp, partition and offset), history's `__START_AT`/`__END_AT`; th
 from __future__ import annotations
 
 import os
-import re
 
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from .counts import SINK_COUNTS
 from .job_names import PIPELINE
+from .table_sql import quoted, same_type, sql_text
 
 _PREPARED: set[str] = set()  # tables created or checked by this process
-
-
-def quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def sql_text(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def same_type(left: str, right: str, fmt: str) -> bool:
-    """Whether two Spark types (DDL or simpleString) are the same, as the format stores them."""
-
-    def norm(text: str) -> str:
-        text = re.sub(r"[\s`]", "", text.lower())
-        return re.sub(r"\b(tinyint|smallint)\b", "int", text) if fmt == "iceberg" else text
-
-    return norm(left) == norm(right)
 
 
 class Table:

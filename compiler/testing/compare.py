@@ -14,10 +14,9 @@ import datetime as dt
 import json
 import math
 import struct
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
-
-from dataclasses import dataclass
 
 UTC = dt.timezone.utc
 WHOLE = ("key", "value")  # record fields whose BYTES are written as text
@@ -123,7 +122,7 @@ def matches(expected: Any, actual: Any, whole: bool = False) -> bool:
         return isinstance(expected, bool) and expected == actual
     if isinstance(actual, (int, float, Decimal)):
         if isinstance(actual, float) and actual != actual:
-            return isinstance(expected, float) and expected != expected or expected in ("NaN", "nan")
+            return (isinstance(expected, float) and expected != expected) or expected in ("NaN", "nan")
         if isinstance(expected, str) or _number(expected) is None:
             return False
         if isinstance(actual, Float32):
@@ -193,13 +192,28 @@ def show_record(record: dict) -> str:
 
 # What a value is, for a failure report: the written types, and the YAML's kinds (subclasses first).
 WRITTEN_KINDS = (
-    (bool, "boolean"), (Float32, "float32"), (float, "double"), (int, "integer"), (Decimal, "decimal"),
-    (str, "string"), ((bytes, bytearray), "bytes"), (dt.datetime, "timestamp"), (dt.date, "date"),
-    (dict, "struct"), ((list, tuple), "array"), (type(None), "null"),
+    (bool, "boolean"),
+    (Float32, "float32"),
+    (float, "double"),
+    (int, "integer"),
+    (Decimal, "decimal"),
+    (str, "string"),
+    ((bytes, bytearray), "bytes"),
+    (dt.datetime, "timestamp"),
+    (dt.date, "date"),
+    (dict, "struct"),
+    ((list, tuple), "array"),
+    (type(None), "null"),
 )
 YAML_KINDS = (
-    (bool, "boolean"), ((int, float), "number"), (str, "string"), (dt.datetime, "timestamp"), (dt.date, "date"),
-    (dict, "mapping"), (list, "list"), (type(None), "null"),
+    (bool, "boolean"),
+    ((int, float), "number"),
+    (str, "string"),
+    (dt.datetime, "timestamp"),
+    (dt.date, "date"),
+    (dict, "mapping"),
+    (list, "list"),
+    (type(None), "null"),
 )
 
 
@@ -219,8 +233,10 @@ def differences(expected: Any, actual: Any, path: str, whole: bool = False) -> l
         return [line for i, (e, a) in enumerate(zip(expected, actual)) for line in differences(e, a, f"{path}[{i}]")]
     if matches(expected, actual, whole):
         return []
-    return [f"{path}: expected {show(expected)} ({kind(expected, False)}), "
-            f"written {show(actual, whole)} ({kind(actual, True)})"]
+    return [
+        f"{path}: expected {show(expected)} ({kind(expected, False)}), "
+        f"written {show(actual, whole)} ({kind(actual, True)})"
+    ]
 
 
 def headers_list(value: Any) -> list[tuple[str, bytes | None]] | None:
@@ -260,8 +276,10 @@ def record_differences(expected: dict, actual: dict) -> list[str]:
     for name, want in expected.items():
         if name == "headers":
             if not field_matches(name, want, actual):
-                want_text, got_text = (json.dumps(None if h is None else _plain_headers(h), ensure_ascii=False)
-                                       for h in (headers_list(want), _headers_written(actual)))
+                want_text, got_text = (
+                    json.dumps(None if h is None else _plain_headers(h), ensure_ascii=False)
+                    for h in (headers_list(want), _headers_written(actual))
+                )
                 out.append(f"headers: expected {want_text}, written {got_text}")
         else:
             out += differences(want, actual.get(name), name, whole=name in WHOLE)
@@ -306,7 +324,9 @@ def compare(expected: list[tuple[int, dict]], actual: list[dict], ordered: bool 
         got = actual[used[pos]]
         group = show([got.get("topic"), got.get("key")])
         if group in last and last[group][1] > used[pos]:
-            order.append(f"record at line {expected[pos][0]} was written before the one at line {last[group][0]} (same topic and key)")
+            order.append(
+                f"record at line {expected[pos][0]} was written before the one at line {last[group][0]} (same topic and key)"
+            )
         last[group] = (expected[pos][0], used[pos])
     unexpected = [got for i, got in enumerate(actual) if i not in used.values()]
     if missing or unexpected or order:

@@ -8,11 +8,11 @@ import re
 from types import ModuleType
 from typing import Any
 
-from ..resolve.builder import Compiled
-from ..resolve.test_names import CONTEXT_PREFIX
 from ..connectors.kafka import value_columns, wire_name
 from ..model import TestCase
 from ..record_errors import ERROR, HIDDEN, RAW
+from ..resolve.builder import Compiled
+from ..resolve.test_names import CONTEXT_PREFIX
 from .compare import headers_list, matches, show_record
 from .kafka_rows import encode_payload
 
@@ -44,8 +44,15 @@ def split_rows(rows: list) -> tuple[list, list[dict]]:
         elif data[ERROR] is not None:
             raw = data[RAW]
             headers = data.get(LETTER_HEADERS, raw["headers"])
-            dead.append({"key": raw["key"], "value": raw["value"],
-                         "headers": [(h["key"], bytes(h["value"]) if h["value"] is not None else None) for h in headers or []]})
+            dead.append(
+                {
+                    "key": raw["key"],
+                    "value": raw["value"],
+                    "headers": [
+                        (h["key"], bytes(h["value"]) if h["value"] is not None else None) for h in headers or []
+                    ],
+                }
+            )
         else:
             good.append(Row(**{k: v for k, v in data.items() if k not in HIDDEN + (LETTER_HEADERS,)}))
     return good, dead
@@ -104,7 +111,9 @@ def check_dead_letters(compiled: Compiled, case: TestCase, dead: list[dict]) -> 
     used: set[int] = set()
     lines = []
     for rec in expected:
-        hit = next((i for i, letter in enumerate(dead) if i not in used and _letter_matches(rec.fields, letter, encode)), None)
+        hit = next(
+            (i for i, letter in enumerate(dead) if i not in used and _letter_matches(rec.fields, letter, encode)), None
+        )
         if hit is None:
             lines.append(f"  expected dead letter (line {rec.loc.line}), not sent: {show_record(rec.fields)}")
         else:

@@ -11,11 +11,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from ..resolve.builder import Compiled
-from ..connectors import SINKS
-from ..connectors import avro
+from ..connectors import SINKS, avro
 from ..connectors.kafka_sink import record_name, written_key, written_value_type
 from ..connectors.payload import PRIMITIVE_FIELD, record_type
+from ..resolve.builder import Compiled
 from ..types.sql import FLOAT, ArrayType, MapType, SqlType, StructType
 from .compare import Float32
 from .frames import rows_frame
@@ -133,22 +132,30 @@ def kafka_sink_records(compiled: Compiled, rows: list, spark=None, wire: bool = 
     sink, shape = compiled.pipeline.sink, compiled.final
     fields = set(SINKS[sink.connector].test_layout(sink, shape).fields)
     if wire:
-        return [{**row.asDict(recursive=False), "headers": [(h["key"], h["value"]) for h in row["headers"] or []]}
-                for row in rows], fields
+        return [
+            {**row.asDict(recursive=False), "headers": [(h["key"], h["value"]) for h in row["headers"] or []]}
+            for row in rows
+        ], fields
     key = written_key(sink, shape)
     key_type = key[1] if key is not None else None
     value_type = written_value_type(sink, shape)
     decoded = {}
-    for side, fmt, t, name in (("key", sink.key_format, key_type, record_name(sink, shape, "key")),
-                               ("value", sink.format, value_type, record_name(sink, shape))):
+    for side, fmt, t, name in (
+        ("key", sink.key_format, key_type, record_name(sink, shape, "key")),
+        ("value", sink.format, value_type, record_name(sink, shape)),
+    ):
         if fmt in avro.FORMATS and t is not None:
             decoded[side] = avro_decoder(spark, fmt, t, name)([r[side] for r in rows])
     records = []
     for i, row in enumerate(rows):
         data = row.asDict(recursive=False)
         rec = {
-            "key": decoded["key"][i] if "key" in decoded else decode_payload(data["key"], sink.key_format or "json", key_type),
-            "value": decoded["value"][i] if "value" in decoded else decode_payload(data["value"], sink.format, value_type),
+            "key": decoded["key"][i]
+            if "key" in decoded
+            else decode_payload(data["key"], sink.key_format or "json", key_type),
+            "value": decoded["value"][i]
+            if "value" in decoded
+            else decode_payload(data["value"], sink.format, value_type),
             "topic": data["topic"],
             "headers": [(h["key"], h["value"]) for h in data["headers"] or []],
         }

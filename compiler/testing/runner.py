@@ -15,25 +15,24 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..resolve.builder import Compiled
 from ..changelog import OP
 from ..connectors import SINKS, SOURCES
 from ..connectors.base import ENVELOPE_COLUMNS
 from ..model import TestCase
 from ..record_errors import CORRUPT
-from dataclasses import dataclass
+from ..resolve.builder import Compiled
 from ..spark_versions import KAFKA, PACKAGES_VERSION_ENV, line_key, line_of
 from ..types.sql import TIMESTAMP_LTZ_3, StructType
 from .compare import compare, show
 from .dead_letters import check_counts, check_dead_letters, split_rows, with_letter_headers
+from .given_rows import GivenProblem, batch_rows, given_frames, raw_schema
 from .kafka_decode import kafka_sink_records, read_back
-from .frames import rows_frame
-from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from .session import local_session, stop_local_session, table_settings
 from .tables import Files, run_table_case
 
@@ -145,7 +144,12 @@ def _ok(lines: list[tuple[str, bool]]) -> list[str]:
 
 def _streamed_counts(job: ModuleType, query) -> list[str]:
     """The count line of each micro-batch of a finished query, from its progress (as the job reads them)."""
-    return [line for p in query.recentProgress if p.observedMetrics for line in _ok(job.progress_lines(p.batchId, p.observedMetrics))]
+    return [
+        line
+        for p in query.recentProgress
+        if p.observedMetrics
+        for line in _ok(job.progress_lines(p.batchId, p.observedMetrics))
+    ]
 
 
 def _micro_batches(job: ModuleType, raw, tmp: Path, collected: list, lines: list[str]):
@@ -205,18 +209,23 @@ def _run_files(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: 
     return collected, lines
 
 
-def _run_kafka(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> tuple[list, list[str]]:
-    """Given records as Spark Kafka rows; micro-batches are parquet files read as a stream."""
-    rows = kafka_rows(compiled.pipeline.source, list(case.given))
+def _run_rows(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path) -> tuple[list, list[str]]:
+    """Given records as the raw rows the source yields (Kafka's, a table's); micro-batches are parquet files read
+    as a stream."""
     if not compiled.pipeline.streaming:
-        return _batch(job, rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA))
+        return _batch(job, batch_rows(spark, compiled.pipeline.source, case))
     collected: list = []
     lines: list[str] = []
-    folder = tmp / "kafka"
-    for batch in sorted({b for b, _ in rows}):
-        part = rows_frame(spark, [r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
+    folder = tmp / "rows"
+    for _, part in given_frames(spark, compiled.pipeline.source, case):
         part.coalesce(1).write.mode("append").parquet(str(folder))
-        _stream(job, spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder)), tmp, collected, lines)
+        _stream(
+            job,
+            spark.readStream.schema(raw_schema(compiled.pipeline.source)).parquet(str(folder)),
+            tmp,
+            collected,
+            lines,
+        )
     return collected, lines
 
 
@@ -232,8 +241,10 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
             return Outcome(*run_table_case(spark, job, compiled, case, Path(tmp), files, RECORD_ERROR))
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
-            run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_kafka
+            run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_rows
             rows, counts = run(spark, job, compiled, case, Path(tmp))
+        except GivenProblem as problem:
+            return Outcome(False, (f"  {problem}",))
         except Exception as exc:  # a record error surfaces as a failed Spark job; the job's own line says why
             why = job.failure(exc)
             if case.expect_error is not None and why.startswith(RECORD_ERROR):
@@ -243,7 +254,9 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
     if case.expect_error is not None:
         if dead:
             return Outcome(True)
-        return Outcome(False, (f"  expected a record error ({case.expect_error}), but {len(rows)} record(s) were written",))
+        return Outcome(
+            False, (f"  expected a record error ({case.expect_error}), but {len(rows)} record(s) were written",)
+        )
     lines = check_dead_letters(compiled, case, dead)
     if case.expect_dead_letters is not None:
         lines += check_counts(counts, len(rows), len(dead))
@@ -259,7 +272,9 @@ def quiet_start(job: ModuleType):
     return job.start_quietly
 
 
-def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, out=sys.stdout, verbose: bool = False) -> bool:
+def run_tests(
+    compiled_list: list[Compiled], files: dict[str, str], spark=None, out=sys.stdout, verbose: bool = False
+) -> bool:
     """Run every case; print one PASS/FAIL line each (with a diff on failure). True when all pass. The Spark this
     starts says one line on stderr (`verbose`: its own output)."""
     cases = [(c, t) for c in compiled_list for t in c.pipeline.tests]
@@ -277,7 +292,9 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
         import pyspark
 
         release = os.environ.get(PACKAGES_VERSION_ENV)
-        packages = {p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p}
+        packages = {
+            p for job in jobs.values() for p in job.spark_packages(pyspark.__version__, release) if KAFKA not in p
+        }
         tables = any(hasattr(job, "sink_table") for job in jobs.values())
         table_packages, conf = table_settings(pyspark.__version__) if tables else ([], {})
         start = None if verbose else quiet_start(next(iter(jobs.values())))
@@ -285,12 +302,20 @@ def run_tests(compiled_list: list[Compiled], files: dict[str, str], spark=None, 
         try:
             for compiled, case in cases:
                 job = jobs[f"{compiled.pipeline.name}.py"]
-                if job.TABLE_RUNTIMES and not job.TABLE_RUNTIMES.get(line_of(session.version)):
-                    lines = ", ".join(line for line, runtime in job.TABLE_RUNTIMES.items() if runtime)
-                    outcome = Outcome(False, (f"  the table format publishes no runtime for Spark {session.version}; "
-                                              f"Spark lines with one: {lines}",))
+                runtimes = getattr(job, "TABLE_RUNTIMES", None)  # a job carries only the settings its runtime reads
+                if runtimes and not runtimes.get(line_of(session.version)):
+                    lines = ", ".join(line for line, runtime in runtimes.items() if runtime)
+                    outcome = Outcome(
+                        False,
+                        (
+                            f"  the table format publishes no runtime for Spark {session.version}; "
+                            f"Spark lines with one: {lines}",
+                        ),
+                    )
                 elif line_key(line_of(session.version)) < line_key(job.SPARK_NEEDED):
-                    outcome = Outcome(False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {session.version}",))
+                    outcome = Outcome(
+                        False, (f"  the job needs Spark {job.SPARK_NEEDED} or newer; this is Spark {session.version}",)
+                    )
                 else:
                     outcome = run_case(session, job, compiled, case)
                 label = f"{compiled.pipeline.file}:{case.loc.line} {case.name}"

@@ -32,20 +32,20 @@ def _working_directory(folder: str | None):
 def table_settings(spark_version: str) -> tuple[list[str], dict[str, str]]:
     """The table formats' runtimes this Spark line has (Delta, Iceberg), and the session settings they need
     together: both SQL extensions, Delta's catalog as the session catalog, few partitions for Delta's log."""
-    from ..connectors.tables import EXTENSIONS, runtimes
+    from ..connectors.table_formats import FORMATS, runtimes, session_settings
     from ..spark_versions import line_of
 
-    formats = [f for f in EXTENSIONS if runtimes(f).get(line_of(spark_version))]
+    formats = tuple(f for f in FORMATS if runtimes(f).get(line_of(spark_version)))
     packages = [runtimes(f)[line_of(spark_version)] for f in formats]
-    conf = {k: v for f in formats for k, v in EXTENSIONS[f].items() if k != "spark.sql.extensions"}
+    conf = session_settings(formats)
     if formats:
-        conf["spark.sql.extensions"] = ",".join(EXTENSIONS[f]["spark.sql.extensions"] for f in formats)
         conf["spark.databricks.delta.snapshotPartitions"] = "2"
     return packages, conf
 
 
-def local_session(app: str = "pipec-test", packages: list[str] | tuple[str, ...] = (), conf: dict[str, str] | None = None,
-                  start=None):
+def local_session(
+    app: str = "pipec-test", packages: list[str] | tuple[str, ...] = (), conf: dict[str, str] | None = None, start=None
+):
     """local[2], few shuffle partitions, no UI; Python's clock in UTC so collected timestamps read as UTC.
     `packages` are Maven coordinates Spark fetches (and caches) at start, e.g. spark-avro; `conf` more settings. `start(builder, packages)`
     starts the session (a job's start_quietly: one line, the JVM's own output in a log), else getOrCreate."""

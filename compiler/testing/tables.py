@@ -7,17 +7,17 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
-from ..resolve.builder import Compiled
 from ..connectors import SOURCES
 from ..model import TestCase, TestRecord
-from dataclasses import dataclass
+from ..resolve.builder import Compiled
 from .compare import compare
-from .frames import rows_frame
-from .kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
+from .given_rows import batch_rows, given_frames, raw_schema
 
 SHOWN = ("__START_AT", "__END_AT")  # the bookkeeping columns a test compares (history's bounds)
 
@@ -60,8 +60,11 @@ def write_before(spark, job: ModuleType, table, rows: tuple[TestRecord, ...]) ->
     if "__SEQUENCE" in schema.names:
         seq = schema["__SEQUENCE"].dataType
         first = seq.fieldNames()[0]
-        start = F.col("__START_AT") if "__START_AT" in schema.names else (
-            F.col(first) if table.sequence_by else F.lit(0).cast("timestamp"))
+        start = (
+            F.col("__START_AT")
+            if "__START_AT" in schema.names
+            else (F.col(first) if table.sequence_by else F.lit(0).cast("timestamp"))
+        )
         fields = [start.cast(seq[first].dataType).alias(first)]
         fields += [F.lit(None).cast(f.dataType).alias(f.name) for f in seq.fields[1:]]
         parsed = parsed.withColumn("__SEQUENCE", F.struct(*fields))
@@ -85,16 +88,14 @@ def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path,
             write_given_files(spark, job, compiled, values, folder, i)
             job.start(job.read_source(spark, args), args, counts).awaitTermination()
         return
-    rows = kafka_rows(source, list(case.given))
     if not args.streaming:
-        job.start(rows_frame(spark, [r for _, r in rows], KAFKA_ROW_SCHEMA), args, counts)
+        job.start(batch_rows(spark, source, case), args, counts)
         counts.report_batch()
         return
-    folder = tmp / "kafka"
-    for batch in sorted({b for b, _ in rows}):
-        part = rows_frame(spark, [r for b, r in rows if b == batch], KAFKA_ROW_SCHEMA)
+    folder = tmp / "rows"
+    for _, part in given_frames(spark, source, case):
         part.coalesce(1).write.mode("append").parquet(str(folder))
-        raw = spark.readStream.schema(KAFKA_ROW_SCHEMA).parquet(str(folder))
+        raw = spark.readStream.schema(raw_schema(source)).parquet(str(folder))
         job.start(raw, args, counts).awaitTermination()
 
 
@@ -106,16 +107,25 @@ class Files:
     write: Callable[..., None]
 
 
-def run_table_case(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path, files: Files,
-                   record_error: str) -> tuple[bool, tuple[str, ...]]:
+def run_table_case(
+    spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path, files: Files, record_error: str
+) -> tuple[bool, tuple[str, ...]]:
     """Whether the case passed (and why not): the table after every given record against `expect_table`; a
     case with `expect_error` passes when the job fails on a record (its failure line starts with `record_error`)."""
     spark = spark.newSession()  # its own catalogs: a catalog's warehouse is this case's folder
     for key, value in job.SESSION_CONF.items():
         spark.conf.set(key, value)
     (tmp / "source").mkdir()
-    argv = ["--sink-path", str(tmp / "table"), "--checkpoint", str(tmp / "checkpoint"), "--trigger", "available-now",
-            "--source-path", str(tmp / "source")]
+    argv = [
+        "--sink-path",
+        str(tmp / "table"),
+        "--checkpoint",
+        str(tmp / "checkpoint"),
+        "--trigger",
+        "available-now",
+        "--source-path",
+        str(tmp / "source"),
+    ]
     args = job.parse_args(argv)
     table = job.sink_table(args)
     job._PREPARED.clear()

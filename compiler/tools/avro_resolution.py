@@ -161,9 +161,12 @@ def read_problems(reader: object, writer: object, check_names: bool = True) -> l
 # versions rather than the latest)
 LEVELS = {
     "NONE": (False, False, False),
-    "BACKWARD": (True, False, False), "BACKWARD_TRANSITIVE": (True, False, True),
-    "FORWARD": (False, True, False), "FORWARD_TRANSITIVE": (False, True, True),
-    "FULL": (True, True, False), "FULL_TRANSITIVE": (True, True, True),
+    "BACKWARD": (True, False, False),
+    "BACKWARD_TRANSITIVE": (True, False, True),
+    "FORWARD": (False, True, False),
+    "FORWARD_TRANSITIVE": (False, True, True),
+    "FULL": (True, True, False),
+    "FULL_TRANSITIVE": (True, True, True),
 }
 
 

@@ -4,11 +4,12 @@ checkpoint_rules.py; each reason names its rule."""
 
 from __future__ import annotations
 
-from ..resolve.builder import Compiled
+from dataclasses import dataclass, field
+
 from ..connectors import SINKS, SOURCES
 from ..emit.job import dead_letters_in_one_write, per_batch
 from ..model import Pipeline, Step
-from dataclasses import dataclass, field
+from ..resolve.builder import Compiled
 from ..transforms import REGISTRY
 from .checkpoint_rules import FIXED_CONF, RATE_LIMITS, RULES, SINK_CHANGES
 from .contract import Contract, contract, flat_fields, writes_kafka
@@ -55,7 +56,7 @@ class Verdict:
 
 def spark_sink(p: Pipeline) -> str:
     """The Spark sink the job's stream writes through (the rules of 'Changes in the type of output sink')."""
-    if per_batch(p) or p.errors.tolerance == "all" and not dead_letters_in_one_write(p):
+    if per_batch(p) or (p.errors.tolerance == "all" and not dead_letters_in_one_write(p)):
         # the upsert reduction, the changelog state, and dead letters written apart from the sink's rows, run per
         # micro-batch
         return "foreachBatch"
@@ -103,45 +104,95 @@ class Judge:
         if o.connector != n.connector:
             self.add(RESET, "source-type", f"the source changes from {o.connector} to {n.connector}")
             return
-        if _texts(o.topics) != _texts(n.topics) or (o.topic_pattern and o.topic_pattern.raw) != (n.topic_pattern and n.topic_pattern.raw):
+        if _texts(o.topics) != _texts(n.topics) or (o.topic_pattern and o.topic_pattern.raw) != (
+            n.topic_pattern and n.topic_pattern.raw
+        ):
             before = o.topic_pattern.raw if o.topic_pattern else ", ".join(_texts(o.topics))
             after = n.topic_pattern.raw if n.topic_pattern else ", ".join(_texts(n.topics))
             self.add(RESET, "source-subscription", f"the source topics change from [{before}] to [{after}]")
         elif any(t.has_env for t in n.topics) or (n.topic_pattern and n.topic_pattern.has_env):
-            self.add(NOTE, "source-subscription", "the source topics come from ${env:...}: a change of that variable's "
-                     "value changes the subscription, which diff cannot see")
+            self.add(
+                NOTE,
+                "source-subscription",
+                "the source topics come from ${env:...}: a change of that variable's "
+                "value changes the subscription, which diff cannot see",
+            )
         if (o.path and o.path.raw) != (n.path and n.path.raw):
-            self.add(RESET, "source-subscription", f"the source files change from {o.path and o.path.raw} to {n.path and n.path.raw}")
+            self.add(
+                RESET,
+                "source-subscription",
+                f"the source files change from {o.path and o.path.raw} to {n.path and n.path.raw}",
+            )
+        old_read, new_read = o.table_read, n.table_read
+        if old_read and new_read and old_read.table != new_read.table:
+            self.add(
+                RESET, "source-subscription", f"the source table changes from {old_read.table} to {new_read.table}"
+            )
+        if old_read and new_read and old_read.change_feed != new_read.change_feed:
+            self.add(
+                RESET,
+                "source-parameters",
+                "read-change-feed changes: the checkpoint's table versions were read "
+                f"as {'changes' if old_read.change_feed else 'rows'}, the job would read them as "
+                f"{'changes' if new_read.change_feed else 'rows'}",
+            )
         if SOURCES[o.connector].reads_files and o.format != n.format:
-            self.add(RESET, "source-parameters", f"the source file format changes from {o.format} to {n.format}: files "
-                     "the checkpoint has seen are not read again, files it has not are read in the new format")
+            self.add(
+                RESET,
+                "source-parameters",
+                f"the source file format changes from {o.format} to {n.format}: files "
+                "the checkpoint has seen are not read again, files it has not are read in the new format",
+            )
         self.properties(dict(o.properties), dict(n.properties))
         self.options(dict(o.options), dict(n.options))
         if o.startup != n.startup:
-            self.add(NOTE, "starting-offsets", f"startup changes ({o.startup or 'default'} -> {n.startup or 'default'}) "
-                     "but has no effect on the existing checkpoint")
+            self.add(
+                NOTE,
+                "starting-offsets",
+                f"startup changes ({o.startup or 'default'} -> {n.startup or 'default'}) "
+                "but has no effect on the existing checkpoint",
+            )
         if SOURCES[o.connector].per_key_state and self.n.streaming:
             if o.key_fields != n.key_fields or o.key_format != n.key_format:
-                self.add(RESET, "stateful", f"the upsert key changes ({o.key_format} [{', '.join(o.key_fields)}] -> "
-                         f"{n.key_format} [{', '.join(n.key_fields)}]): the changelog state under the checkpoint keeps "
-                         "each key's last image, keyed by the old key")
+                self.add(
+                    RESET,
+                    "stateful",
+                    f"the upsert key changes ({o.key_format} [{', '.join(o.key_fields)}] -> "
+                    f"{n.key_format} [{', '.join(n.key_fields)}]): the changelog state under the checkpoint keeps "
+                    "each key's last image, keyed by the old key",
+                )
         elif (o.format, o.key_format, o.key_fields, _columns(o)) != (n.format, n.key_format, n.key_fields, _columns(n)):
-            self.add(SAFE, "projections", "the source's formats or columns change: decoding is a projection of the "
-                     "records the checkpoint tracks by offset")
+            self.add(
+                SAFE,
+                "projections",
+                "the source's formats or columns change: decoding is a projection of the "
+                "records the checkpoint tracks by offset",
+            )
 
     def properties(self, o: dict, n: dict) -> None:
         old_servers, new_servers = o.pop("bootstrap.servers", None), n.pop("bootstrap.servers", None)
         if old_servers is not None and new_servers is not None and old_servers.raw != new_servers.raw:
             if old_servers.has_env or new_servers.has_env or _hosts(old_servers.raw) & _hosts(new_servers.raw):
-                self.add(NOTE, "source-parameters", f"bootstrap.servers changes ({old_servers.raw} -> {new_servers.raw}): "
-                         "if it names another cluster, the checkpoint's offsets are not that cluster's")
+                self.add(
+                    NOTE,
+                    "source-parameters",
+                    f"bootstrap.servers changes ({old_servers.raw} -> {new_servers.raw}): "
+                    "if it names another cluster, the checkpoint's offsets are not that cluster's",
+                )
             else:
-                self.add(RESET, "source-parameters", f"bootstrap.servers changes to other brokers ({old_servers.raw} -> "
-                         f"{new_servers.raw}): the checkpoint's offsets belong to the old cluster")
+                self.add(
+                    RESET,
+                    "source-parameters",
+                    f"bootstrap.servers changes to other brokers ({old_servers.raw} -> "
+                    f"{new_servers.raw}): the checkpoint's offsets belong to the old cluster",
+                )
         changed = sorted(k for k in set(o) | set(n) if (o.get(k) and o[k].raw) != (n.get(k) and n[k].raw))
         if changed:
-            self.add(SAFE, "source-parameters", f"Kafka client properties change ({', '.join(changed)}): connection "
-                     "settings, not what is read")
+            self.add(
+                SAFE,
+                "source-parameters",
+                f"Kafka client properties change ({', '.join(changed)}): connection settings, not what is read",
+            )
 
     def options(self, o: dict, n: dict) -> None:
         for key in sorted(set(o) | set(n)):
@@ -161,7 +212,11 @@ class Judge:
             if alias not in old:
                 self.add(SAFE, rule, f"step '{alias}' ({step.type_name}) is added")
             elif (old[alias].type_name, old[alias].config, old[alias].predicate, old[alias].negate) != (
-                    step.type_name, step.config, step.predicate, step.negate):
+                step.type_name,
+                step.config,
+                step.predicate,
+                step.negate,
+            ):
                 self.add(SAFE, rule, f"step '{alias}' ({step.type_name}) changes")
         for alias, step in old.items():
             if alias not in new:
@@ -176,13 +231,19 @@ class Judge:
         before, after = spark_sink(self.o), spark_sink(self.n)
         if before != after:
             rule, allowed = SINK_CHANGES.get((before, after), ("sink-other-combination", False))
-            self.add(SAFE if allowed else RESET, rule, f"the job's stream changes from a {before} sink to a {after} sink")
+            self.add(
+                SAFE if allowed else RESET, rule, f"the job's stream changes from a {before} sink to a {after} sink"
+            )
         same_files_sink = o.connector == n.connector and SINKS[o.connector].writes_files
         if same_files_sink and (o.path and o.path.raw) != (n.path and n.path.raw):
             self.add(RESET, "file-sink-path", f"the output folder changes from {o.path.raw} to {n.path.raw}")
         if same_files_sink and o.format != n.format:
-            self.add(RESET, "file-sink-log", f"the output format changes from {o.format} to {n.format} in one folder, "
-                     "whose _spark_metadata log then lists files of both formats")
+            self.add(
+                RESET,
+                "file-sink-log",
+                f"the output format changes from {o.format} to {n.format} in one folder, "
+                "whose _spark_metadata log then lists files of both formats",
+            )
         if (o.topic and o.topic.raw) != (n.topic and n.topic.raw) and writes_kafka(o) and writes_kafka(n):
             self.add(SAFE, "output-topic", "the sink topic changes")
 
@@ -190,11 +251,19 @@ class Judge:
         o, n = dict(self.o.spark_conf), dict(self.n.spark_conf)
         for key in sorted(FIXED_CONF & (set(o) | set(n))):
             if o.get(key) != n.get(key):
-                self.add(NOTE, "fixed-configuration", f"{key} changes ({o.get(key, 'unset')} -> {n.get(key, 'unset')}) "
-                         "but Spark keeps the checkpoint's value: it takes effect only with a new checkpoint")
+                self.add(
+                    NOTE,
+                    "fixed-configuration",
+                    f"{key} changes ({o.get(key, 'unset')} -> {n.get(key, 'unset')}) "
+                    "but Spark keeps the checkpoint's value: it takes effect only with a new checkpoint",
+                )
         if self.o.sink.trigger != self.n.sink.trigger:
-            self.add(SAFE, "projections", f"the trigger changes ({self.o.sink.trigger or 'default'} -> "
-                     f"{self.n.sink.trigger or 'default'}): every trigger pipec writes is a micro-batch trigger")
+            self.add(
+                SAFE,
+                "projections",
+                f"the trigger changes ({self.o.sink.trigger or 'default'} -> "
+                f"{self.n.sink.trigger or 'default'}): every trigger pipec writes is a micro-batch trigger",
+            )
 
     def moved(self) -> bool:
         """A new checkpoint: the earlier reasons no longer apply; the files sink's own log still does."""
@@ -202,15 +271,26 @@ class Judge:
         if (o and o.raw) == (n and n.raw):
             return False
         self.reasons.clear()
-        same_folder = (self.n.sink.connector == self.o.sink.connector and SINKS[self.n.sink.connector].writes_files
-                       and self.o.sink.path.raw == self.n.sink.path.raw)
+        same_folder = (
+            self.n.sink.connector == self.o.sink.connector
+            and SINKS[self.n.sink.connector].writes_files
+            and self.o.sink.path.raw == self.n.sink.path.raw
+        )
         if same_folder and spark_sink(self.n) == "file":
-            self.add(RESET, "file-sink-log", f"the checkpoint moves ({o.raw} -> {n.raw}) but the output folder "
-                     f"{self.n.sink.path.raw} stays: the new query starts again at batch 0 and the files sink silently "
-                     "skips every batch id its _spark_metadata log already holds; move or empty the folder too")
+            self.add(
+                RESET,
+                "file-sink-log",
+                f"the checkpoint moves ({o.raw} -> {n.raw}) but the output folder "
+                f"{self.n.sink.path.raw} stays: the new query starts again at batch 0 and the files sink silently "
+                "skips every batch id its _spark_metadata log already holds; move or empty the folder too",
+            )
         else:
-            self.add(NOTE, "starting-offsets", f"the checkpoint moves ({o and o.raw} -> {n and n.raw}): the job starts "
-                     f"over from startup.mode ({self.n.source.startup.get('mode', 'earliest-offset')})")
+            self.add(
+                NOTE,
+                "starting-offsets",
+                f"the checkpoint moves ({o and o.raw} -> {n and n.raw}): the job starts "
+                f"over from startup.mode ({self.n.source.startup.get('mode', 'earliest-offset')})",
+            )
         return True
 
     # ------------------------------------------------------------ output contract
@@ -222,7 +302,9 @@ class Judge:
         self.destination(o, n)
         for side, fmt in (("key", "key_format"), ("value", "value_format")):
             if getattr(o, fmt) != getattr(n, fmt):
-                self.add(BREAKING, "sink-contract", f"the {side} format changes from {getattr(o, fmt)} to {getattr(n, fmt)}")
+                self.add(
+                    BREAKING, "sink-contract", f"the {side} format changes from {getattr(o, fmt)} to {getattr(n, fmt)}"
+                )
             else:
                 self.fields(side, getattr(o, side), getattr(n, side), positional=n.value_format == "csv")
         for key in n.headers_added:
@@ -235,11 +317,23 @@ class Judge:
             if key not in o.headers_dropped:
                 self.add(BREAKING, "sink-contract", f"header '{key}' is now dropped")
         if o.primary_key != n.primary_key:
-            self.add(BREAKING, "sink-contract", f"the upsert key changes from [{', '.join(o.primary_key)}] to [{', '.join(n.primary_key)}]")
+            self.add(
+                BREAKING,
+                "sink-contract",
+                f"the upsert key changes from [{', '.join(o.primary_key)}] to [{', '.join(n.primary_key)}]",
+            )
         if o.changelog != n.changelog:
-            self.add(BREAKING, "sink-contract", "rows " + ("now carry" if n.changelog else "no longer carry") + " a changelog op")
+            self.add(
+                BREAKING,
+                "sink-contract",
+                "rows " + ("now carry" if n.changelog else "no longer carry") + " a changelog op",
+            )
         if o.partition_by != n.partition_by:
-            self.add(BREAKING, "sink-contract", f"the folder's partitioning changes from [{', '.join(o.partition_by)}] to [{', '.join(n.partition_by)}]")
+            self.add(
+                BREAKING,
+                "sink-contract",
+                f"the folder's partitioning changes from [{', '.join(o.partition_by)}] to [{', '.join(n.partition_by)}]",
+            )
         self.table()
 
     def table(self) -> None:
@@ -248,21 +342,38 @@ class Judge:
         if not (o.connector == n.connector and SINKS[n.connector].writes_table):
             return
         if o.apply != n.apply:
-            self.add(BREAKING, "sink-contract", f"the table's apply mode changes from {o.apply} to {n.apply}: its rows "
-                     "mean something else (needs a new table and a new checkpoint)")
+            self.add(
+                BREAKING,
+                "sink-contract",
+                f"the table's apply mode changes from {o.apply} to {n.apply}: its rows "
+                "mean something else (needs a new table and a new checkpoint)",
+            )
         if o.sequence_by != n.sequence_by and n.apply != "append":
-            self.add(BREAKING, "sink-contract", f"sequence-by changes from {o.sequence_by or 'the record timestamp'} to "
-                     f"{n.sequence_by or 'the record timestamp'}: the table's __SEQUENCE column changes type (needs a new table)")
+            self.add(
+                BREAKING,
+                "sink-contract",
+                f"sequence-by changes from {o.sequence_by or 'the record timestamp'} to "
+                f"{n.sequence_by or 'the record timestamp'}: the table's __SEQUENCE column changes type (needs a new table)",
+            )
         if o.primary_key != n.primary_key or o.partition_by != n.partition_by:
-            self.add(BREAKING, "sink-contract", "the table's key or partitioning changes: the job refuses to write the "
-                     "existing table differently (needs a new table and a new checkpoint)")
+            self.add(
+                BREAKING,
+                "sink-contract",
+                "the table's key or partitioning changes: the job refuses to write the "
+                "existing table differently (needs a new table and a new checkpoint)",
+            )
 
     def destination(self, o: Contract, n: Contract) -> None:
         if o.destination != n.destination:
             self.add(BREAKING, "sink-contract", f"records go to {n.destination} instead of {o.destination}")
         if o.routing != n.routing:
-            self.add(BREAKING, "sink-contract", "records are routed to topics differently: "
-                     + ("; ".join(n.routing) or "no router step now") + (f" (was: {'; '.join(o.routing)})" if o.routing else ""))
+            self.add(
+                BREAKING,
+                "sink-contract",
+                "records are routed to topics differently: "
+                + ("; ".join(n.routing) or "no router step now")
+                + (f" (was: {'; '.join(o.routing)})" if o.routing else ""),
+            )
 
     def fields(self, side: str, old, new, positional: bool) -> None:
         o, n = flat_fields(old), flat_fields(new)
@@ -276,11 +387,19 @@ class Judge:
                 self.add(BREAKING, "sink-contract", f"{side} field '{path}' ({o[path].sql()}) is removed")
         for path in added:
             if all(path != a for _, a in renamed) and not any(path.startswith(p + ".") for p in added):
-                self.add(BREAKING if positional else COMPATIBLE, "sink-contract",
-                         f"{side} field '{path}' ({n[path].sql()}) is added" + (" (csv columns are positional)" if positional else ""))
+                self.add(
+                    BREAKING if positional else COMPATIBLE,
+                    "sink-contract",
+                    f"{side} field '{path}' ({n[path].sql()}) is added"
+                    + (" (csv columns are positional)" if positional else ""),
+                )
         for path in o:
             if path in n and o[path] != n[path] and not (hasattr(o[path], "fields") and hasattr(n[path], "fields")):
-                self.add(BREAKING, "sink-contract", f"{side} field '{path}' changes type from {o[path].sql()} to {n[path].sql()}")
+                self.add(
+                    BREAKING,
+                    "sink-contract",
+                    f"{side} field '{path}' changes type from {o[path].sql()} to {n[path].sql()}",
+                )
         if positional and [p for p in o if p in n] != [p for p in n if p in o]:
             self.add(BREAKING, "sink-contract", f"the {side}'s csv columns change order")
 
@@ -291,7 +410,11 @@ class Judge:
         pairs = []
         for before in removed:
             for after in added:
-                if o[before] == n[after] and order_o.index(before) == order_n.index(after) and after not in [a for _, a in pairs]:
+                if (
+                    o[before] == n[after]
+                    and order_o.index(before) == order_n.index(after)
+                    and after not in [a for _, a in pairs]
+                ):
                     pairs.append((before, after))
                     break
         return pairs
@@ -304,8 +427,12 @@ class Judge:
                 self.sink()
                 self.settings()
         elif self.o.streaming != self.n.streaming:
-            self.add(NOTE, "starting-offsets", f"the pipeline changes from {self.o.mode} to {self.n.mode}"
-                     + (": the job starts a new checkpoint" if self.n.streaming else ": a batch job uses no checkpoint"))
+            self.add(
+                NOTE,
+                "starting-offsets",
+                f"the pipeline changes from {self.o.mode} to {self.n.mode}"
+                + (": the job starts a new checkpoint" if self.n.streaming else ": a batch job uses no checkpoint"),
+            )
         self.contract()
         return self.reasons
 
@@ -318,7 +445,9 @@ def judge(old: Compiled | None, new: Compiled | None, file: str, old_file: str |
         return Verdict(new.pipeline.name, file, old_file, kind="new")
     verdict = Verdict(new.pipeline.name, file, old_file, Judge(old, new).judge())
     severities = {r.severity for r in verdict.reasons}
-    moved = (old.pipeline.sink.checkpoint and old.pipeline.sink.checkpoint.raw) != (new.pipeline.sink.checkpoint and new.pipeline.sink.checkpoint.raw)
+    moved = (old.pipeline.sink.checkpoint and old.pipeline.sink.checkpoint.raw) != (
+        new.pipeline.sink.checkpoint and new.pipeline.sink.checkpoint.raw
+    )
     for kind in (RESET, BREAKING, COMPATIBLE):
         if kind in severities:
             verdict.kind = kind

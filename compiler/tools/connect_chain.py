@@ -12,9 +12,11 @@ from .connect_debezium import IS_DELETE, flattened_steps
 from .yaml_text import YamlWriter
 
 ERRORS = {  # Connect's errors.* key -> pipec's errors: key
-    "errors.tolerance": "tolerance", "errors.deadletterqueue.topic.name": "deadletterqueue.topic.name",
+    "errors.tolerance": "tolerance",
+    "errors.deadletterqueue.topic.name": "deadletterqueue.topic.name",
     "errors.deadletterqueue.context.headers.enable": "deadletterqueue.context.headers.enable",
-    "errors.log.enable": "log.enable", "errors.log.include.messages": "log.include.messages",
+    "errors.log.enable": "log.enable",
+    "errors.log.include.messages": "log.include.messages",
 }
 
 
@@ -54,9 +56,13 @@ class ChainImport:
             self.used.update(e.key for e in entries)
             type_entry = self.c.entries.get(prefix + "type")
             if type_entry is None:
-                self.refuse("transforms", f"transform '{alias}' has no {prefix}type", f"add {prefix}type=<class>, as Kafka Connect requires")
+                self.refuse(
+                    "transforms",
+                    f"transform '{alias}' has no {prefix}type",
+                    f"add {prefix}type=<class>, as Kafka Connect requires",
+                )
                 continue
-            out.append((alias, type_entry, {e.key[len(prefix):]: e.value for e in entries}, entries))
+            out.append((alias, type_entry, {e.key[len(prefix) :]: e.value for e in entries}, entries))
         return out
 
     def write_steps(self, y: YamlWriter, steps, predicates: set[str]) -> None:
@@ -69,18 +75,25 @@ class ChainImport:
             spec, _ = REGISTRY.lookup(cls)
             comments = [c for e in entries for c in e.comments]
             if spec is None:
-                self.warn(type_entry.key, f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
-                          did_you_mean(cls.rsplit(".", 1)[-1], REGISTRY.spellings()) or "pipec runs the transforms of Kafka's "
-                          "org.apache.kafka.connect.transforms package and Confluent's Drop (docs/transforms.md)")
+                self.warn(
+                    type_entry.key,
+                    f"transform '{alias}' ({cls}) has no pipec equivalent: it is left out, as a comment",
+                    did_you_mean(cls.rsplit(".", 1)[-1], REGISTRY.spellings())
+                    or "pipec runs the transforms of Kafka's "
+                    "org.apache.kafka.connect.transforms package and Confluent's Drop (docs/transforms.md)",
+                )
                 y.comment(f"TODO: transform '{alias}' ({cls}) has no pipec equivalent; it was:", *comments)
                 for e in entries:
                     y.comment(f"  {e.key}={e.value}")
                 continue
             pred = config.get("predicate")
             if pred is not None and pred not in predicates:
-                self.refuse(f"transforms.{alias}.predicate", f"transform '{alias}' names predicate '{pred}', which is not defined",
-                            did_you_mean(pred, predicates) or "list it in predicates= with its predicates.<alias>.type")
-            short = cls[len(spec.package):] if cls.startswith(spec.package) else cls
+                self.refuse(
+                    f"transforms.{alias}.predicate",
+                    f"transform '{alias}' names predicate '{pred}', which is not defined",
+                    did_you_mean(pred, predicates) or "list it in predicates= with its predicates.<alias>.type",
+                )
+            short = cls[len(spec.package) :] if cls.startswith(spec.package) else cls
             y.item_comment(*comments)
             y.item([("name", alias), ("type", short)] + [(k, v) for k, v in config.items() if k != "type"])
 
@@ -98,15 +111,18 @@ class ChainImport:
                 prefix = f"predicates.{alias}."
                 entries = self.c.under(prefix)
                 self.used.update(e.key for e in entries)
-                config = {e.key[len(prefix):]: e.value for e in entries}
+                config = {e.key[len(prefix) :]: e.value for e in entries}
                 cls = config.get("type")
                 if cls is None:
                     self.refuse("predicates", f"predicate '{alias}' has no {prefix}type", f"add {prefix}type=<class>")
                     continue
                 if REGISTRY.lookup_predicate(cls) is None:
-                    self.refuse(prefix + "type", f"predicate '{alias}' ({cls}) has no pipec equivalent",
-                                "pipec has HasHeaderKey, RecordIsTombstone and TopicNameMatches")
-                short = cls[len(PREDICATE_PACKAGE):] if cls.startswith(PREDICATE_PACKAGE) else cls
+                    self.refuse(
+                        prefix + "type",
+                        f"predicate '{alias}' ({cls}) has no pipec equivalent",
+                        "pipec has HasHeaderKey, RecordIsTombstone and TopicNameMatches",
+                    )
+                short = cls[len(PREDICATE_PACKAGE) :] if cls.startswith(PREDICATE_PACKAGE) else cls
                 y.comment(*[c for e in entries for c in e.comments])
                 y.mapping(alias, [("type", short)] + [(k, v) for k, v in config.items() if k != "type"])
         return set(names)
@@ -116,8 +132,12 @@ class ChainImport:
         self.used.update(e.key for e in self.c.under("errors."))
         for e in self.c.under("errors."):
             if e.key not in ERRORS:
-                self.warn(e.key, f"{e.key} has no pipec equivalent (a record error is not transient: nothing is retried)"
-                          if e.key.startswith("errors.retry") else f"{e.key} has no pipec equivalent; left out")
+                self.warn(
+                    e.key,
+                    f"{e.key} has no pipec equivalent (a record error is not transient: nothing is retried)"
+                    if e.key.startswith("errors.retry")
+                    else f"{e.key} has no pipec equivalent; left out",
+                )
         if not entries:
             return
         tolerance = next((ERROR_VALUES["tolerance"](e.value) for k, e in entries if k == "tolerance"), "none")
@@ -127,6 +147,8 @@ class ChainImport:
                 y.comment(*e.comments)
                 y.pair(key, ERROR_VALUES.get(key, str.strip)(e.value))
             if tolerance == "all" and not any(k == "deadletterqueue.topic.name" for k, _ in entries):
-                y.comment("Kafka Connect skips (and logs) records that fail with errors.tolerance=all and no dead-letter",
-                          "topic; pipec never drops a bad record silently: they go to this folder")
+                y.comment(
+                    "Kafka Connect skips (and logs) records that fail with errors.tolerance=all and no dead-letter",
+                    "topic; pipec never drops a bad record silently: they go to this folder",
+                )
                 y.pair("deadletterqueue.path", f"${{env:OUT_DIR:-out}}/{self.out.name}-dead-letters")

@@ -14,12 +14,17 @@ from .connect_columns import SampleError, read_sample
 from .connect_config import ConfigSyntaxError, ConnectorConfig, read_config
 from .connect_import import Imported, Importer
 
-
 # Where a compile error of the imported YAML points back to in the connector config, by top-level YAML key.
 SECTION_KEYS = {
     "source": ("topics", "topics.regex", "value.converter"),
-    "sink": ("iceberg.tables", "delta.lake.topic2table.map", "delta.lake.table.format", "value.converter", "key.converter",
-             "connector.class"),
+    "sink": (
+        "iceberg.tables",
+        "delta.lake.topic2table.map",
+        "delta.lake.table.format",
+        "value.converter",
+        "key.converter",
+        "connector.class",
+    ),
     "errors": ("errors.tolerance",),
     "predicates": ("predicates",),
 }
@@ -33,7 +38,7 @@ def config_location(text: str, line: int, config: ConnectorConfig) -> tuple[Loca
         if row and not row.startswith((" ", "#", "-")):
             section, alias = row.split(":")[0], None
         elif row.strip().startswith("- name: "):
-            alias = row.strip()[len("- name: "):].strip('"')
+            alias = row.strip()[len("- name: ") :].strip('"')
     entry = config.entries.get(f"transforms.{alias}.type") if section == "transforms" and alias else None
     if entry is not None:
         return entry.loc, f"transform '{alias}'"
@@ -50,7 +55,11 @@ def check_compiles(imported: Imported, config: ConnectorConfig) -> None:
         path.write_text(imported.text, encoding="utf-8")
         result = build_all([str(path)])
     for d in result.diags.items:
-        loc, where = config_location(imported.text, d.loc.line, config) if d.loc else (Location(config.file, 1, 1), "the imported pipeline")
+        loc, where = (
+            config_location(imported.text, d.loc.line, config)
+            if d.loc
+            else (Location(config.file, 1, 1), "the imported pipeline")
+        )
         report = imported.diags.error if d.severity == "error" else imported.diags.warn
         report("I300", f"{where}: {d.message}", loc, d.hint)
 
@@ -67,13 +76,22 @@ def import_connect(args) -> int:
     for name in args.files:
         path = Path(name)
         if not path.is_file():
-            diags.error("E005", f"no such file: {name}", Location(name, 1, 1), "name a Kafka Connect config (.json or .properties)")
+            diags.error(
+                "E005",
+                f"no such file: {name}",
+                Location(name, 1, 1),
+                "name a Kafka Connect config (.json or .properties)",
+            )
             continue
         try:
             config = read_config(path)
         except (ConfigSyntaxError, UnicodeDecodeError) as exc:
-            diags.error("I001", getattr(exc, "message", str(exc)), getattr(exc, "loc", Location(str(path), 1, 1)),
-                        "write the config as Kafka Connect's JSON or .properties, in UTF-8")
+            diags.error(
+                "I001",
+                getattr(exc, "message", str(exc)),
+                getattr(exc, "loc", Location(str(path), 1, 1)),
+                "write the config as Kafka Connect's JSON or .properties, in UTF-8",
+            )
             continue
         imported = Importer(config, value_sample, key_sample).run()
         if not imported.diags.errors:
@@ -84,7 +102,9 @@ def import_connect(args) -> int:
     if diags.items:
         print(render_all(diags.items, args.format), file=sys.stderr)
     if diags.errors:
-        print("pipec import connect: nothing written (fix the configs above, or import the others alone)", file=sys.stderr)
+        print(
+            "pipec import connect: nothing written (fix the configs above, or import the others alone)", file=sys.stderr
+        )
         return 2
     names = [r.name for r in results]
     if len(set(names)) != len(names):
@@ -101,8 +121,11 @@ def import_connect(args) -> int:
     else:
         print("---\n".join(r.text for r in results), end="")
     if placed and not args.allow_todo:
-        print(f"pipec import connect: {placed} placeholder(s) to replace before the pipeline can run (exit 1; "
-              "--allow-todo exits 0)", file=sys.stderr)
+        print(
+            f"pipec import connect: {placed} placeholder(s) to replace before the pipeline can run (exit 1; "
+            "--allow-todo exits 0)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -122,8 +145,12 @@ def placeholders(results: list[Imported], out: str | None, diags: Collector) -> 
                 continue
             for found in PLACEHOLDER.finditer(line):
                 why = r.placeholders.get(found.group(), "")
-                diags.warn("I400", f"placeholder {found.group()}" + (f": {why}" if why else ""),
-                           Location(where, offset + number, found.start() + 1), "replace it before deploying")
+                diags.warn(
+                    "I400",
+                    f"placeholder {found.group()}" + (f": {why}" if why else ""),
+                    Location(where, offset + number, found.start() + 1),
+                    "replace it before deploying",
+                )
                 count += 1
         offset += len(lines) + 1  # the `---` between documents
     return count

@@ -5,18 +5,32 @@ gives inferred ones) or, without one, from the field names the transforms' confi
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from dataclasses import dataclass
 from ..transforms import REGISTRY
 from ..transforms.base import READS, named
 from ..transforms.field_paths import parse_syntax_version
 from ..types.sql import quote_name
 
-CONNECT_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT", "float32": "FLOAT", "float": "FLOAT", "double": "DOUBLE",
-                 "float64": "DOUBLE", "boolean": "BOOLEAN", "string": "STRING", "bytes": "BYTES"}
-LOGICAL_TYPES = {"org.apache.kafka.connect.data.Timestamp": "TIMESTAMP_LTZ(3)", "org.apache.kafka.connect.data.Date": "DATE",
-                 "org.apache.kafka.connect.data.Time": "TIMESTAMP_LTZ(3)"}
+CONNECT_TYPES = {
+    "int8": "TINYINT",
+    "int16": "SMALLINT",
+    "int32": "INT",
+    "int64": "BIGINT",
+    "float32": "FLOAT",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "float64": "DOUBLE",
+    "boolean": "BOOLEAN",
+    "string": "STRING",
+    "bytes": "BYTES",
+}
+LOGICAL_TYPES = {
+    "org.apache.kafka.connect.data.Timestamp": "TIMESTAMP_LTZ(3)",
+    "org.apache.kafka.connect.data.Date": "DATE",
+    "org.apache.kafka.connect.data.Time": "TIMESTAMP_LTZ(3)",
+}
 
 
 class SampleError(Exception):
@@ -33,7 +47,11 @@ def connect_schema_type(schema: dict) -> str:
         return f"DECIMAL({params.get('connect.decimal.precision', 38)}, {params.get('scale', 0)})"
     kind = schema.get("type")
     if kind == "struct":
-        return "STRUCT<" + ", ".join(f"{quote_name(f['field'])} {connect_schema_type(f)}" for f in schema.get("fields", [])) + ">"
+        return (
+            "STRUCT<"
+            + ", ".join(f"{quote_name(f['field'])} {connect_schema_type(f)}" for f in schema.get("fields", []))
+            + ">"
+        )
     if kind == "array":
         return f"ARRAY<{connect_schema_type(schema['items'])}>"
     if kind == "map":
@@ -52,7 +70,11 @@ def json_type(value) -> str:
     if isinstance(value, float):
         return "DOUBLE"
     if isinstance(value, dict):
-        return "STRUCT<" + ", ".join(f"{quote_name(k)} {json_type(v)}" for k, v in value.items()) + ">" if value else "STRING"
+        return (
+            "STRUCT<" + ", ".join(f"{quote_name(k)} {json_type(v)}" for k, v in value.items()) + ">"
+            if value
+            else "STRING"
+        )
     if isinstance(value, list):
         return f"ARRAY<{json_type(value[0]) if value else 'STRING'}>"
     return "STRING"

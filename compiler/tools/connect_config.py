@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Location
-from dataclasses import dataclass, field
 
 
 class ConfigSyntaxError(Exception):
@@ -69,8 +69,8 @@ def _unescape(text: str) -> str:
         ch = text[i]
         if ch == "\\" and i + 1 < len(text):
             nxt = text[i + 1]
-            if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2:i + 6] or ""):
-                out.append(chr(int(text[i + 2:i + 6], 16)))
+            if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2 : i + 6] or ""):
+                out.append(chr(int(text[i + 2 : i + 6], 16)))
                 i += 6
                 continue
             out.append(_ESCAPES.get(nxt, nxt))
@@ -121,7 +121,9 @@ def read_properties(path: Path, text: str) -> ConnectorConfig:
             logical = logical[:-1] + (lines[i].lstrip(" \t\f") if i < len(lines) else "")
             i += 1
         key, value = _split_key(logical)
-        config.entries[_unescape(key)] = Entry(_unescape(key), _unescape(value), Location(str(path), line_no, col), "", tuple(comments))
+        config.entries[_unescape(key)] = Entry(
+            _unescape(key), _unescape(value), Location(str(path), line_no, col), "", tuple(comments)
+        )
         comments = []
     if "name" in config.entries:
         entry = config.entries.pop("name")
@@ -136,7 +138,7 @@ def _key_positions(text: str) -> list[tuple[int, int]]:
     """(line, col) of every object key, in document order (each string followed by ':' is a key)."""
     out = []
     for m in _STRING.finditer(text):
-        after = text[m.end():m.end() + 40].lstrip()
+        after = text[m.end() : m.end() + 40].lstrip()
         if after.startswith(":"):
             line = text.count("\n", 0, m.start()) + 1
             col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1

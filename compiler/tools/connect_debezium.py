@@ -13,9 +13,9 @@ become what the pipeline does with the changelog:
 from __future__ import annotations
 
 import re
-from typing import Callable
-
+from collections.abc import Callable
 from dataclasses import dataclass
+
 from ..types.parser import parse_type
 from ..types.sql import StructType
 from .connect_columns import Sample
@@ -33,7 +33,10 @@ ADDED_FIELDS = {
     "ts_ms": ("value.ingestion-timestamp", "BIGINT"),
 }
 # What keeps a delete (as a tombstone, or an op -D row) for each delete option value; any other drops it.
-KEEPS_DELETES = {"delete.handling.mode": ("none",), "delete.tombstone.handling.mode": ("tombstone", "delete-to-tombstone")}
+KEEPS_DELETES = {
+    "delete.handling.mode": ("none",),
+    "delete.tombstone.handling.mode": ("tombstone", "delete-to-tombstone"),
+}
 REWRITES = ("rewrite", "rewrite-with-tombstone")
 SQLSERVER = "io.debezium.connector.sqlserver.SqlServerConnector"
 FLAT_SUFFIX = ".flat"  # where a Debezium source connector's flattened rows go (its own topics hold the change events)
@@ -81,8 +84,10 @@ def flattening(alias: str, config: dict[str, str], warn: Callable[[str, str, str
     legacy = config.get("delete.handling.mode", "").strip()
     mode = config.get("delete.tombstone.handling.mode", "").strip()
     drop_tombstones = config.get("drop.tombstones", "true").strip().lower() != "false"
-    notes = [f"Debezium's ExtractNewRecordState ('{alias}') is this source's value format: debezium-json reads each change "
-             "event as changelog rows (+I, -U and +U for an update, -D) of the row images it flattened to"]
+    notes = [
+        f"Debezium's ExtractNewRecordState ('{alias}') is this source's value format: debezium-json reads each change "
+        "event as changelog rows (+I, -U and +U for an update, -D) of the row images it flattened to"
+    ]
     if mode:
         keep = mode in KEEPS_DELETES["delete.tombstone.handling.mode"]
         option = f"delete.tombstone.handling.mode={mode}"
@@ -90,21 +95,34 @@ def flattening(alias: str, config: dict[str, str], warn: Callable[[str, str, str
         keep = legacy in KEEPS_DELETES["delete.handling.mode"] or not drop_tombstones
         option = f"delete.handling.mode={legacy or 'drop'}, drop.tombstones={str(drop_tombstones).lower()}"
     if (mode or legacy) in REWRITES:
-        warn(key + ("delete.tombstone.handling.mode" if mode else "delete.handling.mode"),
-             f"{option}: pipec keeps a delete as a delete (a tombstone at an upsert-kafka sink, an op -D row at an envelope "
-             "sink), not as a record with __deleted=true", "consumers that read __deleted read the tombstone or the op instead")
+        warn(
+            key + ("delete.tombstone.handling.mode" if mode else "delete.handling.mode"),
+            f"{option}: pipec keeps a delete as a delete (a tombstone at an upsert-kafka sink, an op -D row at an envelope "
+            "sink), not as a record with __deleted=true",
+            "consumers that read __deleted read the tombstone or the op instead",
+        )
         keep = True
-    notes.append(f"{option}: deletes are " + ("kept (a tombstone at an upsert-kafka sink, op -D in an envelope)" if keep
-                                              else "dropped (the step drop_deletes)"))
+    notes.append(
+        f"{option}: deletes are "
+        + (
+            "kept (a tombstone at an upsert-kafka sink, op -D in an envelope)"
+            if keep
+            else "dropped (the step drop_deletes)"
+        )
+    )
     prefix = config.get("add.fields.prefix", "__")
     fields = []
     for name in [n.strip() for n in config.get("add.fields", "").split(",") if n.strip()]:
         if name in ADDED_FIELDS:
             fields.append((prefix + name.replace(".", "_"), *ADDED_FIELDS[name]))
         else:
-            warn(key + "add.fields", f"add.fields {name}: pipec reads no such metadata of a change event; left out",
-                 "op is the row's op (written by an envelope or table sink); the others: declare the source columns by hand"
-                 if name == "op" else f"pipec reads {', '.join(ADDED_FIELDS)}")
+            warn(
+                key + "add.fields",
+                f"add.fields {name}: pipec reads no such metadata of a change event; left out",
+                "op is the row's op (written by an envelope or table sink); the others: declare the source columns by hand"
+                if name == "op"
+                else f"pipec reads {', '.join(ADDED_FIELDS)}",
+            )
     for option_key in ("add.headers", "route.by.field", "drop.fields.header.name", "drop.fields.from.key"):
         if config.get(option_key, "").strip():
             warn(key + option_key, f"{option_key} has no pipec counterpart; left out", None)
@@ -122,14 +140,22 @@ def debezium_topics(c: ConnectorConfig, take: Callable[[str], str | None]) -> tu
         return None
     database = (take("database.names") or take("database.dbname") or "").split(",")[0].strip()
     middle = f"{database}." if c.get("connector.class") == SQLSERVER and database else ""
-    tables = [t for key in ("table.include.list", "table.whitelist", "collection.include.list")
-              for t in re.split(r"\s*,\s*", (take(key) or "").strip()) if t]
+    tables = [
+        t
+        for key in ("table.include.list", "table.whitelist", "collection.include.list")
+        for t in re.split(r"\s*,\s*", (take(key) or "").strip())
+        if t
+    ]
     if tables and all(_PLAIN_NAME.fullmatch(t) for t in tables):
         return [f"{prefix}.{middle}{t}" for t in tables], None
     if tables:
         return [], rf"{re.escape(prefix)}\.{re.escape(middle)}({'|'.join(tables)})"
-    schemas = [s for key in ("database.include.list", "database.whitelist", "schema.include.list", "schema.whitelist")
-               for s in re.split(r"\s*,\s*", (take(key) or "").strip()) if s]
+    schemas = [
+        s
+        for key in ("database.include.list", "database.whitelist", "schema.include.list", "schema.whitelist")
+        for s in re.split(r"\s*,\s*", (take(key) or "").strip())
+        if s
+    ]
     if schemas:
         return [], rf"{re.escape(prefix)}\.{re.escape(middle)}({'|'.join(schemas)})\..+"
     return [], rf"{re.escape(prefix)}\..+\..+"
@@ -147,6 +173,8 @@ def flattened_steps(y: YamlWriter, flat: Flattening) -> None:
 
 def flat_topic_step(y: YamlWriter) -> None:
     """A Debezium source connector's last step: its flattened rows to <topic>.flat."""
-    y.item_comment("Debezium writes its change events to the topics above (its transforms run here); the flattened rows, "
-                   f"which ExtractNewRecordState wrote there, go to <topic>{FLAT_SUFFIX}")
+    y.item_comment(
+        "Debezium writes its change events to the topics above (its transforms run here); the flattened rows, "
+        f"which ExtractNewRecordState wrote there, go to <topic>{FLAT_SUFFIX}"
+    )
     y.item([("name", FLAT_TOPIC), ("type", "RegexRouter"), ("regex", "(.*)"), ("replacement", "$1" + FLAT_SUFFIX)])

@@ -18,18 +18,26 @@ located at the config key.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from ..diagnostics import Collector
-from dataclasses import dataclass, field
 from ..transforms import REGISTRY
-from .connect_columns import Sample, columns_from_steps
 from .connect_chain import ChainImport
-from .connect_tables import TableImport, TablePlan
+from .connect_columns import Sample, columns_from_steps
 from .connect_config import ConnectorConfig, hide_secret
 from .connect_debezium import (
-    FLAT_SUFFIX, FLAT_TOPIC, SCHEMA_INCLUDE, Flattening, added_column, debezium_topics, find_flattening,
-    flat_topic_step, flattening, row_columns,
+    FLAT_SUFFIX,
+    FLAT_TOPIC,
+    SCHEMA_INCLUDE,
+    Flattening,
+    added_column,
+    debezium_topics,
+    find_flattening,
+    flat_topic_step,
+    flattening,
+    row_columns,
 )
+from .connect_tables import TableImport, TablePlan
 from .yaml_text import YamlWriter
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
@@ -111,7 +119,9 @@ class Importer(ChainImport, TableImport):
         key = f"{side}.converter"
         cls = self.take(key)
         if cls is None:  # the worker's converter applies: bytes pass through as they are for a key
-            return Format("raw", "BYTES", assumed=True) if side == "key" else Format("json", envelope=True, assumed=True)
+            return (
+                Format("raw", "BYTES", assumed=True) if side == "key" else Format("json", envelope=True, assumed=True)
+            )
         mapped = CONVERTERS.get(cls)
         if mapped is None:
             self.refuse(key, f"{key} {cls} has no pipec format", f"pipec reads {', '.join(CONVERTERS)}")
@@ -137,10 +147,14 @@ class Importer(ChainImport, TableImport):
         inferred = columns_from_steps(steps, "value")
         if self.table:  # the columns the table sink names (its primary key, partitioning)
             inferred += [(n, "STRING") for n in self.table.columns if n not in dict(inferred)]
-        todo = ("TODO: Connect configs declare no schema: these columns are the fields the transforms name, typed as",
-                "they read them; declare every field of the records (or import again with --value-sample FILE)")
-        field = self.placeholder("field", "Connect configs declare no schema: declare the records' fields (or import again "
-                                 "with --value-sample FILE)")
+        todo = (
+            "TODO: Connect configs declare no schema: these columns are the fields the transforms name, typed as",
+            "they read them; declare every field of the records (or import again with --value-sample FILE)",
+        )
+        field = self.placeholder(
+            "field",
+            "Connect configs declare no schema: declare the records' fields (or import again with --value-sample FILE)",
+        )
         return inferred or [(field, "STRING")], todo
 
     @staticmethod
@@ -168,16 +182,23 @@ class Importer(ChainImport, TableImport):
             if self.take(key):
                 return [self.c.get(key)]
         prefix = self.take("topic.prefix") or self.take("database.server.name") or ""
-        tables = [t for key in ("table.include.list", "table.whitelist", "collection.include.list")
-                  for t in re.split(r"\s*,\s*", (self.take(key) or "").strip()) if t]
+        tables = [
+            t
+            for key in ("table.include.list", "table.whitelist", "collection.include.list")
+            for t in re.split(r"\s*,\s*", (self.take(key) or "").strip())
+            if t
+        ]
         cls = self.c.get("connector.class", "")
         if tables and prefix:
             join = "." if cls.startswith("io.debezium") else ""
             return [prefix + join + t for t in tables]
         if prefix:
             return [prefix]
-        self.warn("connector.class", "cannot tell which topics this source connector writes to",
-                  "set the source topics in the YAML by hand")
+        self.warn(
+            "connector.class",
+            "cannot tell which topics this source connector writes to",
+            "set the source topics in the YAML by hand",
+        )
         return [self.placeholder("topic", "the topic the connector writes to (its config does not say)")]
 
     def write_source(self, y: YamlWriter, key: Format, value: Format, steps) -> None:
@@ -195,22 +216,30 @@ class Importer(ChainImport, TableImport):
             value_columns, todo = self.value_columns(value, steps)
             prefix = "key_" if key.envelope and not key.assumed and not self.upsert_sink else ""
             if self.upsert_sink:
-                y.comment("the key (the table's primary key) is not read: the upsert-kafka sink keys each row by its",
-                          "primary-key columns")
+                y.comment(
+                    "the key (the table's primary key) is not read: the upsert-kafka sink keys each row by its",
+                    "primary-key columns",
+                )
             elif key.assumed:
-                y.comment("the config names no key.converter (the worker's applies): the key passes through as raw bytes")
+                y.comment(
+                    "the config names no key.converter (the worker's applies): the key passes through as raw bytes"
+                )
                 y.flow("key", [("format", "raw")])
             elif key.name == "raw":
                 y.flow("key", [("format", "raw")])
             elif key.envelope:
-                y.comment("key.converter JsonConverter with schemas.enable=true: keys are {schema, payload}; the key column",
-                          "key_payload reads the payload (the step unwrap_key_envelope makes it the key)")
+                y.comment(
+                    "key.converter JsonConverter with schemas.enable=true: keys are {schema, payload}; the key column",
+                    "key_payload reads the payload (the step unwrap_key_envelope makes it the key)",
+                )
                 y.flow("key", [("format", "json"), ("fields", ["key_payload"]), ("fields-prefix", "key_")])
             else:
                 y.flow("key", [("format", key.name), ("fields", [n for n, _ in key_columns])])
             if value.assumed:
-                y.comment("the config names no value.converter (the worker's applies): assumed JsonConverter with",
-                          "schemas.enable=true, as in Kafka's sample worker config")
+                y.comment(
+                    "the config names no value.converter (the worker's applies): assumed JsonConverter with",
+                    "schemas.enable=true, as in Kafka's sample worker config",
+                )
             fields_include = [("fields-include", "EXCEPT_KEY")] if prefix else []
             if self.flat:  # the change events as a changelog; their JsonConverter envelope, if any, read by the format
                 schema = [(SCHEMA_INCLUDE, True)] if value.envelope else []
@@ -224,11 +253,21 @@ class Importer(ChainImport, TableImport):
                 cols += [("payload", self.payload_type(self.value_sample, value_columns))]
             else:
                 cols += value_columns
-            if key.name == "json" and not prefix and not key.assumed and not self.upsert_sink:  # key.fields are columns too
+            if (
+                key.name == "json" and not prefix and not key.assumed and not self.upsert_sink
+            ):  # key.fields are columns too
                 cols += [(n, t) for n, t in key_columns if n not in dict(cols)]
             if self.flat and self.upsert_sink and not [n for n, _ in key_columns]:
-                cols.append((self.placeholder("key_column", "the table's primary-key column(s), which the upsert-kafka sink "
-                                              "keys by (or import again with --key-sample FILE)"), "STRING"))
+                cols.append(
+                    (
+                        self.placeholder(
+                            "key_column",
+                            "the table's primary-key column(s), which the upsert-kafka sink "
+                            "keys by (or import again with --key-sample FILE)",
+                        ),
+                        "STRING",
+                    )
+                )
             for n, t in cols:
                 y.list_flow([("name", n), ("type", t)])
             for name, meta, t in self.flat.fields if self.flat else ():
@@ -242,23 +281,37 @@ class Importer(ChainImport, TableImport):
             y.item_comment("the value converter's {schema, payload} envelope: the records are the payloads")
             y.item([("name", "unwrap_value_envelope"), ("type", "ExtractField$Value"), ("field", "payload")])
         if not self.is_sink and not self.flat:
-            y.item_comment(f"the connector writes to <topic>{RAW_SUFFIX} without its transforms; the chain sees its own topic names")
-            y.item([("name", "restore_topic"), ("type", "RegexRouter"), ("regex", "(.*)" + re.escape(RAW_SUFFIX)), ("replacement", "$1")])
+            y.item_comment(
+                f"the connector writes to <topic>{RAW_SUFFIX} without its transforms; the chain sees its own topic names"
+            )
+            y.item(
+                [
+                    ("name", "restore_topic"),
+                    ("type", "RegexRouter"),
+                    ("regex", "(.*)" + re.escape(RAW_SUFFIX)),
+                    ("replacement", "$1"),
+                ]
+            )
 
     def write_sink(self, y: YamlWriter, key: Format, value: Format) -> None:
         cls = self.c.get("connector.class", "")
         y.key("sink")
         with y.indent():
             if self.upsert_sink:
-                y.comment("the flattened rows as a table: each key's row, a delete as a tombstone (a compacted topic), each",
-                          f"to its own topic{FLAT_SUFFIX} (the step {FLAT_TOPIC})")
+                y.comment(
+                    "the flattened rows as a table: each key's row, a delete as a tombstone (a compacted topic), each",
+                    f"to its own topic{FLAT_SUFFIX} (the step {FLAT_TOPIC})",
+                )
                 y.pair("connector", "upsert-kafka")
                 y.flow_list("primary-key", [n for n, _ in self.key_columns] or [self.placeholder("key_column", "")])
                 y.flow("key", [("format", "json")] + self.timestamps(key))
                 y.flow("value", [("format", "json")] + self.timestamps(value))
                 if value.envelope or key.envelope:
-                    self.warn("value.converter", "the flattened rows are written as plain JSON: pipec writes no {schema, payload} envelope",
-                              "consumers read them with value.converter.schemas.enable=false")
+                    self.warn(
+                        "value.converter",
+                        "the flattened rows are written as plain JSON: pipec writes no {schema, payload} envelope",
+                        "consumers read them with value.converter.schemas.enable=false",
+                    )
             elif not self.is_sink:
                 y.comment("each record goes to its own topic: where the connector wrote before")
                 y.pair("connector", "kafka")
@@ -266,26 +319,35 @@ class Importer(ChainImport, TableImport):
                     y.flow("key", [("format", key.name)] + self.timestamps(key))
                 y.flow("value", [("format", value.name)] + self.timestamps(value))
                 if value.envelope:
-                    self.warn("value.converter" if not value.assumed else "connector.class", "records are written as plain JSON: pipec writes no {schema, payload} envelope",
-                              "consumers read them with value.converter.schemas.enable=false")
+                    self.warn(
+                        "value.converter" if not value.assumed else "connector.class",
+                        "records are written as plain JSON: pipec writes no {schema, payload} envelope",
+                        "consumers read them with value.converter.schemas.enable=false",
+                    )
             elif self.table:
                 self.write_table_sink(y)
             elif cls in OBJECT_STORE_SINKS:
                 scheme, bucket_key = OBJECT_STORE_SINKS[cls]
-                bucket = self.take(bucket_key) or self.placeholder("bucket", f"the config sets no {bucket_key}: write the bucket")
+                bucket = self.take(bucket_key) or self.placeholder(
+                    "bucket", f"the config sets no {bucket_key}: write the bucket"
+                )
                 folder = self.take("topics.dir") or "topics"
                 storage = (self.take("format.class") or "JsonFormat").rsplit(".", 1)[-1]
                 fmt = STORAGE_FORMATS.get(storage)
                 if fmt is None:
-                    self.warn("format.class", f"format.class {storage} has no pipec files format; json is written instead")
+                    self.warn(
+                        "format.class", f"format.class {storage} has no pipec files format; json is written instead"
+                    )
                 y.pair("connector", "files")
                 y.pair("path", f"{scheme}://{bucket}/{folder}" if scheme else f"{bucket.rstrip('/')}/{folder}")
                 y.pair("format", fmt or "json")
                 if (fmt or "json") == "json" and self.json_converter:
                     y.pair("timestamp-format", "epoch-millis")
             else:
-                y.comment(f"pipec has no sink for {cls or 'this connector'}: the records it would have received, as JSON",
-                          "lines with their key, topic, partition, offset, timestamp and headers")
+                y.comment(
+                    f"pipec has no sink for {cls or 'this connector'}: the records it would have received, as JSON",
+                    "lines with their key, topic, partition, offset, timestamp and headers",
+                )
                 y.pair("connector", "files")
                 y.pair("path", f"${{env:OUT_DIR:-out}}/{self.out.name}")
                 y.pair("format", "json")
@@ -311,7 +373,11 @@ class Importer(ChainImport, TableImport):
     def run(self) -> Imported:
         c = self.c
         if "connector.class" not in c.entries:
-            self.refuse("connector.class", "the config has no connector.class", "every Kafka Connect connector config names its class")
+            self.refuse(
+                "connector.class",
+                "the config has no connector.class",
+                "every Kafka Connect connector config names its class",
+            )
         self.used.update(("connector.class", "name", "tasks.max"))
         key, value = self.format("key"), self.format("value")
         steps = self.steps()
@@ -320,17 +386,30 @@ class Importer(ChainImport, TableImport):
             alias, type_entry, config, _ = steps[at]
             self.flat = flattening(alias, config, self.warn)
             if at != 0:
-                self.refuse(type_entry.key, f"transform '{alias}' (ExtractNewRecordState) follows other transforms, which act on "
-                            "Debezium's change-event envelope", "pipec reads the envelope as a changelog first: move those steps after it")
+                self.refuse(
+                    type_entry.key,
+                    f"transform '{alias}' (ExtractNewRecordState) follows other transforms, which act on "
+                    "Debezium's change-event envelope",
+                    "pipec reads the envelope as a changelog first: move those steps after it",
+                )
             if value.name != "json":
-                self.refuse("value.converter", f"ExtractNewRecordState reads Debezium's change events, which pipec reads as "
-                            f"debezium-json; this value.converter gives {value.name}", "use JsonConverter")
+                self.refuse(
+                    "value.converter",
+                    f"ExtractNewRecordState reads Debezium's change events, which pipec reads as "
+                    f"debezium-json; this value.converter gives {value.name}",
+                    "use JsonConverter",
+                )
         self.table = self.table_plan() if self.is_sink else None
-        kinds = [(REGISTRY.lookup(t.value.strip())[0], REGISTRY.lookup(t.value.strip())[1], cfg) for _, t, cfg, _ in steps]
+        kinds = [
+            (REGISTRY.lookup(t.value.strip())[0], REGISTRY.lookup(t.value.strip())[1], cfg) for _, t, cfg, _ in steps
+        ]
         kinds = [(spec.name, side, cfg) for spec, side, cfg in kinds if spec is not None]
         y = YamlWriter()
-        y.comment(f"Imported by `pipec import connect` from {c.file}: connector {c.name} ({c.get('connector.class', '?')}),",
-                  f"a {self.out.kind} connector (see docs/import-connect.md).", *c.header)
+        y.comment(
+            f"Imported by `pipec import connect` from {c.file}: connector {c.name} ({c.get('connector.class', '?')}),",
+            f"a {self.out.kind} connector (see docs/import-connect.md).",
+            *c.header,
+        )
         y.pair("version", 1)
         y.pair("name", self.out.name)
         y.pair("description", f"Imported from the Kafka Connect {self.out.kind} connector {c.name}.")
@@ -352,7 +431,9 @@ class Importer(ChainImport, TableImport):
         self.write_spark_conf(y)
         rest = [e for k, e in c.entries.items() if k not in self.used]
         if rest:
-            y.comment(f"connector settings with no pipec counterpart ({self.out.kind} connector {c.get('connector.class', '?')}):")
+            y.comment(
+                f"connector settings with no pipec counterpart ({self.out.kind} connector {c.get('connector.class', '?')}):"
+            )
             for e in rest:
                 y.comment(f"  {e.key}={hide_secret(e.key, e.value)}")
         self.out.text = y.text()

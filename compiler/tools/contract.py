@@ -6,12 +6,12 @@ versions of a pipeline and `graph` can name what each pipeline writes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS
 from ..connectors.kafka_sink import payload_fields
 from ..model import Sink, Step
-from dataclasses import dataclass
+from ..resolve.builder import Compiled
 from ..transforms import REGISTRY
 from ..types.sql import SqlType, StructType
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..resolve.builder import Compiled
 from ..diagnostics import Diagnostic
 from ..project.driver import SUFFIXES, build_all
-from dataclasses import dataclass, field
+from ..resolve.builder import Compiled
 from .checkpoint_diff import VERDICTS, Verdict, judge
 from .checkpoint_rules import RULES
 from .git import changed_files, default_base, resolve, show, toplevel
@@ -31,7 +31,9 @@ class DiffResult:
 
 
 def _in_scope(path: str, scopes: list[str]) -> bool:
-    return path.endswith(SUFFIXES) and any(s in ("", ".") or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)
+    return path.endswith(SUFFIXES) and any(
+        s in ("", ".") or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes
+    )
 
 
 def _build_each(files: list[Path]) -> tuple[dict[Path, Compiled], list[Diagnostic]]:
@@ -54,8 +56,14 @@ def run_diff(paths: list[str], against: str | None) -> DiffResult:
     paths = paths or default_paths(root)
     ref = against or default_base(root)
     result = DiffResult(ref, resolve(root, ref))
-    scopes = [Path(p).resolve().relative_to(root).as_posix() if Path(p).resolve().is_relative_to(root) else p for p in paths]
-    changed = {new: old for new, old in changed_files(root, ref).items() if _in_scope(new, scopes) or (old and _in_scope(old, scopes))}
+    scopes = [
+        Path(p).resolve().relative_to(root).as_posix() if Path(p).resolve().is_relative_to(root) else p for p in paths
+    ]
+    changed = {
+        new: old
+        for new, old in changed_files(root, ref).items()
+        if _in_scope(new, scopes) or (old and _in_scope(old, scopes))
+    }
     new_files = [root / p for p in changed if (root / p).is_file()]
     new, result.errors = _build_each(new_files)
     with tempfile.TemporaryDirectory(prefix="pipec-diff-") as tmp:
@@ -88,6 +96,7 @@ def run_diff(paths: list[str], against: str | None) -> DiffResult:
 
 # ------------------------------------------------------------------ rendering
 
+
 def render_text(result: DiffResult) -> str:
     if not result.verdicts:
         return f"no pipeline changed since {result.ref}"
@@ -119,23 +128,35 @@ def render_markdown(result: DiffResult) -> str:
                 lines.append(f"- **{r.severity}**: {r.message} [^{used.index(r.rule) + 1}]")
             lines += ["", "</details>"]
     lines.append("")
-    lines += [f"[^{i + 1}]: {RULES[rule].says}: [{RULES[rule].source}]({RULES[rule].url})" for i, rule in enumerate(used)]
+    lines += [
+        f"[^{i + 1}]: {RULES[rule].says}: [{RULES[rule].source}]({RULES[rule].url})" for i, rule in enumerate(used)
+    ]
     return "\n".join(lines)
 
 
 def render_json(result: DiffResult) -> str:
-    return json.dumps({
-        "against": result.ref,
-        "commit": result.commit,
-        "pipelines": [
-            {"name": v.name, "file": v.file, "old_file": v.old_file, "verdict": v.kind, "summary": VERDICTS[v.kind],
-             "needs_reset": v.needs_reset, "breaking": v.breaking,
-             "reasons": [{"severity": r.severity, "rule": r.rule, "message": r.message} for r in v.reasons]}
-            for v in result.verdicts
-        ],
-        "rules": {rule.id: {"says": rule.says, "source": rule.source, "url": rule.url} for rule in RULES.values()},
-        "errors": [d.to_json() for d in result.errors],
-    }, indent=2)
+    return json.dumps(
+        {
+            "against": result.ref,
+            "commit": result.commit,
+            "pipelines": [
+                {
+                    "name": v.name,
+                    "file": v.file,
+                    "old_file": v.old_file,
+                    "verdict": v.kind,
+                    "summary": VERDICTS[v.kind],
+                    "needs_reset": v.needs_reset,
+                    "breaking": v.breaking,
+                    "reasons": [{"severity": r.severity, "rule": r.rule, "message": r.message} for r in v.reasons],
+                }
+                for v in result.verdicts
+            ],
+            "rules": {rule.id: {"says": rule.says, "source": rule.source, "url": rule.url} for rule in RULES.values()},
+            "errors": [d.to_json() for d in result.errors],
+        },
+        indent=2,
+    )
 
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}

@@ -56,12 +56,18 @@ def sink_facts(compiled: Compiled) -> dict[str, Any]:
     sink = p.sink
     connector = SINKS[sink.connector]
     fields = connector.test_layout(sink, shape).fields
-    facts: dict[str, Any] = {"connector": sink.connector, "line": sink.loc.line, "columns": list(sink_columns(compiled))}
+    facts: dict[str, Any] = {
+        "connector": sink.connector,
+        "line": sink.loc.line,
+        "columns": list(sink_columns(compiled)),
+    }
     if connector.writes_kafka:
         metadata = dict(shape.persisted) | dict(sink.metadata)
         facts["topic"] = sink.topic.raw if sink.topic else None
         facts["key"] = _payload(sink.key_format or "json", fields.get("key"), sink.key_timestamp_format)
-        facts["value"] = _payload(sink.format, fields.get("value"), sink.timestamp_format, **{"fields-include": sink.fields_include})
+        facts["value"] = _payload(
+            sink.format, fields.get("value"), sink.timestamp_format, **{"fields-include": sink.fields_include}
+        )
         facts["headers"] = metadata.get("headers")
         facts["partition"] = metadata.get("partition")
         facts["primary_key"] = list(sink.primary_key)
@@ -84,7 +90,9 @@ def facts(compiled: Compiled) -> dict[str, Any]:
     steps = []
     for step, shape in zip(p.steps, compiled.shapes[1:]):
         when = f"{'not ' if step.negate else ''}{step.predicate}" if step.predicate else None
-        steps.append({"name": step.alias, "type": step.type_name, "line": step.loc.line, "when": when, **shape_facts(shape)})
+        steps.append(
+            {"name": step.alias, "type": step.type_name, "line": step.loc.line, "when": when, **shape_facts(shape)}
+        )
     return {
         "name": p.name,
         "file": p.file,
@@ -99,8 +107,11 @@ def facts(compiled: Compiled) -> dict[str, Any]:
 
 
 def shape_lines(f: dict[str, Any]) -> list[str]:
-    lines = [f"key:     {f['key'] or 'null'}", f"value:   {f['value'] or 'null'}",
-             "headers: ARRAY<STRUCT<key STRING, value BYTES>> (every header, in wire order)"]
+    lines = [
+        f"key:     {f['key'] or 'null'}",
+        f"value:   {f['value'] or 'null'}",
+        "headers: ARRAY<STRUCT<key STRING, value BYTES>> (every header, in wire order)",
+    ]
     if f["headers_added"]:
         lines.append(f"         added by the chain: {', '.join(f['headers_added'])}")
     if f["headers_dropped"]:
@@ -117,8 +128,13 @@ def shape_lines(f: dict[str, Any]) -> list[str]:
 def _encoding(payload: dict[str, Any] | None) -> str:
     if payload is None:
         return "none (null)"
-    more = [f"{k} {v}" for k, v in payload.items() if k not in ("format", "type") and v not in (None, "ALL")
-            and (k != "timestamp-format" or "TIMESTAMP" in payload["type"])]
+    more = [
+        f"{k} {v}"
+        for k, v in payload.items()
+        if k not in ("format", "type")
+        and v not in (None, "ALL")
+        and (k != "timestamp-format" or "TIMESTAMP" in payload["type"])
+    ]
     return f"{payload['format']} {payload['type']}" + (f" ({'; '.join(more)})" if more else "")
 
 
@@ -126,8 +142,11 @@ def _dead_letters(d: dict[str, Any] | None) -> str:
     if d is None:
         return "none: the job fails on a bad record (errors.tolerance: none)"
     where = f"topic {d['topic']}" if d["topic"] else f"folder {d['path']} (JSON lines)"
-    return where + (", with __connect.errors.* context headers" if d["context_headers"] else "") + (
-        "; each batch's first one is logged" if d["log"] else "")
+    return (
+        where
+        + (", with __connect.errors.* context headers" if d["context_headers"] else "")
+        + ("; each batch's first one is logged" if d["log"] else "")
+    )
 
 
 def sink_lines(s: dict[str, Any], routed: bool) -> list[str]:
@@ -136,18 +155,25 @@ def sink_lines(s: dict[str, Any], routed: bool) -> list[str]:
         own = "each record's own topic" + (" (routed by the chain)" if routed else "")
         topic = f"{s['topic']}" + (" (a topic a router step set wins)" if routed else "") if s["topic"] else own
         partition = f"from the column {s['partition']}" if s["partition"] else "the producer's, from the serialized key"
-        lines += [f"  topic:        {topic}", f"  key:          {_encoding(s['key'])}",
-                  f"  value:        {_encoding(s['value'])}",
-                  f"  headers:      {'from the column ' + s['headers'] if s['headers'] else 'the record headers'}",
-                  f"  partitioning: {partition}"]
+        lines += [
+            f"  topic:        {topic}",
+            f"  key:          {_encoding(s['key'])}",
+            f"  value:        {_encoding(s['value'])}",
+            f"  headers:      {'from the column ' + s['headers'] if s['headers'] else 'the record headers'}",
+            f"  partitioning: {partition}",
+        ]
         if s["primary_key"]:
-            lines.append(f"  primary key:  {', '.join(s['primary_key'])} (each key's last change per micro-batch; a delete is a tombstone)")
+            lines.append(
+                f"  primary key:  {', '.join(s['primary_key'])} (each key's last change per micro-batch; a delete is a tombstone)"
+            )
     else:
         lines += [f"  {line}" for line in s.get("table") or ()]
         if s["path"]:
             lines.append(f"  path:         {s['path']}")
         if s["value"]:
-            lines.append(f"  encoding:     {_encoding(s['value'])}" + (", with the envelope columns" if s["envelope"] else ""))
+            lines.append(
+                f"  encoding:     {_encoding(s['value'])}" + (", with the envelope columns" if s["envelope"] else "")
+            )
         lines.append(f"  partitioning: {'folders by ' + ', '.join(s['partition_by']) if s['partition_by'] else 'none'}")
     lines.append(f"  dead letters: {_dead_letters(s['dead_letters'])}")
     return lines
@@ -155,8 +181,11 @@ def sink_lines(s: dict[str, Any], routed: bool) -> list[str]:
 
 def explain(compiled: Compiled) -> str:
     f = facts(compiled)
-    lines = [f"pipeline {f['name']} ({f['file']}, {f['mode']})", "",
-             f"after source ({f['source']['connector']}, line {f['source']['line']}):"]
+    lines = [
+        f"pipeline {f['name']} ({f['file']}, {f['mode']})",
+        "",
+        f"after source ({f['source']['connector']}, line {f['source']['line']}):",
+    ]
     lines += ["  " + line for line in shape_lines(f["source"])]
     for step in f["steps"]:
         cond = f" when {step['when']}" if step["when"] else ""

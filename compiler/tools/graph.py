@@ -7,13 +7,13 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..diagnostics import render_all
 from ..project.driver import build_all
-from dataclasses import dataclass, field
+from ..resolve.builder import Compiled
 from .contract import routes, writes_kafka
 
 
@@ -27,7 +27,9 @@ class Node:
 @dataclass(slots=True)
 class Graph:
     nodes: dict[str, Node] = field(default_factory=dict)
-    edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, label: "" | "dead letters" | "matches")
+    edges: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # (from, to, label: "" | "dead letters" | "matches")
     groups: dict[str, list[str]] = field(default_factory=dict)  # folder -> pipeline node ids
 
     def node(self, kind: str, label: str) -> str:
@@ -58,6 +60,9 @@ def build_graph(compiled: list[Compiled]) -> Graph:
         src, sink = p.source, p.sink
         if SOURCES[src.connector].reads_files:
             graph.edge(graph.node("folder", src.path.raw), me)
+        elif src.table_read is not None:  # the node a sink writing the same table names: a chain of tables
+            where = src.path.raw if src.path else src.table_read.table
+            graph.edge(graph.node("table", f"{src.connector} table {where}"), me)
         elif src.topic_pattern is not None:
             graph.edge(graph.node("pattern", src.topic_pattern.raw), me)
         for t in src.topics:
@@ -91,9 +96,15 @@ def build_graph(compiled: list[Compiled]) -> Graph:
 
 # ------------------------------------------------------------------ Mermaid
 
-MERMAID_SHAPES = {"pipeline": '["{}"]', "topic": '(["{}"])', "env-topic": '(["{}"])', "pattern": '{{"{}"}}',
-                  "routed": '[/"{}"/]', "folder": '[("{}")]',
-                  "table": '[("{}")]'}
+MERMAID_SHAPES = {
+    "pipeline": '["{}"]',
+    "topic": '(["{}"])',
+    "env-topic": '(["{}"])',
+    "pattern": '{{"{}"}}',
+    "routed": '[/"{}"/]',
+    "folder": '[("{}")]',
+    "table": '[("{}")]',
+}
 MERMAID_LABELS = {"env-topic": "{} (from the environment)", "pattern": "topics matching {}", "routed": "routed by {}"}
 
 
@@ -123,8 +134,15 @@ def mermaid(graph: Graph) -> str:
 
 # ------------------------------------------------------------------ DOT
 
-DOT_SHAPES = {"pipeline": "box", "topic": "ellipse", "env-topic": "ellipse", "pattern": "hexagon", "routed": "parallelogram",
-              "folder": "folder", "table": "cylinder"}
+DOT_SHAPES = {
+    "pipeline": "box",
+    "topic": "ellipse",
+    "env-topic": "ellipse",
+    "pattern": "hexagon",
+    "routed": "parallelogram",
+    "folder": "folder",
+    "table": "cylinder",
+}
 
 
 def _dot_text(text: str) -> str:
@@ -156,8 +174,10 @@ def dot(graph: Graph) -> str:
 def svg(graph: Graph) -> str:
     exe = shutil.which("dot")
     if exe is None:
-        raise RuntimeError("--format svg needs Graphviz's `dot` on PATH (Debian: apt-get install graphviz); "
-                           "--format dot writes the graph's source instead")
+        raise RuntimeError(
+            "--format svg needs Graphviz's `dot` on PATH (Debian: apt-get install graphviz); "
+            "--format dot writes the graph's source instead"
+        )
     proc = subprocess.run([exe, "-Tsvg"], input=dot(graph), capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
         raise RuntimeError(f"dot failed: {proc.stderr.strip()}")

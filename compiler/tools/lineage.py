@@ -8,14 +8,14 @@ record goes on (OpenLineage's INDIRECT inputs).
 
 from __future__ import annotations
 
-from ..resolve.builder import Compiled
-from ..model import Source, Step
 from dataclasses import dataclass
+
+from ..model import Source, Step
+from ..resolve.builder import Compiled
 from ..shape import Shape
 from ..transforms import REGISTRY
 from ..transforms.moves import IDENTITY, TRANSFORMATION, Move, Slot
 from .contract import flat_fields, writes_kafka
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ def source_origins(source: Source) -> dict[Slot, str]:
         out[("value", (c.name,))] = origin
         if c.physical:
             for sub in flat_fields(c.type, c.name + "."):
-                out[("value", tuple(sub.split(".")))] = origin + sub[len(c.name):]
+                out[("value", tuple(sub.split(".")))] = origin + sub[len(c.name) :]
     for k in source.key_fields:
         out[("key", (k,))] = f"key.{k}"
     if source.key_format == "raw" and not source.key_fields:
@@ -59,7 +59,9 @@ class Tracker:
     def __init__(self, compiled: Compiled):
         self.compiled = compiled
         self.origins: dict[Slot, dict[str, Origin]] = {
-            slot: {name: Origin(name, IDENTITY, False)} for slot, name in source_origins(compiled.pipeline.source).items()}
+            slot: {name: Origin(name, IDENTITY, False)}
+            for slot, name in source_origins(compiled.pipeline.source).items()
+        }
         self.dataset: dict[str, str] = {}  # input -> FILTER or CONDITIONAL (OpenLineage's INDIRECT subtypes)
 
     def lookup(self, slot: Slot) -> dict[str, Origin]:
@@ -84,9 +86,13 @@ class Tracker:
             if spec.filters:
                 self.dataset[reads] = "FILTER"
         new: dict[Slot, dict[str, Origin]] = {}
-        slots = {("value", tuple(p.split("."))) for p in flat_fields(after.value)} | {("key", tuple(p.split("."))) for p in flat_fields(after.key)}
+        slots = {("value", tuple(p.split("."))) for p in flat_fields(after.value)} | {
+            ("key", tuple(p.split("."))) for p in flat_fields(after.key)
+        }
         slots = {(s, () if p == ("(whole)",) else p) for s, p in slots}
-        slots |= {slot for slot in self.origins if slot[0] in ("meta", "header")} | {slot for slot in moves if slot[0] == "header"}
+        slots |= {slot for slot in self.origins if slot[0] in ("meta", "header")} | {
+            slot for slot in moves if slot[0] == "header"
+        }
         for slot in slots:
             new[slot] = self.resolve(slot, moves)
         self.origins = {slot: o for slot, o in new.items() if o or slot[0] in ("meta",)}
@@ -99,9 +105,14 @@ class Tracker:
                 if move.source is None:
                     return {}
                 src_side, src_path = move.source
-                return {name: Origin(name, TRANSFORMATION if TRANSFORMATION in (o.subtype, move.subtype) else IDENTITY,
-                                     o.masking or move.masking)
-                        for name, o in self.lookup((src_side, src_path + path[i:])).items()}
+                return {
+                    name: Origin(
+                        name,
+                        TRANSFORMATION if TRANSFORMATION in (o.subtype, move.subtype) else IDENTITY,
+                        o.masking or move.masking,
+                    )
+                    for name, o in self.lookup((src_side, src_path + path[i:])).items()
+                }
         return self.lookup(slot)
 
 
@@ -118,7 +129,11 @@ def column_lineage(compiled: Compiled) -> tuple[dict[str, list[Origin]], dict[st
     written = set(flat_fields(final.value)) - {v for v in final.virtual}
     for (side, path), origins in sorted(tracker.origins.items()):
         name = ".".join(path)
-        if side == "value" and (name in written or (not path and final.value is not None)) and path[:1] not in [(v,) for v in final.virtual]:
+        if (
+            side == "value"
+            and (name in written or (not path and final.value is not None))
+            and path[:1] not in [(v,) for v in final.virtual]
+        ):
             out[name or "value"] = sorted(origins.values(), key=lambda o: o.field)
         elif side == "key" and (writes_kafka(sink) or sink.envelope):
             out["key" + ("." + name if name else "")] = sorted(origins.values(), key=lambda o: o.field)

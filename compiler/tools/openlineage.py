@@ -17,10 +17,10 @@ import uuid
 from pathlib import Path
 
 from .. import __version__
-from ..resolve.builder import Compiled
 from ..connectors import SINKS, SOURCES
 from ..envrefs import Text
 from ..project.driver import build_all
+from ..resolve.builder import Compiled
 from .contract import contract, flat_fields, routes, writes_kafka
 from .lineage import column_lineage
 
@@ -42,8 +42,10 @@ def _servers(properties: tuple[tuple[str, Text], ...]) -> str:
 def input_datasets(compiled: Compiled) -> list[tuple[str, str]]:
     """(namespace, name) of each dataset the source reads: OpenLineage's kafka://host:port and topic, or file and path."""
     s = compiled.pipeline.source
-    if SOURCES[s.connector].reads_files:
-        return [("file", s.path.raw)]
+    if SOURCES[s.connector].reads_files or (s.table_read is not None and s.path is not None):
+        return [("file", s.path.raw)]  # a path table is its folder
+    if s.table_read is not None:
+        return [(s.connector, s.table_read.table)]
     names = [t.raw for t in s.topics] or [f"pattern:{s.topic_pattern.raw}"]
     return [(f"kafka://{_servers(s.properties)}", n) for n in names]
 
@@ -60,7 +62,7 @@ def output_dataset(compiled: Compiled) -> tuple[str, str]:
         else:
             name = ",".join(n for _, n in input_datasets(compiled))
         return f"kafka://{_servers(props)}", name
-    if SINKS[sink.connector].writes_files or SINKS[sink.connector].writes_table and sink.path is not None:
+    if SINKS[sink.connector].writes_files or (SINKS[sink.connector].writes_table and sink.path is not None):
         return "file", sink.path.raw  # a path table is its folder
     if SINKS[sink.connector].writes_table:
         return sink.connector, sink.table
@@ -68,8 +70,10 @@ def output_dataset(compiled: Compiled) -> tuple[str, str]:
 
 
 def _schema(fields: dict) -> dict:
-    return _facet("1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-                  fields=[{"name": name, "type": t.sql()} for name, t in fields.items()])
+    return _facet(
+        "1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+        fields=[{"name": name, "type": t.sql()} for name, t in fields.items()],
+    )
 
 
 def run_event(compiled: Compiled, event_time: str | None = None) -> dict:
@@ -79,32 +83,63 @@ def run_event(compiled: Compiled, event_time: str | None = None) -> dict:
     fields, dataset = column_lineage(compiled)
 
     def refs(field: str, transformation: dict) -> list[dict]:
-        return [{"namespace": ns, "name": name, "field": field, "transformations": [transformation]} for ns, name in inputs]
+        return [
+            {"namespace": ns, "name": name, "field": field, "transformations": [transformation]} for ns, name in inputs
+        ]
 
     lineage = {
-        out: {"inputFields": [ref for o in origins for ref in refs(o.field, {
-            "type": "DIRECT", "subtype": o.subtype, "masking": o.masking})]}
+        out: {
+            "inputFields": [
+                ref
+                for o in origins
+                for ref in refs(o.field, {"type": "DIRECT", "subtype": o.subtype, "masking": o.masking})
+            ]
+        }
         for out, origins in fields.items()
     }
-    indirect = [ref for field, subtype in sorted(dataset.items()) for ref in refs(field, {"type": "INDIRECT", "subtype": subtype})]
+    indirect = [
+        ref
+        for field, subtype in sorted(dataset.items())
+        for ref in refs(field, {"type": "INDIRECT", "subtype": subtype})
+    ]
     source_columns = {c.name: c.type for c in p.source.columns if c.physical}
     written = contract(compiled)
     return {
         "eventType": "OTHER",
-        "eventTime": event_time or dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "eventTime": event_time
+        or dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "producer": PRODUCER,
         "schemaURL": SPEC + "RunEvent",
         "run": {"runId": str(uuid.uuid5(RUN_NAMESPACE, f"{p.name}:{p.sha256}")), "facets": {}},
-        "job": {"namespace": "pipec", "name": p.name, "facets": {
-            "jobType": _facet("2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-                              processingType="STREAMING" if p.streaming else "BATCH", integration="SPARK", jobType="JOB"),
-        }},
-        "inputs": [{"namespace": ns, "name": name, "facets": {"schema": _schema(source_columns)}} for ns, name in inputs],
-        "outputs": [{"namespace": out_ns, "name": out_name, "facets": {
-            "schema": _schema(flat_fields(written.value) if written.value is not None else {}),
-            "columnLineage": _facet("1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-                                    fields=lineage, dataset=indirect),
-        }}],
+        "job": {
+            "namespace": "pipec",
+            "name": p.name,
+            "facets": {
+                "jobType": _facet(
+                    "2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+                    processingType="STREAMING" if p.streaming else "BATCH",
+                    integration="SPARK",
+                    jobType="JOB",
+                ),
+            },
+        },
+        "inputs": [
+            {"namespace": ns, "name": name, "facets": {"schema": _schema(source_columns)}} for ns, name in inputs
+        ],
+        "outputs": [
+            {
+                "namespace": out_ns,
+                "name": out_name,
+                "facets": {
+                    "schema": _schema(flat_fields(written.value) if written.value is not None else {}),
+                    "columnLineage": _facet(
+                        "1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+                        fields=lineage,
+                        dataset=indirect,
+                    ),
+                },
+            }
+        ],
     }
 
 

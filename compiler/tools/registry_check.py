@@ -17,13 +17,13 @@ import urllib.parse
 import urllib.request
 
 from .. import ir
-from .avro_resolution import LEVELS, compatibility_problems, read_problems
-from ..resolve.builder import Compiled
 from ..diagnostics import Collector
 from ..envrefs import resolve
 from ..lower.record_path import lower
 from ..model import Registry
 from ..record_errors import DECODED
+from ..resolve.builder import Compiled
+from .avro_resolution import LEVELS, compatibility_problems, read_problems
 
 TIMEOUT_S = 10
 
@@ -56,7 +56,9 @@ class Client:
             raise RegistryError(f"{exc.args[0]}: set it, or pass --registry URL") from None
         self.headers = {"Accept": "application/vnd.schemaregistry.v1+json, application/json"}
         if "basic-auth.user-info" in options:
-            self.headers["Authorization"] = "Basic " + base64.b64encode(options["basic-auth.user-info"].encode()).decode()
+            self.headers["Authorization"] = (
+                "Basic " + base64.b64encode(options["basic-auth.user-info"].encode()).decode()
+            )
         if "bearer-auth.token" in options:
             self.headers["Authorization"] = "Bearer " + options["bearer-auth.token"]
         self.cafile = options.get("ssl.ca-location")
@@ -92,21 +94,32 @@ class Client:
 def check_source(client: Client, registry: Registry, reader: dict, compiled: Compiled, diags: Collector) -> None:
     latest = client.get(client.subject_path() + "/versions/latest")
     if latest is None:
-        diags.error("E252", f"{registry.payload}: subject '{client.subject}' has no schema in the registry at {client.url}",
-                    registry.loc, "register the topic's schema first, or set subject")
+        diags.error(
+            "E252",
+            f"{registry.payload}: subject '{client.subject}' has no schema in the registry at {client.url}",
+            registry.loc,
+            "register the topic's schema first, or set subject",
+        )
         return
     writer = json.loads(latest["schema"])
     at = f"subject '{client.subject}' version {latest.get('version')} (id {latest.get('id')})"
     columns = {c.name: c.loc for c in compiled.pipeline.source.columns}
     for problem in read_problems(reader, writer, check_names=False):
-        diags.error("E249", f"{registry.payload}: column '{problem.field}' cannot read {at}: {problem.message}",
-                    columns.get(problem.path[0], registry.loc) if problem.path else registry.loc,
-                    "declare a type the writer's type is promoted to (int -> long -> float -> double, string <-> bytes)")
+        diags.error(
+            "E249",
+            f"{registry.payload}: column '{problem.field}' cannot read {at}: {problem.message}",
+            columns.get(problem.path[0], registry.loc) if problem.path else registry.loc,
+            "declare a type the writer's type is promoted to (int -> long -> float -> double, string <-> bytes)",
+        )
     written = {f["name"] for f in writer.get("fields", [])} if isinstance(writer, dict) else set()
     for field in reader["fields"]:
         if field["name"] != DECODED and field["name"] not in written:
-            diags.warn("W250", f"{registry.payload}: column '{field['name']}' is not in {at}: it reads as null",
-                       columns.get(field["name"], registry.loc), "remove the column, or add the field to the subject's schema")
+            diags.warn(
+                "W250",
+                f"{registry.payload}: column '{field['name']}' is not in {at}: it reads as null",
+                columns.get(field["name"], registry.loc),
+                "remove the column, or add the field to the subject's schema",
+            )
 
 
 def check_sink(client: Client, registry: Registry, schema: dict, diags: Collector) -> None:
@@ -118,12 +131,18 @@ def check_sink(client: Client, registry: Registry, schema: dict, diags: Collecto
         return
     old = [json.loads(client.get(f"{client.subject_path()}/versions/{v}")["schema"]) for v in sorted(versions)]
     for direction, problem in compatibility_problems(schema, old, level):
-        diags.error("E251", f"{registry.payload}: the schema the job would register under '{client.subject}' is not {level} "
-                    f"compatible ({direction}): field '{problem.field}': {problem.message}", registry.loc,
-                    "change the columns the sink writes, or the subject's compatibility level")
+        diags.error(
+            "E251",
+            f"{registry.payload}: the schema the job would register under '{client.subject}' is not {level} "
+            f"compatible ({direction}): field '{problem.field}': {problem.message}",
+            registry.loc,
+            "change the columns the sink writes, or the subject's compatibility level",
+        )
 
 
-def check_registries(compiled: Compiled, url: str | None, diags: Collector, environ: dict[str, str] | None = None) -> None:
+def check_registries(
+    compiled: Compiled, url: str | None, diags: Collector, environ: dict[str, str] | None = None
+) -> None:
     """Check every registry payload of one compiled pipeline against its registry (or `url`)."""
     p = compiled.pipeline
     by_payload = {r.payload: r for r in p.source.registries + p.sink.registries}
@@ -140,5 +159,9 @@ def check_registries(compiled: Compiled, url: str | None, diags: Collector, envi
             else:
                 check_sink(client, registry, json.loads(call.args[2].value), diags)
         except RegistryError as exc:
-            diags.error("E252", f"{registry.payload}: cannot ask the Schema Registry: {exc}", registry.loc,
-                        "check the url and that the registry is up, or validate without --registry")
+            diags.error(
+                "E252",
+                f"{registry.payload}: cannot ask the Schema Registry: {exc}",
+                registry.loc,
+                "check the url and that the registry is up, or validate without --registry",
+            )

@@ -13,8 +13,11 @@ import yaml
 def _printable(ch: str) -> bool:
     """Characters YAML takes as they are in any scalar (no line breaks, no C1 controls, no BOM or separators)."""
     code = ord(ch)
-    return 0x20 <= code <= 0x7E or (0xA0 <= code <= 0xFFFD and not 0xD800 <= code <= 0xDFFF
-                                    and code not in (0x2028, 0x2029, 0xFEFF)) or code > 0xFFFF
+    return (
+        0x20 <= code <= 0x7E
+        or (0xA0 <= code <= 0xFFFD and not 0xD800 <= code <= 0xDFFF and code not in (0x2028, 0x2029, 0xFEFF))
+        or code > 0xFFFF
+    )
 
 
 def _quoted(text: str) -> str:
@@ -31,9 +34,15 @@ def scalar(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(scalar(v) for v in value) + "]"
     text = str(value)
-    plain_ok = text == text.strip() and text != "" and all(_printable(ch) for ch in text) \
-        and not any(ch in text for ch in ",[]{}#&*!|>'\"%@`\\") \
-        and not text.startswith(("-", "?", ":")) and ": " not in text and not text.endswith(":")
+    plain_ok = (
+        text == text.strip()
+        and text != ""
+        and all(_printable(ch) for ch in text)
+        and not any(ch in text for ch in ",[]{}#&*!|>'\"%@`\\")
+        and not text.startswith(("-", "?", ":"))
+        and ": " not in text
+        and not text.endswith(":")
+    )
     if plain_ok:
         try:
             if yaml.safe_load(text) == text:
@@ -97,7 +106,7 @@ class YamlWriter:
             self.lines.append(f"{self.pad}{'- ' if i == 0 else '  '}{scalar(k)}: {scalar(v)}")
         self.items = getattr(self, "items", 0) + 1
 
-    def extend(self, other: "YamlWriter") -> None:
+    def extend(self, other: YamlWriter) -> None:
         self.lines += other.lines
 
     def text(self) -> str:

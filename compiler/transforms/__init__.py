@@ -12,7 +12,16 @@ from . import casting, dropping, fields, filtering, headers, masking, routing, s
 from .base import PACKAGE, PREDICATE_PACKAGE, ConfigReader, Context, Lowering, PredicateSpec, Registry, TransformSpec
 
 FAMILIES: tuple[ModuleType, ...] = (
-    casting, dropping, fields, filtering, headers, masking, routing, schema_metadata, structure, timestamps,
+    casting,
+    dropping,
+    fields,
+    filtering,
+    headers,
+    masking,
+    routing,
+    schema_metadata,
+    structure,
+    timestamps,
 )
 
 
@@ -27,6 +36,14 @@ def _collect() -> Registry:
 REGISTRY = _collect()
 
 __all__ = [
-    "FAMILIES", "PACKAGE", "PREDICATE_PACKAGE", "REGISTRY", "ConfigReader", "Context", "Lowering", "PredicateSpec",
-    "Registry", "TransformSpec",
+    "FAMILIES",
+    "PACKAGE",
+    "PREDICATE_PACKAGE",
+    "REGISTRY",
+    "ConfigReader",
+    "Context",
+    "Lowering",
+    "PredicateSpec",
+    "Registry",
+    "TransformSpec",
 ]

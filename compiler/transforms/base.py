@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
-
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import ir
 from ..diagnostics import Collector, Location, did_you_mean, one_of, shown
@@ -31,11 +31,15 @@ class Names:
     of each field a step reads."""
 
     role: str  # READS: the step reads it (a field that is not there is a compile error); WRITES: the step writes it
-    of: str = "side"  # "side": a field of the step's key or value; "value": a field of the value; "header": a header key
+    of: str = (
+        "side"  # "side": a field of the step's key or value; "value": a field of the value; "header": a header key
+    )
     path: bool = True  # a field path, read under the step's field.syntax.version (KIP-821); False: one name as written
     part: int | None = None  # items are `a:b` and the name is part 0 or 1 (an item without ':' names nothing)
     marks: str = ""  # characters an item may end with that are no part of the name (InsertField's `!` and `?`)
-    likely_type: Callable[[Mapping[str, str]], str] = _string  # the type a field read here most likely has, from the step's raw config
+    likely_type: Callable[[Mapping[str, str]], str] = (
+        _string  # the type a field read here most likely has, from the step's raw config
+    )
 
 
 READ_FIELDS = (Names(READS),)  # a key naming fields of the step's side that it reads
@@ -138,7 +142,9 @@ class ConfigReader:
         if value is None:
             return None
         if isinstance(value, (dict, list)):
-            self.error(key, f"'{key}' must be a single value", "write one value; a list goes only where Kafka takes a LIST")
+            self.error(
+                key, f"'{key}' must be a single value", "write one value; a list goes only where Kafka takes a LIST"
+            )
             return None
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return java_trim(text)
@@ -167,8 +173,12 @@ class ConfigReader:
             out = []
             for i, item in enumerate(value):
                 if isinstance(item, (dict, list)) or item is None:
-                    self.diags.error("E300", f"{self.owner}: '{key}' items must be strings", self.smap.at(self.path + (key, i)),
-                                     "write each item as text: [a, b], or Kafka's comma-separated string a,b")
+                    self.diags.error(
+                        "E300",
+                        f"{self.owner}: '{key}' items must be strings",
+                        self.smap.at(self.path + (key, i)),
+                        "write each item as text: [a, b], or Kafka's comma-separated string a,b",
+                    )
                     continue
                 out.append(java_trim(str(item)))
             return out
@@ -193,7 +203,11 @@ class ConfigReader:
             return default
         match = [c for c in choices if (c.lower() == value.lower() if ignore_case else c == value)]
         if not match:
-            self.error(key, f"'{key}' must be {one_of(choices)}, not '{value}'", did_you_mean(value, choices) or f"write {one_of(choices)}")
+            self.error(
+                key,
+                f"'{key}' must be {one_of(choices)}, not '{value}'",
+                did_you_mean(value, choices) or f"write {one_of(choices)}",
+            )
             return default
         return match[0]
 
@@ -261,7 +275,9 @@ class TransformSpec:
     example: str = ""
     differences: tuple[str, ...] = ()  # deliberate differences from Kafka, for docs
     package: str = PACKAGE  # the Java package of its class, e.g. "io.confluent.connect.transforms." for Confluent's
-    describe: Callable[[Any, str], str] = lambda cfg, side: ""  # (config, "key"/"value"/"record") -> what it does, in words
+    describe: Callable[[Any, str], str] = lambda cfg, side: (
+        ""
+    )  # (config, "key"/"value"/"record") -> what it does, in words
 
     def java_class(self, side: str | None) -> str:
         """The Java class Kafka Connect runs for this spec on `side`, e.g. `...transforms.Cast$Value`."""
@@ -283,9 +299,13 @@ class PredicateSpec:
     keys: tuple[ConfigKey, ...]
     parse: Callable[[ConfigReader], Any]
     lower: Callable[[Any], ir.Expr]
-    reads: Callable[[Any], str]  # what the condition reads, as lineage names it: `metadata:topic`, `header:<key>`, `value`
+    reads: Callable[
+        [Any], str
+    ]  # what the condition reads, as lineage names it: `metadata:topic`, `header:<key>`, `value`
     example: str = ""
-    lower_changelog: Callable[[Any], ir.Expr] | None = None  # the condition on a changelog (records with `op`), if it differs
+    lower_changelog: Callable[[Any], ir.Expr] | None = (
+        None  # the condition on a changelog (records with `op`), if it differs
+    )
 
     def condition(self, config: Any, changelog: bool) -> ir.Expr:
         """The predicate as a boolean Column, for records with (changelog) or without an `op` column."""
@@ -325,5 +345,5 @@ class Registry:
         return None, None
 
     def lookup_predicate(self, type_name: str) -> PredicateSpec | None:
-        short = type_name[len(PREDICATE_PACKAGE):] if type_name.startswith(PREDICATE_PACKAGE) else type_name
+        short = type_name[len(PREDICATE_PACKAGE) :] if type_name.startswith(PREDICATE_PACKAGE) else type_name
         return self.predicates.get(short)

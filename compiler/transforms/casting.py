@@ -9,15 +9,15 @@ adds BYTES -> int32/int64/float64 (`bytes.order`) and BYTES -> UTF-8 text (`byte
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from .. import ir
-from ..types.connect import CONNECT_TYPES
-from .field_paths import FieldPath
-from dataclasses import dataclass
 from ..shape import Shape
+from ..types.connect import CONNECT_TYPES
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import READS, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .field_paths import FieldPath
 from .javanumbers import AS_INT, AS_LONG, BYTES_TARGETS, INT_BITS, TO_STRING, decode_bytes, wrap
 from .moves import TRANSFORMATION, Move, Moves
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
@@ -29,9 +29,19 @@ ENCODINGS = ("base64", "utf8")
 
 # Input kinds by type name: what Java value Kafka's Cast would see.
 KINDS = {
-    "TINYINT": "int", "SMALLINT": "int", "INT": "int", "BIGINT": "int", "FLOAT": "float", "DOUBLE": "float",
-    "DECIMAL": "decimal", "BOOLEAN": "boolean", "STRING": "string", "BYTES": "bytes", "DATE": "date",
-    "TIMESTAMP": "timestamp", "TIMESTAMP_LTZ": "timestamp",
+    "TINYINT": "int",
+    "SMALLINT": "int",
+    "INT": "int",
+    "BIGINT": "int",
+    "FLOAT": "float",
+    "DOUBLE": "float",
+    "DECIMAL": "decimal",
+    "BOOLEAN": "boolean",
+    "STRING": "string",
+    "BYTES": "bytes",
+    "DATE": "date",
+    "TIMESTAMP": "timestamp",
+    "TIMESTAMP_LTZ": "timestamp",
 }
 # Java's grammars: Integer.parseInt (no whitespace) and Double.parseDouble (trims chars <= U+0020).
 JAVA_INTEGER = r"\A[+-]?[0-9]+\z"
@@ -75,7 +85,9 @@ def _parse_item(at: ConfigReader, i: int, item: str, version: str) -> tuple[Fiel
     """(path or None for the whole value, target type) of one spec item, as Kafka's parseFieldTypes reads it."""
     parts = item.split(":")
     if len(parts) > 2:
-        at.error(i, f"invalid cast mapping '{item}'", "write field:type, or a single type to cast the whole value", "E700")
+        at.error(
+            i, f"invalid cast mapping '{item}'", "write field:type, or a single type to cast the whole value", "E700"
+        )
         return None
     written = parts[-1].strip()
     target = written.lower()  # Kafka: Schema.Type.valueOf(upper case)
@@ -83,7 +95,9 @@ def _parse_item(at: ConfigReader, i: int, item: str, version: str) -> tuple[Fiel
         at.error(i, f"invalid type '{written}' in spec", f"supported types: {', '.join(TARGETS)}", "E701")
         return None
     if target not in TARGETS:
-        at.error(i, f"Cast does not support casting to {target.upper()}", f"supported types: {', '.join(TARGETS)}", "E702")
+        at.error(
+            i, f"Cast does not support casting to {target.upper()}", f"supported types: {', '.join(TARGETS)}", "E702"
+        )
         return None
     if len(parts) == 1:
         return None, target
@@ -99,8 +113,12 @@ def parse_cast(reader: ConfigReader) -> CastConfig:
     version = read_syntax(reader)
     items = reader.items("spec")
     if not items:
-        reader.error("spec" if reader.has("spec") else None, "'spec' is required and must be non-empty",
-                     "e.g. spec: [price:float64] or spec: int64", "E301")
+        reader.error(
+            "spec" if reader.has("spec") else None,
+            "'spec' is required and must be non-empty",
+            "e.g. spec: [price:float64] or spec: int64",
+            "E301",
+        )
     at = _item_reader(reader)
     whole, fields, seen = None, [], set()
     for i, item in enumerate(items):
@@ -116,8 +134,12 @@ def parse_cast(reader: ConfigReader) -> CastConfig:
             seen.add(path.steps)
             fields.append(FieldCast(i, path, target))
     if whole is not None and len(items) > 1:
-        reader.error("spec", "a whole-value cast must be the only item of spec",
-                     "cast the whole value in its own Cast step, or name fields as field:type", "E703")
+        reader.error(
+            "spec",
+            "a whole-value cast must be the only item of spec",
+            "cast the whole value in its own Cast step, or name fields as field:type",
+            "E703",
+        )
     order = reader.enum("bytes.order", ORDERS, "BIG_ENDIAN", ignore_case=True)
     encoding = reader.enum("bytes.string.encoding", ENCODINGS, "base64")
     return CastConfig(whole, tuple(fields), order == "LITTLE_ENDIAN", encoding == "utf8")
@@ -138,12 +160,20 @@ def check_cast(t: SqlType, target: str, ctx: Context, key: object, what: str) ->
     """Whether Kafka's Cast (plus pipec's BYTES decoding) casts `t` to `target`; an error where it does not."""
     kind = _kind(t)
     if kind is None:
-        ctx.error(key, f"Cast does not support casting from {_type_word(t)} ({what})",
-                  "cast primitive fields: name the fields inside it (field.syntax.version: V2 for nested paths)", "E706")
+        ctx.error(
+            key,
+            f"Cast does not support casting from {_type_word(t)} ({what})",
+            "cast primitive fields: name the fields inside it (field.syntax.version: V2 for nested paths)",
+            "E706",
+        )
         return False
     if kind == "bytes" and target not in BYTES_TARGETS and target != "string":
-        ctx.error(key, f"cannot cast BYTES ({what}) to {target}",
-                  "BYTES casts to int32, int64 or float64 (decoded with bytes.order) or to string (base64 or utf8)", "E707")
+        ctx.error(
+            key,
+            f"cannot cast BYTES ({what}) to {target}",
+            "BYTES casts to int32, int64 or float64 (decoded with bytes.order) or to string (base64 or utf8)",
+            "E707",
+        )
         return False
     return True
 
@@ -153,8 +183,12 @@ def infer_cast(cfg: CastConfig, shape: Shape, ctx: Context) -> Shape:
     t = shape.side(side)
     if cfg.whole is not None:
         if t is None:
-            ctx.error("spec", f"the {side} here is always null, so there is nothing to cast",
-                      "declare a key format and fields at the source", "E709")
+            ctx.error(
+                "spec",
+                f"the {side} here is always null, so there is nothing to cast",
+                "declare a key format and fields at the source",
+                "E709",
+            )
             return shape
         if check_cast(t, cfg.whole, ctx, "spec", f"the whole {side}"):
             return shape.with_side(side, CONNECT_TYPES[cfg.whole])
@@ -270,20 +304,29 @@ CAST = TransformSpec(
     ),
     keys=(
         ConfigKey(
-            "spec", "LIST", None,
+            "spec",
+            "LIST",
+            None,
             "`field:type` items, or one bare type to cast the whole key or value. Types (any case): int8, int16, int32, "
             "int64, float32, float64, boolean, string; BYTES fields also cast to int32, int64 and float64 (decoded "
             "with bytes.order).",
-            required=True, nonempty=True, names=(Names(READS, part=0),),
+            required=True,
+            nonempty=True,
+            names=(Names(READS, part=0),),
         ),
         ConfigKey(
-            "bytes.order", "STRING", "BIG_ENDIAN",
+            "bytes.order",
+            "STRING",
+            "BIG_ENDIAN",
             "pipec extension: the byte order of BYTES decoded into int32, int64 or float64 (ksqlDB's INT_FROM_BYTES, "
             "BIGINT_FROM_BYTES, DOUBLE_FROM_BYTES); a value of the wrong length is a record error.",
-            ORDERS, ignore_case=True,
+            ORDERS,
+            ignore_case=True,
         ),
         ConfigKey(
-            "bytes.string.encoding", "STRING", "base64",
+            "bytes.string.encoding",
+            "STRING",
+            "base64",
             "pipec extension: how BYTES cast to string: base64 (as Kafka does) or utf8 (the UTF-8 text; invalid UTF-8 "
             "is a record error).",
             ENCODINGS,
@@ -295,8 +338,12 @@ CAST = TransformSpec(
     infer=infer_cast,
     lower=lower_cast,
     lineage=cast_moves,
-    describe=lambda cfg, side: f"casts the {side} to {cfg.whole}" if cfg.whole else "casts " + names(f"{c.path.text} to {c.target}" for c in cfg.fields),
-    example="- name: typed\n  type: Cast$Value\n  field.syntax.version: V2\n  spec: [\"amount:float64\", \"parent.child.k2:int64\"]",
+    describe=lambda cfg, side: (
+        f"casts the {side} to {cfg.whole}"
+        if cfg.whole
+        else "casts " + names(f"{c.path.text} to {c.target}" for c in cfg.fields)
+    ),
+    example='- name: typed\n  type: Cast$Value\n  field.syntax.version: V2\n  spec: ["amount:float64", "parent.child.k2:int64"]',
     differences=(
         "Nested fields under field.syntax.version: V2 follow KIP-821's examples (Kafka's Cast reads root fields only).",
         "A spec field the tracked schema lacks, a cast from STRUCT/ARRAY/MAP, a BYTES cast to int8, int16, float32 "

@@ -20,7 +20,14 @@ from .javatext import DAY, big_decimal_text, date_text, days_from_civil, f32_of,
 if TYPE_CHECKING:  # fractions only where a number needs exact arithmetic (its import costs a cold start)
     from fractions import Fraction
 
-__all__ = ["Unsupported", "big_decimal_text", "connect_text", "java_float_text", "literal_header_bytes", "parse_literal"]
+__all__ = [
+    "Unsupported",
+    "big_decimal_text",
+    "connect_text",
+    "java_float_text",
+    "literal_header_bytes",
+    "parse_literal",
+]
 _TRIM = "".join(chr(c) for c in range(33))  # Java's String.trim() strips every char <= U+0020
 _DELIMITERS = frozenset(':,{}[]"')
 
@@ -54,13 +61,13 @@ def _sdf_parse(text: str, pattern: tuple) -> int | None:
     pos, odd = 0, []
     for element in pattern:
         if isinstance(element, str):
-            if text[pos:pos + 1] != element:
+            if text[pos : pos + 1] != element:
                 return None
             pos += 1
             continue
         while pos < len(text) and text[pos] in " \t":
             pos += 1
-        if text[pos:pos + 1] == "-":  # DecimalFormat reads a negative number
+        if text[pos : pos + 1] == "-":  # DecimalFormat reads a negative number
             odd.append("a negative date or time field")
             pos += 1
         start = pos
@@ -191,13 +198,13 @@ class _Tokens:
                 escaped = not escaped
             elif c in _DELIMITERS and not escaped:
                 if start < self.pos:
-                    return self.text[start:self.pos]
+                    return self.text[start : self.pos]
                 self.pos += 1
                 return c
             else:
                 escaped = False
             self.pos += 1
-        return self.text[start:self.pos]
+        return self.text[start : self.pos]
 
     def next(self) -> str:
         if self.peeked is not None:
@@ -213,7 +220,7 @@ class _Tokens:
                 self.rewind(start)
                 return None
             self.next()
-        return self.text[start:self.pos]
+        return self.text[start : self.pos]
 
     def can_consume(self, expected: str) -> bool:
         if self.peeked is None:
@@ -366,7 +373,9 @@ def connect_text(value: tuple | None, embedded: bool = False) -> str:
         return str(payload)
     if cls in ("Float", "Double"):
         if math.isfinite(payload) and payload == int(payload) and abs(payload) >= 1e7:
-            raise Unsupported(f"the number {java_float_text(payload, cls == 'Float')}, which Java 17 and Java 19+ write differently")
+            raise Unsupported(
+                f"the number {java_float_text(payload, cls == 'Float')}, which Java 17 and Java 19+ write differently"
+            )
         return java_float_text(payload, cls == "Float")
     if cls == "BigDecimal":
         return big_decimal_text(*payload)

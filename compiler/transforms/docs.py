@@ -65,8 +65,10 @@ def render() -> str:
 def main() -> int:
     root = source_checkout()
     if root is None:
-        print(f"python -m pipec.transforms.docs rewrites {DOC} of pipec's repository; this pipec is installed from a wheel",
-              file=sys.stderr)
+        print(
+            f"python -m pipec.transforms.docs rewrites {DOC} of pipec's repository; this pipec is installed from a wheel",
+            file=sys.stderr,
+        )
         return 2
     path = root / DOC
     path.write_text(render(), encoding="utf-8")

@@ -8,9 +8,9 @@ be null), so `validate` never fails and `force_optional` has nothing to change.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 from .. import ir
-from dataclasses import dataclass
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec
 from .moves import TRANSFORMATION, Move

@@ -18,18 +18,17 @@ units, so the two differ only after characters outside the BMP.
 
 from __future__ import annotations
 
-from typing import Sequence
-
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "PathSyntaxError",
-    "FieldPath",
     "SYNTAX_VERSIONS",
+    "FieldPath",
+    "PathSyntaxError",
+    "format_path",
+    "parse_path",
     "parse_syntax_version",
     "syntax_version_error",
-    "parse_path",
-    "format_path",
 ]
 
 SYNTAX_VERSIONS: tuple[str, ...] = ("V1", "V2")

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from .. import ir
-from .field_paths import FieldPath
 from dataclasses import dataclass, replace
+
+from .. import ir
 from ..shape import Shape
-from ..types.parser import parse_type
-from ..types.sql import BIGINT, INT, STRING, StructField, StructType, SqlType
 from ..types.field_names import fold, same_name
+from ..types.parser import parse_type
+from ..types.sql import BIGINT, INT, STRING, SqlType, StructField, StructType
 from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .field_paths import FieldPath
 from .moves import Move
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
@@ -61,14 +62,22 @@ def parse_insert(reader: ConfigReader) -> InsertFieldConfig:
     static_value = reader.string("static.value")
     if static_field:
         if static_value is None:
-            reader.error("static.field", f"'static.value' is required with 'static.field' ({static_field})",
-                         "add static.value: the value to insert", code="E301")
+            reader.error(
+                "static.field",
+                f"'static.value' is required with 'static.field' ({static_field})",
+                "add static.value: the value to insert",
+                code="E301",
+            )
         else:
             path = read_path(reader, "static.field", _strip_suffix(static_field), version)
             if path:
                 insertions.append(Insertion("static.field", path, ir.Lit(static_value), STRING))
     if not insertions and not reader.diags.errors:
-        reader.error(None, "no field insertion configured", "set topic.field, partition.field, offset.field, timestamp.field or static.field")
+        reader.error(
+            None,
+            "no field insertion configured",
+            "set topic.field, partition.field, offset.field, timestamp.field or static.field",
+        )
     return InsertFieldConfig(
         tuple(insertions),
         reader.enum("field.on.missing.parent", ("create", "ignore"), "create"),
@@ -91,15 +100,23 @@ def infer_insert(cfg: InsertFieldConfig, shape: Shape, ctx: Context) -> Shape:
         for i in range(1, len(ins.path.steps)):
             parent = type_at(t, ins.path.steps[:i])
             if parent is not None and not isinstance(parent, StructType):
-                ctx.error(ins.key, f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct",
-                          "insert the field beside it, or into a struct field", code="E402")
+                ctx.error(
+                    ins.key,
+                    f"cannot insert '{ins.path}': '{'.'.join(ins.path.steps[:i])}' is {parent.sql()}, not a struct",
+                    "insert the field beside it, or into a struct field",
+                    code="E402",
+                )
                 return shape
         parent = type_at(t, ins.path.parent) if ins.path.parent else t
         if isinstance(parent, StructType) and parent.field(ins.path.name) is None:
             clash = next((f.name for f in parent.fields if same_name(f.name, ins.path.name)), None)
             if clash is not None:
-                ctx.error(ins.key, f"'{ins.path.name}' differs from the existing field '{clash}' only in case, which Spark takes for the same name",
-                          "use the existing name to overwrite it, or another name", code="E406")
+                ctx.error(
+                    ins.key,
+                    f"'{ins.path.name}' differs from the existing field '{clash}' only in case, which Spark takes for the same name",
+                    "use the existing name to overwrite it, or another name",
+                    code="E406",
+                )
                 return shape
         if _applies(cfg, t, ins):
             t = struct_with(t, ins.path.steps, ins.type)
@@ -156,20 +173,44 @@ INSERT_FIELD = TransformSpec(
     "one of the `*.field` keys is needed. Field names may end in `!` or `?` (accepted, no effect: every field is optional).",
     keys=(
         ConfigKey("topic.field", "STRING", None, "Field that receives the record's topic (STRING).", names=INSERTED),
-        ConfigKey("partition.field", "STRING", None, "Field that receives the record's partition (INT).", names=INSERTED),
+        ConfigKey(
+            "partition.field", "STRING", None, "Field that receives the record's partition (INT).", names=INSERTED
+        ),
         ConfigKey("offset.field", "STRING", None, "Field that receives the record's offset (BIGINT).", names=INSERTED),
-        ConfigKey("timestamp.field", "STRING", None, "Field that receives the record's timestamp (TIMESTAMP_LTZ(3)).", names=INSERTED),
-        ConfigKey("static.field", "STRING", None, "Field that receives `static.value` (STRING).", requires=("static.value",), names=INSERTED),
-        ConfigKey("static.value", "STRING", None, "The value written into `static.field`, as written: an unquoted 0123, 1.50 or off is that text."),
+        ConfigKey(
+            "timestamp.field",
+            "STRING",
+            None,
+            "Field that receives the record's timestamp (TIMESTAMP_LTZ(3)).",
+            names=INSERTED,
+        ),
+        ConfigKey(
+            "static.field",
+            "STRING",
+            None,
+            "Field that receives `static.value` (STRING).",
+            requires=("static.value",),
+            names=INSERTED,
+        ),
+        ConfigKey(
+            "static.value",
+            "STRING",
+            None,
+            "The value written into `static.field`, as written: an unquoted 0123, 1.50 or off is that text.",
+        ),
         SYNTAX_KEY,
         ConfigKey(
-            "field.on.missing.parent", "STRING", "create",
+            "field.on.missing.parent",
+            "STRING",
+            "create",
             "KIP-821: when the field's parent struct is absent or null, `create` builds it, `ignore` leaves the record "
             "as it is.",
             ("create", "ignore"),
         ),
         ConfigKey(
-            "field.on.existing.field", "STRING", "overwrite",
+            "field.on.existing.field",
+            "STRING",
+            "overwrite",
             "KIP-821: when the field already exists, `overwrite` replaces its value in place, `ignore` leaves it.",
             ("overwrite", "ignore"),
         ),
@@ -179,8 +220,10 @@ INSERT_FIELD = TransformSpec(
     infer=infer_insert,
     lower=lower_insert,
     # each inserted field comes from its record column, or is a literal
-    lineage=lambda cfg, side, before: {(side, i.path.steps): Move(("meta", (i.value.name,)) if isinstance(i.value, ir.Col) else None)
-                                       for i in cfg.insertions},
+    lineage=lambda cfg, side, before: {
+        (side, i.path.steps): Move(("meta", (i.value.name,)) if isinstance(i.value, ir.Col) else None)
+        for i in cfg.insertions
+    },
     describe=lambda cfg, side: "inserts " + names(f"{i.path.text} ({_source(i)})" for i in cfg.insertions),
     example="- name: add_origin\n  type: InsertField$Value\n  topic.field: kafka_topic\n  static.field: origin\n  static.value: web",
     differences=(
@@ -233,7 +276,9 @@ def _under(path: tuple[str, ...], paths: set[tuple[str, ...]]) -> bool:
     return any(len(p) > len(path) and p[: len(path)] == path for p in paths)
 
 
-def _plan(cfg: ReplaceFieldConfig, t: StructType, prefix: tuple[str, ...] = ()) -> list[tuple[StructField, str, tuple | None]]:
+def _plan(
+    cfg: ReplaceFieldConfig, t: StructType, prefix: tuple[str, ...] = ()
+) -> list[tuple[StructField, str, tuple | None]]:
     """For each kept field of `t`: (field, output name, nested plan or None when copied whole)."""
     exclude = {p.steps for p in cfg.exclude}
     include = {p.steps for p in cfg.include}
@@ -248,7 +293,11 @@ def _plan(cfg: ReplaceFieldConfig, t: StructType, prefix: tuple[str, ...] = ()) 
         if not covered and not _under(path, include):
             continue
         nested = None
-        if isinstance(f.type, StructType) and _under(path, touched) and not (path in include and not _under(path, exclude | set(renames))):
+        if (
+            isinstance(f.type, StructType)
+            and _under(path, touched)
+            and not (path in include and not _under(path, exclude | set(renames)))
+        ):
             nested = tuple(_plan(cfg, f.type, path))
         out.append((f, renames.get(path, f.name), nested))
     return out
@@ -286,7 +335,12 @@ def _check_names(plan, ctx: Context, where: str = "") -> bool:
     ok, seen = True, set()
     for _, name, nested in plan:
         if fold(name) in seen:
-            ctx.error("renames", f"the rename gives two fields named '{where}{name}'", "rename onto a name no other field has", code="E404")
+            ctx.error(
+                "renames",
+                f"the rename gives two fields named '{where}{name}'",
+                "rename onto a name no other field has",
+                code="E404",
+            )
             ok = False
         seen.add(fold(name))
         if nested is not None:
@@ -334,7 +388,9 @@ def lower_replace(cfg: ReplaceFieldConfig, shape: Shape, low: Lowering) -> tuple
     col, plan = ir.Col(side), _plan(cfg, t)
     drops = None if cfg.include else _drops(t, plan)  # include states what it keeps: the rebuild shows that
     if drops:  # a null struct (a tombstone) stays null
-        return (ir.SetColumns(((side, ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(p)) for p in drops))),)),)
+        return (
+            ir.SetColumns(((side, ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(p)) for p in drops))),)),
+        )
     return (ir.SetColumns(((side, ir.NullSafe(col, _rebuild(col, plan))),)),)
 
 
@@ -345,7 +401,9 @@ REPLACE_FIELD = TransformSpec(
     keys=(
         ConfigKey("exclude", "LIST", [], "Fields to drop; wins over include.", names=READ_FIELDS),
         ConfigKey("include", "LIST", [], "Fields to keep; empty keeps every field.", names=READ_FIELDS),
-        ConfigKey("renames", "LIST", [], "`old:new` renames.", names=(Names(READS, part=0), Names(WRITES, path=False, part=1))),
+        ConfigKey(
+            "renames", "LIST", [], "`old:new` renames.", names=(Names(READS, part=0), Names(WRITES, path=False, part=1))
+        ),
         *REMOVED_KEYS,
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
@@ -355,7 +413,7 @@ REPLACE_FIELD = TransformSpec(
     lower=lower_replace,
     lineage=lambda cfg, side, before: {(side, p.steps[:-1] + (new,)): Move((side, p.steps)) for p, new in cfg.renames},
     describe=describe_replace,
-    example="- name: tidy\n  type: ReplaceField$Value\n  exclude: [ssn]\n  renames: [\"cust:customer\"]",
+    example='- name: tidy\n  type: ReplaceField$Value\n  exclude: [ssn]\n  renames: ["cust:customer"]',
     differences=(
         "A field named in exclude, include or renames that the tracked schema lacks is a compile error (Kafka ignores it).",
         "A rename onto the name of another output field is a compile error (Kafka mixes the two values).",

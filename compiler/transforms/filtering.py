@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 from .. import ir
 from ..changelog import is_delete
-from dataclasses import dataclass
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, PredicateSpec, TransformSpec
 from .javaregex import check_java_regex
@@ -49,7 +49,12 @@ def parse_topic_name_matches(reader: ConfigReader) -> TopicNameMatchesConfig | N
         return None
     problem = check_java_regex(pattern)
     if problem:
-        reader.error("pattern", f"invalid regex '{pattern}': {problem}", "write a Java regular expression (java.util.regex)", code="E304")
+        reader.error(
+            "pattern",
+            f"invalid regex '{pattern}': {problem}",
+            "write a Java regular expression (java.util.regex)",
+            code="E304",
+        )
         return None
     return TopicNameMatchesConfig(pattern)
 
@@ -63,12 +68,19 @@ TOPIC_NAME_MATCHES = PredicateSpec(
     name="TopicNameMatches",
     doc="True when the whole topic name matches the Java regex `pattern` (`foo` does not match `foobar`).",
     keys=(
-        ConfigKey("pattern", "STRING", None, "A Java regular expression that must match the whole topic name.", required=True, nonempty=True),
+        ConfigKey(
+            "pattern",
+            "STRING",
+            None,
+            "A Java regular expression that must match the whole topic name.",
+            required=True,
+            nonempty=True,
+        ),
     ),
     parse=parse_topic_name_matches,
     lower=lambda cfg: full_match(ir.Col("topic"), cfg.pattern),
     reads=lambda cfg: "metadata:topic",
-    example="is_test: {type: TopicNameMatches, pattern: \"test-.*\"}",
+    example='is_test: {type: TopicNameMatches, pattern: "test-.*"}',
 )
 
 

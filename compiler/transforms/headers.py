@@ -7,16 +7,16 @@ JSON-like text, dates in UTC; a null value gives a null header value).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 from .. import ir
-from .field_paths import FieldPath
-from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
 from .connect_values import Unsupported, literal_header_bytes
-from .moves import Move, header
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .field_paths import FieldPath
+from .moves import Move, header
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
 DAY_MS = 86_400_000
@@ -69,11 +69,17 @@ def _date_text(value: ir.Expr, t: Primitive) -> ir.Expr:
         return ir.Func("date_format", (value, ir.Arg(pattern)))
 
     if t.name == "DATE":
-        text = ir.If(ir.BinOp(">", value, ir.Cast(ir.Lit("1970-01-01"), "DATE")), fmt(DATE_FORMAT), _lit("00:00:00.000Z"))
+        text = ir.If(
+            ir.BinOp(">", value, ir.Cast(ir.Lit("1970-01-01"), "DATE")), fmt(DATE_FORMAT), _lit("00:00:00.000Z")
+        )
     else:
         millis = ir.Func("unix_millis", (value if t.name == "TIMESTAMP_LTZ" else ir.Cast(value, "TIMESTAMP"),))
         midnight = ir.BinOp("==", ir.Func("pmod", (millis, ir.Lit(DAY_MS))), ir.Lit(0))
-        text = ir.If(ir.BinOp("<", millis, ir.Lit(DAY_MS)), fmt(TIME_FORMAT), ir.If(midnight, fmt(DATE_FORMAT), fmt(TIMESTAMP_FORMAT)))
+        text = ir.If(
+            ir.BinOp("<", millis, ir.Lit(DAY_MS)),
+            fmt(TIME_FORMAT),
+            ir.If(midnight, fmt(DATE_FORMAT), fmt(TIMESTAMP_FORMAT)),
+        )
     return ir.NullSafe(value, text)
 
 
@@ -82,13 +88,20 @@ def _decimal_text(value: ir.Expr, t: Primitive) -> ir.Expr:
     plain = ir.Cast(value, "STRING")
     if t.scale <= 6:
         return plain
-    digits = ir.Func("regexp_replace", (ir.Func("regexp_replace", (plain, ir.Arg("[-.]"), ir.Arg(""))), ir.Arg("^0+(?=.)"), ir.Arg("")))
+    digits = ir.Func(
+        "regexp_replace",
+        (ir.Func("regexp_replace", (plain, ir.Arg("[-.]"), ir.Arg(""))), ir.Arg("^0+(?=.)"), ir.Arg("")),
+    )
     count = ir.Func("length", (digits,))
     exponent = ir.BinOp("-", count, ir.Lit(1 + t.scale))
     scientific = _concat(
         ir.If(ir.BinOp("<", value, ir.Lit(0)), _lit("-"), _lit("")),
         ir.Func("substring", (digits, ir.Arg(1), ir.Arg(1))),
-        ir.If(ir.BinOp(">", count, ir.Lit(1)), _concat(_lit("."), ir.Func("substring", (digits, ir.Arg(2), ir.Arg(64)))), _lit("")),
+        ir.If(
+            ir.BinOp(">", count, ir.Lit(1)),
+            _concat(_lit("."), ir.Func("substring", (digits, ir.Arg(2), ir.Arg(64)))),
+            _lit(""),
+        ),
         _lit("E"),
         ir.Cast(exponent, "STRING"),
     )
@@ -99,7 +112,10 @@ def _struct_text(value: ir.Expr, t: StructType, depth: int) -> ir.Expr:
     parts: list[ir.Expr] = [_lit("{")]
     for i, f in enumerate(t.fields):
         name = f.name.replace("\\", "\\\\").replace('"', '\\"')
-        parts += [_lit(f'{"," if i else ""}"{name}":'), _or_null(connect_text(ir.Get(value, f.name), f.type, True, depth + 1))]
+        parts += [
+            _lit(f'{"," if i else ""}"{name}":'),
+            _or_null(connect_text(ir.Get(value, f.name), f.type, True, depth + 1)),
+        ]
     return ir.NullSafe(value, _concat(*parts, _lit("}")))
 
 
@@ -182,7 +198,9 @@ INSERT_HEADER = TransformSpec(
     keys=(
         ConfigKey("header", "STRING", None, "The header key.", required=True, names=HEADER_WRITTEN),
         ConfigKey(
-            "value.literal", "STRING", None,
+            "value.literal",
+            "STRING",
+            None,
             "The literal value, typed as Kafka's Values.parseString types it (1 an INT8, true a BOOLEAN, a date, an "
             "array, a map, else a STRING) from its text as written (an unquoted 0777 is the number 777).",
             required=True,
@@ -216,8 +234,12 @@ class DropHeadersConfig:
 def parse_drop_headers(reader: ConfigReader) -> DropHeadersConfig | None:
     keys = reader.items("headers")
     if not keys:
-        reader.error("headers" if reader.has("headers") else None, "'headers' must list at least one header key",
-                     "list the header keys: headers: [a, b]", code="E801")
+        reader.error(
+            "headers" if reader.has("headers") else None,
+            "'headers' must list at least one header key",
+            "list the header keys: headers: [a, b]",
+            code="E801",
+        )
         return None
     return DropHeadersConfig(tuple(dict.fromkeys(keys)))
 
@@ -231,8 +253,17 @@ DROP_HEADERS = TransformSpec(
     name="DropHeaders",
     purpose="header removal",
     doc="Remove every header whose key is listed, keeping the order of the others; keys not present are ignored.",
-    keys=(ConfigKey("headers", "LIST", None, "The header keys to remove; keys not present are ignored.", required=True, nonempty=True,
-                    names=HEADER_READ),),
+    keys=(
+        ConfigKey(
+            "headers",
+            "LIST",
+            None,
+            "The header keys to remove; keys not present are ignored.",
+            required=True,
+            nonempty=True,
+            names=HEADER_READ,
+        ),
+    ),
     parse=parse_drop_headers,
     infer=lambda cfg, shape, ctx: shape.with_headers(dropped=tuple(cfg.keys)),
     lower=lower_drop_headers,
@@ -258,8 +289,12 @@ def parse_header_from(reader: ConfigReader) -> HeaderFromConfig | None:
     fields, headers = reader.items("fields"), reader.items("headers")
     for key, items in (("fields", fields), ("headers", headers)):
         if not items:
-            reader.error(key if reader.has(key) else None, f"'{key}' must list at least one entry",
-                         f"list them: {key}: [a, b], one header for each field", code="E801")
+            reader.error(
+                key if reader.has(key) else None,
+                f"'{key}' must list at least one entry",
+                f"list them: {key}: [a, b], one header for each field",
+                code="E801",
+            )
     if fields and headers and len(fields) != len(headers):
         reader.error(
             "headers",
@@ -319,7 +354,9 @@ def _without_moved(cfg: HeaderFromConfig, t: StructType, col: ir.Expr) -> ir.Exp
     dropped = [s for s in _moved(cfg) if s[:-1] not in emptied]
     edited = ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(s)) for s in dropped)) if dropped else col
     for path in emptied:
-        edited = ir.Method(edited, "withField", (ir.Arg(spark_field_path(path)), ir.NullSafe(get_expr(col, path), ir.Struct(()))))
+        edited = ir.Method(
+            edited, "withField", (ir.Arg(spark_field_path(path)), ir.NullSafe(get_expr(col, path), ir.Struct(())))
+        )
     return edited
 
 
@@ -352,10 +389,32 @@ HEADER_FROM = TransformSpec(
     "after the existing headers, written as SimpleHeaderConverter writes the field's value. A null key or value "
     "is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "The fields to read, one per entry of `headers`.", required=True, nonempty=True, names=READ_FIELDS),
-        ConfigKey("headers", "LIST", None, "The header keys, as many as `fields`; the headers are appended.", required=True, nonempty=True,
-                  names=HEADER_WRITTEN),
-        ConfigKey("operation", "STRING", None, "`copy` keeps the fields, `move` removes them.", ("move", "copy"), required=True),
+        ConfigKey(
+            "fields",
+            "LIST",
+            None,
+            "The fields to read, one per entry of `headers`.",
+            required=True,
+            nonempty=True,
+            names=READ_FIELDS,
+        ),
+        ConfigKey(
+            "headers",
+            "LIST",
+            None,
+            "The header keys, as many as `fields`; the headers are appended.",
+            required=True,
+            nonempty=True,
+            names=HEADER_WRITTEN,
+        ),
+        ConfigKey(
+            "operation",
+            "STRING",
+            None,
+            "`copy` keeps the fields, `move` removes them.",
+            ("move", "copy"),
+            required=True,
+        ),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),
@@ -363,7 +422,10 @@ HEADER_FROM = TransformSpec(
     infer=infer_header_from,
     lower=lower_header_from,
     lineage=lambda cfg, side, before: {header(key): Move((side, path.steps)) for path, key in cfg.pairs},
-    describe=lambda cfg, side: ("copies " if cfg.operation == "copy" else "moves ") + names(f"{f.text} to the header {h}" for f, h in cfg.pairs),
+    describe=lambda cfg, side: (
+        ("copies " if cfg.operation == "copy" else "moves ")
+        + names(f"{f.text} to the header {h}" for f, h in cfg.pairs)
+    ),
     example="- name: trace_to_header\n  type: HeaderFrom$Value\n  fields: [trace_id]\n  headers: [trace-id]\n  operation: move",
     differences=(
         "A field the tracked schema lacks is a compile error (Kafka throws a NullPointerException per record).",

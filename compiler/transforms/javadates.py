@@ -3,9 +3,8 @@ TimestampConverter (formatting and parsing) and TimestampRouter (formatting), or
 
 from __future__ import annotations
 
-from itertools import groupby
-
 from dataclasses import dataclass
+from itertools import groupby
 
 
 class PatternError(ValueError):
@@ -38,8 +37,10 @@ class Letter:
 
 
 PADDED = "'{run}' pads to {n} digits, which Spark patterns cannot"
-NO_EXACT_PARSE = ("no Spark pattern reads this text as Java does (another pattern would fail on every record): keep the "
-                  "field a string, or have the producer write a pattern Spark can read")
+NO_EXACT_PARSE = (
+    "no Spark pattern reads this text as Java does (another pattern would fail on every record): keep the "
+    "field a string, or have the producer write a pattern Spark can read"
+)
 LETTERS: dict[str, Letter] = {
     "G": Letter(same=3, above=1),  # GGGG is "AD" in Java, "Anno Domini" in Spark
     "y": Letter(same=5, beyond="Spark formats a year of '{run}' differently", hint="use 'yyyy'"),
@@ -47,7 +48,9 @@ LETTERS: dict[str, Letter] = {
     "L": Letter(same=4, above=4),
     "d": Letter(same=2, beyond=PADDED, hint="use 'dd'"),
     "D": Letter(same=3, beyond=PADDED, hint="use 'DDD'"),
-    "E": Letter(same=4, above=4, no_parse="Spark cannot parse day names (E)", hint="drop the day name from the pattern"),
+    "E": Letter(
+        same=4, above=4, no_parse="Spark cannot parse day names (E)", hint="drop the day name from the pattern"
+    ),
     "a": Letter(same=1, above=1),
     "H": Letter(same=2, beyond=PADDED, hint="use 'HH'"),
     "k": Letter(same=2, beyond=PADDED, hint="use 'kk'"),
@@ -55,14 +58,19 @@ LETTERS: dict[str, Letter] = {
     "h": Letter(same=2, beyond=PADDED, hint="use 'hh'"),
     "m": Letter(same=2, beyond=PADDED, hint="use 'mm'"),
     "s": Letter(same=2, beyond=PADDED, hint="use 'ss'"),
-    "S": Letter(only=3, beyond="'{run}' is the millisecond as a number in Java but a fraction of the second in Spark",
-                hint="use 'SSS' (milliseconds, always 3 digits)"),
+    "S": Letter(
+        only=3,
+        beyond="'{run}' is the millisecond as a number in Java but a fraction of the second in Spark",
+        hint="use 'SSS' (milliseconds, always 3 digits)",
+    ),
     "z": Letter(same=4, above=4),
     "Z": Letter(same=3, above=1),  # ZZZZ is "+0000" in Java, "GMT" in Spark
     "X": Letter(same=3, beyond="invalid ISO 8601 format '{run}': Java allows X, XX or XXX"),
-    "Y": Letter(refuse="'Y' is the week year",
-                hint="use 'yyyy' (the calendar year; it differs from the week year around New Year)",
-                parse_hint="use 'yyyy' (it reads the same digits as the calendar year, which differs around New Year)"),
+    "Y": Letter(
+        refuse="'Y' is the week year",
+        hint="use 'yyyy' (the calendar year; it differs from the week year around New Year)",
+        parse_hint="use 'yyyy' (it reads the same digits as the calendar year, which differs around New Year)",
+    ),
     "u": Letter(refuse="'u' (day number of the week) has no Spark equivalent", hint="use 'E' for the day name"),
     "w": Letter(refuse="'w' (week of the year) has no Spark equivalent"),
     "W": Letter(refuse="'W' (week of the month) has no Spark equivalent"),
@@ -118,7 +126,7 @@ def _quoted(pattern: str, start: int) -> tuple[str, int]:
     out, j = [], start + 1
     while j < len(pattern):
         if pattern[j] == "'":
-            if pattern[j + 1: j + 2] == "'":
+            if pattern[j + 1 : j + 2] == "'":
                 out.append("'")
                 j += 2
                 continue
@@ -135,7 +143,7 @@ def spark_pattern(java: str, parsing: bool = False) -> str:
     while i < len(java):
         c = java[i]
         if c == "'":
-            if java[i + 1: i + 2] == "'":
+            if java[i + 1 : i + 2] == "'":
                 literal.append("'")
                 i += 2
                 continue

@@ -7,7 +7,7 @@ numbers, decimals, dates and timestamps print as Kafka Connect prints them.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .. import ir
 from ..types.sql import Primitive
@@ -56,7 +56,9 @@ def _decimal_long(x: ir.Expr, t: Primitive) -> ir.Expr:
         return ir.Cast(x, "BIGINT")  # Spark truncates toward zero and the integer part fits
     whole = ir.If(ir.BinOp("<", x, ir.Lit(0)), ir.Func("ceil", (x,)), ir.Func("floor", (x,)))
     low = ir.Func("pmod", (whole, _lit(2**64, "DECIMAL(20,0)")))
-    signed = ir.If(ir.BinOp(">", low, _lit(LONG_MAX, "DECIMAL(20,0)")), ir.BinOp("-", low, _lit(2**64, "DECIMAL(20,0)")), low)
+    signed = ir.If(
+        ir.BinOp(">", low, _lit(LONG_MAX, "DECIMAL(20,0)")), ir.BinOp("-", low, _lit(2**64, "DECIMAL(20,0)")), low
+    )
     return ir.Cast(signed, "BIGINT")
 
 
@@ -106,9 +108,7 @@ def _byte(n: ir.Expr, k: int) -> ir.Expr:
 def _swap_bytes(n: ir.Expr, width: int) -> ir.Expr:
     """`n` with the order of its low `width` bytes reversed, by shifts (Spark 4.3's reverse() of BINARY corrupts
     memory, and arithmetic is cheaper than string work); the terms use distinct bits, so the sum cannot overflow."""
-    terms = [
-        ir.Func("shiftleft", (_byte(n, k), ir.Arg(8 * (width - 1 - k)))) for k in range(width)
-    ]
+    terms = [ir.Func("shiftleft", (_byte(n, k), ir.Arg(8 * (width - 1 - k)))) for k in range(width)]
     out = terms[0]
     for term in terms[1:]:
         out = ir.BinOp("+", out, term)
@@ -146,7 +146,9 @@ def _decimal_string(x: ir.Expr, t: Primitive) -> ir.Expr:
     rest = ir.If(ir.BinOp(">", count, ir.Lit(1)), tail, ir.Lit(""))
     exponent = ir.Cast(ir.BinOp("-", count, ir.Lit(1 + t.scale)), "STRING")
     sign = ir.If(ir.BinOp("<", x, ir.Lit(0)), ir.Lit("-"), ir.Lit(""))
-    scientific = ir.Func("concat", (sign, ir.Func("substring", (digits, ir.Arg(1), ir.Arg(1))), rest, ir.Lit("E"), exponent))
+    scientific = ir.Func(
+        "concat", (sign, ir.Func("substring", (digits, ir.Arg(1), ir.Arg(1))), rest, ir.Lit("E"), exponent)
+    )
     bound = _lit("0.000001", "DECIMAL(7,6)")
     tiny = ir.BinOp("&", ir.BinOp("<", x, bound), ir.BinOp(">", x, _lit("-0.000001", "DECIMAL(7,6)")))
     return ir.If(tiny, ir.If(ir.BinOp("==", count, ir.Lit(0)), ir.Lit(f"0E-{t.scale}"), scientific), plain)
@@ -158,8 +160,10 @@ def _timestamp_string(x: ir.Expr, t: Primitive) -> ir.Expr:
     millis = _millis(x, t)
     return _when(
         (ir.BinOp("<", millis, ir.Lit(MILLIS_PER_DAY)), ir.Func("date_format", (ts, ir.Arg("HH:mm:ss.SSS'Z'")))),
-        (ir.BinOp("==", ir.Func("pmod", (millis, ir.Lit(MILLIS_PER_DAY))), ir.Lit(0)),
-         ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd")))),
+        (
+            ir.BinOp("==", ir.Func("pmod", (millis, ir.Lit(MILLIS_PER_DAY))), ir.Lit(0)),
+            ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd"))),
+        ),
         otherwise=ir.Func("date_format", (ts, ir.Arg("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"))),
     )
 

@@ -33,7 +33,7 @@ def f32_of(value: Fraction) -> float:
     guess = round_f32(float(value))
     bits = struct.unpack(">i", struct.pack(">f", guess))[0]
     around = [struct.unpack(">f", struct.pack(">i", b))[0] for b in (bits - 1, bits, bits + 1) if -(2**31) <= b < 2**31]
-    finite = [f for f in around if math.isfinite(f) and (f > 0) == (value > 0) or f == 0]
+    finite = [f for f in around if (math.isfinite(f) and (f > 0) == (value > 0)) or f == 0]
     best = min(finite, key=lambda f: (abs(Fraction(f) - value), struct.unpack(">i", struct.pack(">f", f))[0] & 1))
     return best
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import ir
-from .field_paths import FieldPath
-from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import ArrayType, MapType, Primitive, SqlType, StructType
 from .base import READ_FIELDS, ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
+from .field_paths import FieldPath
 from .moves import TRANSFORMATION, Move
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at
 from .structure import read_paths
@@ -65,22 +66,32 @@ def default_mask(t: SqlType) -> ir.Expr:
         return ir.Cast(empty, t.ddl())
     if isinstance(t, Primitive) and t.name in DEFAULT_MASKS:
         return DEFAULT_MASKS[t.name](t)
-    raise MaskProblem("fields", f"cannot mask a {t.sql()} field (Kafka: Cannot mask value of type: {UNMASKABLE[_kind(t)]})",
-                      "drop it with ReplaceField instead, or Cast it to string first", "E772")
+    raise MaskProblem(
+        "fields",
+        f"cannot mask a {t.sql()} field (Kafka: Cannot mask value of type: {UNMASKABLE[_kind(t)]})",
+        "drop it with ReplaceField instead, or Cast it to string first",
+        "E772",
+    )
 
 
 def _number(text: str, t: Primitive) -> Decimal:
     from decimal import Decimal
 
     if not JAVA_NUMBER.match(text):
-        raise MaskProblem("replacement", f"replacement '{text}' is not a number, so it cannot mask a {t.sql()} field "
-                          f"(Kafka: Unable to convert {text} (class java.lang.String) to a number)",
-                          "give a number, or mask only string fields with this step", "E774")
+        raise MaskProblem(
+            "replacement",
+            f"replacement '{text}' is not a number, so it cannot mask a {t.sql()} field "
+            f"(Kafka: Unable to convert {text} (class java.lang.String) to a number)",
+            "give a number, or mask only string fields with this step",
+            "E774",
+        )
     return Decimal(text)
 
 
 def _out_of_range(text: str, t: Primitive) -> MaskProblem:
-    return MaskProblem("replacement", f"replacement '{text}' does not fit a {t.sql()} field", "give a smaller number", "E775")
+    return MaskProblem(
+        "replacement", f"replacement '{text}' does not fit a {t.sql()} field", "give a smaller number", "E775"
+    )
 
 
 def _integral(text: str, t: Primitive) -> ir.Expr:
@@ -112,8 +123,12 @@ def _decimal(text: str, t: Primitive) -> ir.Expr:
         ctx.prec = 2 * precision + 10
         fixed = value.quantize(Decimal(1).scaleb(-scale))
         if fixed != value:
-            raise MaskProblem("replacement", f"replacement '{text}' has more decimal places than the {t.sql()} field's scale",
-                              f"give at most {scale} decimal places", "E775")
+            raise MaskProblem(
+                "replacement",
+                f"replacement '{text}' has more decimal places than the {t.sql()} field's scale",
+                f"give at most {scale} decimal places",
+                "E775",
+            )
     return ir.Cast(ir.Lit(str(fixed)), t.ddl())
 
 
@@ -131,9 +146,13 @@ def mask_value(t: SqlType, replacement: str | None) -> ir.Expr:
         return default_mask(t)
     convert = REPLACEMENTS.get(t.name) if isinstance(t, Primitive) else None
     if convert is None:
-        raise MaskProblem("replacement", f"a {t.sql()} field cannot take a custom replacement "
-                          "(Kafka: Cannot mask value of type ... with custom replacement)",
-                          "mask it without replacement in a separate step", "E773")
+        raise MaskProblem(
+            "replacement",
+            f"a {t.sql()} field cannot take a custom replacement "
+            "(Kafka: Cannot mask value of type ... with custom replacement)",
+            "mask it without replacement in a separate step",
+            "E773",
+        )
     return convert(replacement, t)
 
 
@@ -149,8 +168,12 @@ def parse_mask(reader: ConfigReader) -> MaskFieldConfig | None:
     paths = read_paths(reader, "fields", version, "E770")
     replacement = reader.string("replacement")
     if replacement == "":
-        reader.error("replacement", "'replacement' must be non-empty (Kafka: String must be non-empty)",
-                     "leave it out to mask with each type's empty value", code="E771")
+        reader.error(
+            "replacement",
+            "'replacement' must be non-empty (Kafka: String must be non-empty)",
+            "leave it out to mask with each type's empty value",
+            code="E771",
+        )
         return None
     return MaskFieldConfig(tuple(paths), replacement) if paths else None
 
@@ -189,9 +212,13 @@ MASK_FIELD = TransformSpec(
     "epoch for dates and timestamps, an empty array or map; or by `replacement` converted to the field's type (numbers "
     "parsed as Java's BigDecimal, integers truncated). A null key or value is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "Fields (V2: paths) to mask.", required=True, nonempty=True, names=READ_FIELDS),
         ConfigKey(
-            "replacement", "STRING", None,
+            "fields", "LIST", None, "Fields (V2: paths) to mask.", required=True, nonempty=True, names=READ_FIELDS
+        ),
+        ConfigKey(
+            "replacement",
+            "STRING",
+            None,
             "The replacement value, converted to each field's type; without it, the type's empty value (0, false, "
             "empty string, ...).",
             nonempty=True,
@@ -202,9 +229,15 @@ MASK_FIELD = TransformSpec(
     parse=parse_mask,
     infer=infer_mask,
     lower=lower_mask,
-    lineage=lambda cfg, side, before: {(side, p.steps): Move((side, p.steps), TRANSFORMATION, masking=True) for p in cfg.paths},
-    describe=lambda cfg, side: "masks " + names(p.text for p in cfg.paths) + (f" with '{cfg.replacement}'" if cfg.replacement is not None else ""),
-    example="- name: mask_card\n  type: MaskField$Value\n  field.syntax.version: V2\n  fields: [customer.card]\n  replacement: \"****\"",
+    lineage=lambda cfg, side, before: {
+        (side, p.steps): Move((side, p.steps), TRANSFORMATION, masking=True) for p in cfg.paths
+    },
+    describe=lambda cfg, side: (
+        "masks "
+        + names(p.text for p in cfg.paths)
+        + (f" with '{cfg.replacement}'" if cfg.replacement is not None else "")
+    ),
+    example='- name: mask_card\n  type: MaskField$Value\n  field.syntax.version: V2\n  fields: [customer.card]\n  replacement: "****"',
     differences=(
         "A listed field missing from the schema is a compile error (Kafka ignores it).",
         "What Kafka fails on for every non-null value is a compile error: masking a BYTES or STRUCT field, a replacement "

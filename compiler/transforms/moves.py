@@ -10,9 +10,9 @@ come from the old struct's fields).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from dataclasses import dataclass
 from ..shape import Shape
 
 Slot = tuple[str, tuple[str, ...]]

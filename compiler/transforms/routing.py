@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .. import ir
 from dataclasses import dataclass, replace
+
+from .. import ir
 from ..shape import Shape
 from .base import ConfigKey, ConfigReader, Lowering, TransformSpec
 from .filtering import full_match
@@ -20,7 +21,7 @@ def java_groups(pattern: str) -> tuple[int, frozenset[str]]:
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
-            if pattern[i + 1:i + 2] == "Q":  # \Q...\E quotes everything up to \E
+            if pattern[i + 1 : i + 2] == "Q":  # \Q...\E quotes everything up to \E
                 end = pattern.find("\\E", i + 2)
                 i = len(pattern) if end < 0 else end + 2
             else:
@@ -30,14 +31,14 @@ def java_groups(pattern: str) -> tuple[int, frozenset[str]]:
             depth += {"[": 1, "]": -1}.get(c, 0)
         elif c == "[":
             depth = 1
-            i += 2 if pattern[i + 1:i + 2] == "^" else 1
-            i += 1 if pattern[i:i + 1] == "]" else 0  # a leading ']' is a literal
+            i += 2 if pattern[i + 1 : i + 2] == "^" else 1
+            i += 1 if pattern[i : i + 1] == "]" else 0  # a leading ']' is a literal
             continue
-        elif c == "(" and pattern[i + 1:i + 2] != "?":
+        elif c == "(" and pattern[i + 1 : i + 2] != "?":
             count += 1
-        elif c == "(" and pattern[i + 2:i + 3] == "<" and pattern[i + 3:i + 4] not in ("=", "!"):
+        elif c == "(" and pattern[i + 2 : i + 3] == "<" and pattern[i + 3 : i + 4] not in ("=", "!"):
             count += 1
-            names.add(pattern[i + 3:pattern.find(">", i)])
+            names.add(pattern[i + 3 : pattern.find(">", i)])
         i += 1
     return count, frozenset(names)
 
@@ -73,10 +74,10 @@ def replacement_problem(replacement: str, groups: int, names: frozenset[str]) ->
                 end = i + 1
                 while end < len(replacement) and replacement[end].isascii() and replacement[end].isalnum():
                     end += 1
-                name = replacement[i + 1:end]
+                name = replacement[i + 1 : end]
                 if not name:
                     return "named capturing group has 0 length name"
-                if replacement[end:end + 1] != "}":
+                if replacement[end : end + 1] != "}":
                     return "named capturing group is missing trailing '}'"
                 if name[0].isdigit():
                     return f"capturing group name {{{name}}} starts with digit character"
@@ -109,7 +110,12 @@ def parse_regex_router(reader: ConfigReader) -> RegexRouterConfig | None:
         return None
     problem = check_java_regex(regex)
     if problem:
-        reader.error("regex", f"Invalid regex '{regex}': {problem}", "write a Java regular expression (java.util.regex)", code="E804")
+        reader.error(
+            "regex",
+            f"Invalid regex '{regex}': {problem}",
+            "write a Java regular expression (java.util.regex)",
+            code="E804",
+        )
         return None
     problem = replacement_problem(replacement, *java_groups(regex))
     if problem:
@@ -139,7 +145,13 @@ REGEX_ROUTER = TransformSpec(
     "as Java's `replaceFirst`; other records keep their topic.",
     keys=(
         ConfigKey("regex", "STRING", None, "A Java regular expression that must match the whole topic.", required=True),
-        ConfigKey("replacement", "STRING", None, "The new topic, in Java's replacement syntax ($1, ${name}, \\$).", required=True),
+        ConfigKey(
+            "replacement",
+            "STRING",
+            None,
+            "The new topic, in Java's replacement syntax ($1, ${name}, \\$).",
+            required=True,
+        ),
     ),
     parse=parse_regex_router,
     infer=lambda cfg, shape, ctx: replace(shape, routed=True),
@@ -158,6 +170,7 @@ REGEX_ROUTER = TransformSpec(
 
 # ---------------------------------------------------------------- TimestampRouter
 
+
 @dataclass(frozen=True, slots=True)
 class TimestampRouterConfig:
     topic_format: str
@@ -171,11 +184,19 @@ def parse_timestamp_router(reader: ConfigReader) -> TimestampRouterConfig | None
         spark = spark_pattern(pattern)
     except PatternError as exc:
         if exc.invalid:
-            reader.error("timestamp.format", f"invalid SimpleDateFormat pattern '{pattern}': {exc.message}", exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'",
-                         code="E806")
+            reader.error(
+                "timestamp.format",
+                f"invalid SimpleDateFormat pattern '{pattern}': {exc.message}",
+                exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'",
+                code="E806",
+            )
         else:
-            reader.error("timestamp.format", f"timestamp.format '{pattern}' cannot be formatted exactly: {exc.message}",
-                         exc.hint or "use y, M, d, H, m, s, SSS, E, a, z, Z or X letters", code="E807")
+            reader.error(
+                "timestamp.format",
+                f"timestamp.format '{pattern}' cannot be formatted exactly: {exc.message}",
+                exc.hint or "use y, M, d, H, m, s, SSS, E, a, z, Z or X letters",
+                code="E807",
+            )
         return None
     return TimestampRouterConfig(topic_format, spark)
 
@@ -196,8 +217,18 @@ TIMESTAMP_ROUTER = TransformSpec(
     "its timestamp formatted by the SimpleDateFormat pattern `timestamp.format` in UTC. A record without a timestamp "
     "is a record error.",
     keys=(
-        ConfigKey("topic.format", "STRING", "${topic}-${timestamp}", "The new topic, with `${topic}` and `${timestamp}` placeholders."),
-        ConfigKey("timestamp.format", "STRING", "yyyyMMdd", "The java.text.SimpleDateFormat pattern of `${timestamp}`, formatted in UTC."),
+        ConfigKey(
+            "topic.format",
+            "STRING",
+            "${topic}-${timestamp}",
+            "The new topic, with `${topic}` and `${timestamp}` placeholders.",
+        ),
+        ConfigKey(
+            "timestamp.format",
+            "STRING",
+            "yyyyMMdd",
+            "The java.text.SimpleDateFormat pattern of `${timestamp}`, formatted in UTC.",
+        ),
     ),
     parse=parse_timestamp_router,
     infer=lambda cfg, shape, ctx: replace(shape, routed=True),

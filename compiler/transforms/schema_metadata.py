@@ -7,9 +7,9 @@ Spark has no schema names, so the step changes no data; the name and version are
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 
 from .. import ir
-from dataclasses import dataclass, replace
 from ..shape import Shape
 from ..types.sql import StructType
 from .base import ConfigKey, ConfigReader, Context, Lowering, TransformSpec, names
@@ -32,12 +32,18 @@ def parse_set_schema_metadata(reader: ConfigReader) -> SetSchemaMetadataConfig |
     version = None
     if raw_version is not None:
         if not re.fullmatch(r"[+-]?[0-9]+", raw_version) or not INT_MIN <= int(raw_version) <= INT_MAX:
-            reader.error("schema.version", f"'schema.version' must be a 32-bit integer, not '{raw_version}'",
-                         "write a whole number from -2147483648 to 2147483647", code="E808")
+            reader.error(
+                "schema.version",
+                f"'schema.version' must be a 32-bit integer, not '{raw_version}'",
+                "write a whole number from -2147483648 to 2147483647",
+                code="E808",
+            )
             return None
         version = int(raw_version)
     if name is None and version is None:
-        reader.error(None, "Neither schema name nor version configured", "set schema.name, schema.version or both", code="E809")
+        reader.error(
+            None, "Neither schema name nor version configured", "set schema.name, schema.version or both", code="E809"
+        )
         return None
     return SetSchemaMetadataConfig(name, version)
 
@@ -57,7 +63,11 @@ def infer_set_schema_metadata(cfg: SetSchemaMetadataConfig, shape: Shape, ctx: C
         return shape
     old = {side: (name, version) for side, name, version in shape.schema_names}
     prev_name, prev_version = old.get(ctx.side, (None, None))
-    entry = (ctx.side, cfg.name if cfg.name is not None else prev_name, cfg.version if cfg.version is not None else prev_version)
+    entry = (
+        ctx.side,
+        cfg.name if cfg.name is not None else prev_name,
+        cfg.version if cfg.version is not None else prev_version,
+    )
     names = tuple(e for e in shape.schema_names if e[0] != ctx.side) + (entry,)
     return replace(shape, schema_names=names)
 
@@ -81,7 +91,13 @@ SET_SCHEMA_METADATA = TransformSpec(
     infer=infer_set_schema_metadata,
     lower=lower_set_schema_metadata,
     lineage=no_moves,  # names only: the data is not touched
-    describe=lambda cfg, side: f"sets the {side} schema's " + names(([f"name to {cfg.name}"] if cfg.name else []) + ([f"version to {cfg.version}"] if cfg.version is not None else [])),
+    describe=lambda cfg, side: (
+        f"sets the {side} schema's "
+        + names(
+            ([f"name to {cfg.name}"] if cfg.name else [])
+            + ([f"version to {cfg.version}"] if cfg.version is not None else [])
+        )
+    ),
     example="- name: name_value\n  type: SetSchemaMetadata$Value\n  schema.name: com.example.Order\n  schema.version: 3",
     differences=(
         "A primitive key or value is a compile error (Kafka fails every record: it works only on struct schemas).",

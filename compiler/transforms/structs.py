@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import did_you_mean
-from ..types.sql import StructField, StructType, SqlType, quote_name
+from ..types.sql import SqlType, StructField, StructType, quote_name
 from .base import Context
 
 
@@ -37,8 +37,11 @@ def require_struct(t: SqlType | None, ctx: Context, what: str) -> StructType | N
     if isinstance(t, StructType):
         return t
     shown = t.sql() if t is not None else "always null"
-    hint = ("declare key fields at the source, or set a key first (ValueToKey)" if t is None
-            else f"make the {what} a struct first (HoistField), or use a step that takes a {shown}")
+    hint = (
+        "declare key fields at the source, or set a key first (ValueToKey)"
+        if t is None
+        else f"make the {what} a struct first (HoistField), or use a step that takes a {shown}"
+    )
     ctx.error(None, f"needs a struct {what}, but the {what} here is {shown}", hint, code="E401")
     return None
 
@@ -53,16 +56,25 @@ def require_field(
     for i, step in enumerate(steps):
         if not isinstance(current, StructType):
             where = ".".join(steps[:i])
-            ctx.error(key, f"'{where}' in the {side} is {current.sql()}, not a struct, so it has no field '{step}'",
-                      f"name '{where}' itself, or a field of a struct", code="E402", item=item)
+            ctx.error(
+                key,
+                f"'{where}' in the {side} is {current.sql()}, not a struct, so it has no field '{step}'",
+                f"name '{where}' itself, or a field of a struct",
+                code="E402",
+                item=item,
+            )
             return None
         f = current.field(step)
         if f is None:
             where = f"'{'.'.join(steps[:i])}' of the {side}" if i else f"the {side}"
             names = ", ".join(current.names()) or "(none)"
-            ctx.error(key, f"field '{'.'.join(steps)}' does not exist in {where}; fields there: {names}",
-                      did_you_mean(step, current.names()) or "name a field that is there (explain shows each step's fields)",
-                      code="E402", item=item)
+            ctx.error(
+                key,
+                f"field '{'.'.join(steps)}' does not exist in {where}; fields there: {names}",
+                did_you_mean(step, current.names()) or "name a field that is there (explain shows each step's fields)",
+                code="E402",
+                item=item,
+            )
             return None
         current = f.type
     return current

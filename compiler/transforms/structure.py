@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from .. import ir
-from .field_paths import FieldPath, format_path
 from dataclasses import dataclass, replace
+
+from .. import ir
 from ..shape import Shape
 from ..types.sql import MapType, SqlType, StructField, StructType
 from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .field_paths import FieldPath, format_path
 from .moves import Move, Moves
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
 
@@ -31,8 +32,12 @@ def read_paths(reader: ConfigReader, key: str, version: str, code: str) -> tuple
     """A required, non-empty LIST key of field paths (an empty list is an error at the key, a missing one at the step)."""
     items = reader.items(key)
     if not items:
-        reader.error(key if reader.has(key) else None, f"'{key}' must list at least one field",
-                     f"list the fields: {key}: [a, b], or Kafka's a,b", code=code)
+        reader.error(
+            key if reader.has(key) else None,
+            f"'{key}' must list at least one field",
+            f"list the fields: {key}: [a, b], or Kafka's a,b",
+            code=code,
+        )
     return tuple(p for p in (read_path(reader, key, text, version) for text in items) if p is not None)
 
 
@@ -87,7 +92,9 @@ EXTRACT_FIELD = TransformSpec(
     doc="Replace the key or value by one of its fields (with V2, a nested field); the result may be a primitive. "
     "A null key or value, or a null parent on the path, gives null.",
     keys=(
-        ConfigKey("field", "STRING", None, "The field to extract (a dotted path under V2).", required=True, names=READ_FIELDS),
+        ConfigKey(
+            "field", "STRING", None, "The field to extract (a dotted path under V2).", required=True, names=READ_FIELDS
+        ),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),
@@ -112,7 +119,9 @@ class FlattenConfig:
     delimiter: str
 
 
-def _flat(t: StructType, delimiter: str, name: str = "", steps: tuple[str, ...] = ()) -> list[tuple[str, tuple[str, ...], SqlType]]:
+def _flat(
+    t: StructType, delimiter: str, name: str = "", steps: tuple[str, ...] = ()
+) -> list[tuple[str, tuple[str, ...], SqlType]]:
     """(output name, source path, type) of every leaf, depth first in schema order; arrays and maps are leaves."""
     out = []
     for f in t.fields:
@@ -134,9 +143,12 @@ def infer_flatten(cfg: FlattenConfig, shape: Shape, ctx: Context) -> Shape:
     maps = [(name, ft) for name, steps, ft in plan if isinstance(ft, MapType) and steps not in {(m,) for m in metadata}]
     if maps:
         name, ft = maps[0]
-        ctx.error("type", f"Kafka's Flatten does not support MAP for records with schemas, and field '{name}' is {ft.sql()}",
-                  "drop the map first (ReplaceField exclude) or move it to a header (HeaderFrom); Kafka fails every record",
-                  code="E756")
+        ctx.error(
+            "type",
+            f"Kafka's Flatten does not support MAP for records with schemas, and field '{name}' is {ft.sql()}",
+            "drop the map first (ReplaceField exclude) or move it to a header (HeaderFrom); Kafka fails every record",
+            code="E756",
+        )
         return shape
     clash = _first_clash([(name, _shown(steps)) for name, steps, _ in plan])
     if clash:
@@ -199,7 +211,9 @@ def parse_hoist(reader: ConfigReader) -> HoistFieldConfig | None:
     version = read_syntax(reader)
     name = reader.string("field", required=True)
     if name == "":
-        reader.error("field", "'field' must be non-empty: it names the field of the new struct", "write field: NAME", code="E760")
+        reader.error(
+            "field", "'field' must be non-empty: it names the field of the new struct", "write field: NAME", code="E760"
+        )
         return None
     text = reader.string("hoisted", "")
     hoisted = read_path(reader, "hoisted", text, version) if text else None
@@ -210,9 +224,7 @@ def parse_hoist(reader: ConfigReader) -> HoistFieldConfig | None:
 
 def _wrapped(parent: StructType, last: str, name: str) -> StructType:
     """`parent` with field `last` replaced, in place, by `name: STRUCT<last ...>`."""
-    return StructType(tuple(
-        StructField(name, StructType((f,))) if f.name == last else f for f in parent.fields
-    ))
+    return StructType(tuple(StructField(name, StructType((f,))) if f.name == last else f for f in parent.fields))
 
 
 def infer_hoist(cfg: HoistFieldConfig, shape: Shape, ctx: Context) -> Shape:
@@ -220,8 +232,12 @@ def infer_hoist(cfg: HoistFieldConfig, shape: Shape, ctx: Context) -> Shape:
     t = shape.side(side)
     if cfg.hoisted is None:
         if t is None:
-            ctx.error(None, f"the {side} here is always null, so there is nothing to hoist and no type for '{cfg.field}'",
-                      f"set the {side} first (e.g. ValueToKey), or hoist the value", code="E762")
+            ctx.error(
+                None,
+                f"the {side} here is always null, so there is nothing to hoist and no type for '{cfg.field}'",
+                f"set the {side} first (e.g. ValueToKey), or hoist the value",
+                code="E762",
+            )
             return shape
         return _set_side(shape, side, StructType((StructField(cfg.field, t),)), frozenset())
     t = require_struct(t, ctx, side)
@@ -230,11 +246,17 @@ def infer_hoist(cfg: HoistFieldConfig, shape: Shape, ctx: Context) -> Shape:
         return shape
     parent = type_at(t, steps[:-1])
     assert isinstance(parent, StructType)
-    clash = next((f.name for f in parent.fields if f.name != steps[-1] and f.name.casefold() == cfg.field.casefold()), None)
+    clash = next(
+        (f.name for f in parent.fields if f.name != steps[-1] and f.name.casefold() == cfg.field.casefold()), None
+    )
     if clash is not None:
         where = f"'{_shown(steps[:-1])}'" if steps[:-1] else f"the {side}"
-        ctx.error("field", f"'{cfg.field}' would clash with the field '{clash}' already in {where}",
-                  "choose another field name (Spark compares names ignoring case)", code="E761")
+        ctx.error(
+            "field",
+            f"'{cfg.field}' would clash with the field '{clash}' already in {where}",
+            "choose another field name (Spark compares names ignoring case)",
+            code="E761",
+        )
         return shape
     new_parent = _wrapped(parent, steps[-1], cfg.field)
     out = struct_with(t, steps[:-1], new_parent) if steps[:-1] else new_parent
@@ -277,17 +299,30 @@ HOIST_FIELD = TransformSpec(
     "null). With `hoisted` (KIP-821), wrap only the element at that path: it is replaced, in place, by `field` holding "
     "a struct with that element under its own name.",
     keys=(
-        ConfigKey("field", "STRING", None, "Name of the single field of the new struct.", required=True,
-                  names=(Names(WRITES, path=False),)),
-        ConfigKey("hoisted", "STRING", "", "KIP-821: path of the element to wrap; empty wraps the whole key or value.",
-                  names=READ_FIELDS),
+        ConfigKey(
+            "field",
+            "STRING",
+            None,
+            "Name of the single field of the new struct.",
+            required=True,
+            names=(Names(WRITES, path=False),),
+        ),
+        ConfigKey(
+            "hoisted",
+            "STRING",
+            "",
+            "KIP-821: path of the element to wrap; empty wraps the whole key or value.",
+            names=READ_FIELDS,
+        ),
         SYNTAX_KEY,
     ),
     parse=parse_hoist,
     infer=infer_hoist,
     lower=lower_hoist,
     lineage=hoist_moves,
-    describe=lambda cfg, side: f"wraps {cfg.hoisted.text if cfg.hoisted else 'the ' + side} in a struct field {cfg.field}",
+    describe=lambda cfg, side: (
+        f"wraps {cfg.hoisted.text if cfg.hoisted else 'the ' + side} in a struct field {cfg.field}"
+    ),
     example="- name: wrap\n  type: HoistField$Value\n  field.syntax.version: V2\n  hoisted: parent.child.k2\n  field: other",
     differences=(
         "`hoisted` (KIP-821) is implemented as the KIP's examples show; Kafka has not shipped it. A null key or value, "
@@ -331,8 +366,12 @@ def infer_value_to_key(cfg: ValueToKeyConfig, shape: Shape, ctx: Context) -> Sha
         return shape.with_side("key", types[0])
     clash = _first_clash([(p.name, str(p)) for p in cfg.paths])
     if clash:
-        ctx.error("fields", f"the key would have {clash}",
-                  "list each field once, and rename one of two same-named fields with ReplaceField first", code="E766")
+        ctx.error(
+            "fields",
+            f"the key would have {clash}",
+            "list each field once, and rename one of two same-named fields with ReplaceField first",
+            code="E766",
+        )
         return shape
     return shape.with_side("key", StructType(tuple(StructField(p.name, x) for p, x in zip(cfg.paths, types))))
 
@@ -360,8 +399,15 @@ VALUE_TO_KEY = TransformSpec(
     "one path gives the value found there as the key; several give a struct whose fields are named by each path's "
     "last step. A tombstone (null value) is a record error, as in Kafka.",
     keys=(
-        ConfigKey("fields", "LIST", None, "Value fields (V2: paths) forming the key.", required=True, nonempty=True,
-                  names=(Names(READS, of="value"),)),
+        ConfigKey(
+            "fields",
+            "LIST",
+            None,
+            "Value fields (V2: paths) forming the key.",
+            required=True,
+            nonempty=True,
+            names=(Names(READS, of="value"),),
+        ),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),

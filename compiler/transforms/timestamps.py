@@ -7,15 +7,15 @@ multiplication), Date truncates to UTC midnight, Time keeps the UTC time of day 
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from .. import ir
-from .field_paths import FieldPath
-from dataclasses import dataclass
 from ..shape import Shape
 from ..types.sql import BIGINT, DATE, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType
 from .base import READS, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
+from .field_paths import FieldPath
 from .javadates import PatternError, spark_pattern
 from .moves import TRANSFORMATION, Move, Moves
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
@@ -25,7 +25,11 @@ from .structs import get_expr, require_field, require_struct, spark_field_path, 
 TARGETS = ("string", "unix", "Date", "Time", "Timestamp")
 PRECISIONS = ("seconds", "milliseconds", "microseconds", "nanoseconds")
 OUTPUT: dict[str, SqlType] = {
-    "string": STRING, "unix": BIGINT, "Date": DATE, "Time": TIMESTAMP_LTZ_3, "Timestamp": TIMESTAMP_LTZ_3,
+    "string": STRING,
+    "unix": BIGINT,
+    "Date": DATE,
+    "Time": TIMESTAMP_LTZ_3,
+    "Timestamp": TIMESTAMP_LTZ_3,
 }
 INPUTS = {"STRING": "string", "BIGINT": "unix", "DATE": "Date", "TIMESTAMP": "Timestamp", "TIMESTAMP_LTZ": "Timestamp"}
 MILLIS_PER_DAY = 86_400_000
@@ -51,9 +55,17 @@ def _check_pattern(report: Report, java: str, parsing: bool, used: bool = True) 
         return spark_pattern(java, parsing)
     except PatternError as exc:
         if exc.invalid:
-            report(f"'format' is not a valid SimpleDateFormat pattern: {exc.message}", exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'", "E723")
+            report(
+                f"'format' is not a valid SimpleDateFormat pattern: {exc.message}",
+                exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'",
+                "E723",
+            )
         elif used:
-            report(f"cannot {'parse' if parsing else 'format'} with '{java}' exactly: {exc.message}", exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'", "E724")
+            report(
+                f"cannot {'parse' if parsing else 'format'} with '{java}' exactly: {exc.message}",
+                exc.hint or "use SimpleDateFormat letters: y, M, d, H, m, s, S, E, a, z, Z, X; quote literal text: 'T'",
+                "E724",
+            )
         return None
 
 
@@ -83,8 +95,12 @@ def infer_timestamp(cfg: TimestampConfig, shape: Shape, ctx: Context) -> Shape:
     t = shape.side(side)
     if cfg.path is None:
         if t is None:
-            ctx.error(None, f"the {side} here is always null, so there is no timestamp to convert",
-                      "set field, or declare a key at the source", "E726")
+            ctx.error(
+                None,
+                f"the {side} here is always null, so there is no timestamp to convert",
+                "set field, or declare a key at the source",
+                "E726",
+            )
             return shape
         source = t
     else:
@@ -97,10 +113,18 @@ def infer_timestamp(cfg: TimestampConfig, shape: Shape, ctx: Context) -> Shape:
     key = "field" if cfg.path else None
     if kind is None:
         shown = source.sql() if isinstance(source, Primitive) else source.sql().split("<")[0]
-        hint = ("cast an epoch number to int64 first (Cast)" if source.is_numeric
-                else "name a STRING, BIGINT, DATE or TIMESTAMP field (explain shows each step's fields)")
-        ctx.error(key, f"{what} is {shown}, which is not a timestamp type: TimestampConverter reads STRING (with format), "
-                  "BIGINT (unix.precision), DATE or TIMESTAMP", hint, "E725")
+        hint = (
+            "cast an epoch number to int64 first (Cast)"
+            if source.is_numeric
+            else "name a STRING, BIGINT, DATE or TIMESTAMP field (explain shows each step's fields)"
+        )
+        ctx.error(
+            key,
+            f"{what} is {shown}, which is not a timestamp type: TimestampConverter reads STRING (with format), "
+            "BIGINT (unix.precision), DATE or TIMESTAMP",
+            hint,
+            "E725",
+        )
         return shape
     if kind == "string":
         if not cfg.format:
@@ -130,7 +154,8 @@ def saturating_multiply(x: ir.Expr, n: int) -> ir.Expr:
     """TimeUnit's `x * n`, clamped to Long.MIN_VALUE/MAX_VALUE on overflow."""
     bound = LONG_MAX // n
     return ir.If(
-        ir.BinOp(">", x, _long(bound)), _long(LONG_MAX),
+        ir.BinOp(">", x, _long(bound)),
+        _long(LONG_MAX),
         ir.If(ir.BinOp("<", x, _long(-bound)), _long(LONG_MIN), ir.BinOp("*", x, _long(n))),
     )
 
@@ -156,7 +181,9 @@ def to_millis(cfg: TimestampConfig, x: ir.Expr, t: Primitive, low: Lowering, wha
     if kind == "string":
         parsed = ir.Func("try_to_timestamp", (x, ir.Lit(spark_pattern(cfg.format, parsing=True))))
         error = low.record_error(f"{what} does not match the pattern ({cfg.format})")
-        return ir.Func("unix_millis", (ir.Func("coalesce", (parsed, ir.If(ir.IsNull(x), ir.Null("TIMESTAMP"), error))),))
+        return ir.Func(
+            "unix_millis", (ir.Func("coalesce", (parsed, ir.If(ir.IsNull(x), ir.Null("TIMESTAMP"), error))),)
+        )
     if kind == "unix":
         return UNIT_TO_MILLIS[cfg.precision](x)
     if kind == "Date":
@@ -221,15 +248,24 @@ TIMESTAMP_CONVERTER = TransformSpec(
         "UTC with the SimpleDateFormat pattern in `format`, translated to Spark's patterns at compile time."
     ),
     keys=(
-        ConfigKey("field", "STRING", "", "The field to convert; empty converts the whole key/value.",
-                  names=(Names(READS, likely_type=likely_input_type),)),
+        ConfigKey(
+            "field",
+            "STRING",
+            "",
+            "The field to convert; empty converts the whole key/value.",
+            names=(Names(READS, likely_type=likely_input_type),),
+        ),
         ConfigKey("target.type", "STRING", None, "The type to convert to (case-sensitive).", TARGETS, required=True),
         ConfigKey(
-            "format", "STRING", "",
+            "format",
+            "STRING",
+            "",
             "java.text.SimpleDateFormat pattern (UTC); needed when target.type is string or the input is a string, "
             "which must match it fully.",
         ),
-        ConfigKey("unix.precision", "STRING", "milliseconds", "Unit of unix epoch numbers read or written.", PRECISIONS),
+        ConfigKey(
+            "unix.precision", "STRING", "milliseconds", "Unit of unix epoch numbers read or written.", PRECISIONS
+        ),
         SYNTAX_KEY,
         NULL_DEFAULT_KEY,
     ),
@@ -237,7 +273,10 @@ TIMESTAMP_CONVERTER = TransformSpec(
     infer=infer_timestamp,
     lower=lower_timestamp,
     lineage=timestamp_moves,
-    describe=lambda cfg, side: f"converts {cfg.path.text if cfg.path else 'the ' + side} to {cfg.target}" + (f" as {cfg.format}" if cfg.format and cfg.target == "string" else ""),
+    describe=lambda cfg, side: (
+        f"converts {cfg.path.text if cfg.path else 'the ' + side} to {cfg.target}"
+        + (f" as {cfg.format}" if cfg.format and cfg.target == "string" else "")
+    ),
     example="- name: day\n  type: TimestampConverter$Value\n  field: created\n  target.type: string\n  format: yyyy-MM-dd",
     differences=(
         "String input is parsed strictly: input the pattern does not fully match (trailing text, 2024-13-45, a "

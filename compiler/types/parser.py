@@ -7,9 +7,9 @@ driven by tables of type keywords, multi-word spellings and refused names; every
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
-from .tokens import _describe, _tokenize, _Tok
 from .field_names import duplicate_message
 from .sql import (
     _PRIMITIVES,
@@ -22,6 +22,7 @@ from .sql import (
     _param_error,
     quote_name,
 )
+from .tokens import _describe, _Tok, _tokenize
 
 MAX_TYPE_DEPTH = 64  # ARRAY/MAP/STRUCT levels in one type string: the compiler recurses once per level
 
@@ -153,9 +154,7 @@ class _Parser:
         tok = self.peek()
         if tok.kind == "punct" and tok.value == ch:
             return self.next()
-        raise self.error(
-            f"expected '{ch}' {purpose}, found {_describe(tok)}", tok.offset
-        )
+        raise self.error(f"expected '{ch}' {purpose}, found {_describe(tok)}", tok.offset)
 
     def number(self, what: str) -> tuple[int, int]:
         tok = self.peek()
@@ -188,9 +187,7 @@ class _Parser:
         result = self.type()
         tok = self.peek()
         if tok.kind != "end":
-            raise self.error(
-                f"unexpected {_describe(tok)} after type {result.sql()}", tok.offset
-            )
+            raise self.error(f"unexpected {_describe(tok)} after type {result.sql()}", tok.offset)
         return result
 
     def type(self, what: str = "a type") -> SqlType:
@@ -222,10 +219,7 @@ class _Parser:
         close = difflib.get_close_matches(upper, list(_HEADS), n=1)
         if close:
             return f"unknown type {word!r}; did you mean {close[0]}?"
-        known = (
-            ", ".join(n for n in _PRIMITIVES)
-            + ", ARRAY<T>, MAP<K, V>, STRUCT<name T, ...>"
-        )
+        known = ", ".join(n for n in _PRIMITIVES) + ", ARRAY<T>, MAP<K, V>, STRUCT<name T, ...>"
         return f"unknown type {word!r}; expected one of {known}"
 
     def primitive(self, name: str, params: list[tuple[int, int]]) -> Primitive:
@@ -251,32 +245,24 @@ class _Parser:
         nxt = self.peek()
         if any(self.is_word(words[0]) for words in options):
             spellings = " or ".join(
-                repr(" ".join(w))
-                for w, t in options.items()
-                if isinstance(t, str) and w[0] == nxt.value.upper()
+                repr(" ".join(w)) for w, t in options.items() if isinstance(t, str) and w[0] == nxt.value.upper()
             )
             raise self.error(f"expected {spellings} after {head}", nxt.offset)
         return target
 
     def _form_plain(self, target: str, tok: _Tok) -> SqlType:
         if self.is_punct("("):
-            raise self.error(
-                f"{tok.value.upper()} takes no parameters", self.peek().offset
-            )
+            raise self.error(f"{tok.value.upper()} takes no parameters", self.peek().offset)
         return Primitive(self.suffix(tok.value.upper(), target))
 
     def _form_length(self, target: str, tok: _Tok) -> SqlType:
         for value, offset in self.params(tok.value.upper(), ("length",)):
             if value < 1:
-                raise self.error(
-                    f"{tok.value.upper()} length must be at least 1", offset
-                )
+                raise self.error(f"{tok.value.upper()} length must be at least 1", offset)
         return Primitive(target)
 
     def _form_decimal(self, target: str, tok: _Tok) -> SqlType:
-        return self.primitive(
-            target, self.params(tok.value.upper(), ("precision", "scale"))
-        )
+        return self.primitive(target, self.params(tok.value.upper(), ("precision", "scale")))
 
     def _form_timestamp(self, target: str, tok: _Tok) -> SqlType:
         head = tok.value.upper()
@@ -308,9 +294,7 @@ class _Parser:
         head = tok.value.upper()
         self.open_angle(head, tok)
         if self.is_punct(">"):
-            raise self.error(
-                f"empty {head}<>: a {head} needs at least one field", self.peek().offset
-            )
+            raise self.error(f"empty {head}<>: a {head} needs at least one field", self.peek().offset)
         fields: list[StructField] = []
         offsets: dict[str, tuple[str, int]] = {}
         while True:
@@ -321,17 +305,14 @@ class _Parser:
             offsets[name.casefold()] = (name, offset)
             if self.is_punct(":"):
                 self.next()
-            fields.append(
-                StructField(name, self.type(f"a type for field {quote_name(name)}"))
-            )
+            fields.append(StructField(name, self.type(f"a type for field {quote_name(name)}")))
             self.field_options()
             if not self.is_punct(","):
                 break
             self.next()
         self.expect(
             ">",
-            f"to close {head}<...> (opened at offset {tok.offset}) "
-            "or ',' before a field",
+            f"to close {head}<...> (opened at offset {tok.offset}) or ',' before a field",
         )
         return StructType(tuple(fields))
 
@@ -343,9 +324,7 @@ class _Parser:
             self.next()
             return tok.value, tok.offset
         hint = " (quote other names with backticks)" if tok.kind == "number" else ""
-        message = (
-            f"expected a field name in {head}<name TYPE, ...>, found {_describe(tok)}"
-        )
+        message = f"expected a field name in {head}<name TYPE, ...>, found {_describe(tok)}"
         raise self.error(message + hint, tok.offset)
 
     def field_options(self) -> None:
@@ -354,17 +333,14 @@ class _Parser:
             self.next()
             if not self.is_word("NULL"):
                 tok = self.peek()
-                raise self.error(
-                    f"expected NULL after NOT, found {_describe(tok)}", tok.offset
-                )
+                raise self.error(f"expected NULL after NOT, found {_describe(tok)}", tok.offset)
             self.next()
         if self.is_word("COMMENT"):
             self.next()
             tok = self.peek()
             if tok.kind != "string":
                 raise self.error(
-                    f"expected a quoted comment after COMMENT, as in COMMENT 'text', "
-                    f"found {_describe(tok)}",
+                    f"expected a quoted comment after COMMENT, as in COMMENT 'text', found {_describe(tok)}",
                     tok.offset,
                 )
         if self.peek().kind == "string":
@@ -382,7 +358,5 @@ _ANGLE_EXAMPLES = {
 def parse_type(text: str) -> SqlType:
     """Parse a type string of the pipeline language; raises :class:`TypeSyntaxError`."""
     if not isinstance(text, str):
-        raise TypeSyntaxError(
-            f"a type must be a string, not {type(text).__name__}", 0, str(text)
-        )
+        raise TypeSyntaxError(f"a type must be a string, not {type(text).__name__}", 0, str(text))
     return _Parser(text).parse()

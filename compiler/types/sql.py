@@ -12,32 +12,32 @@ Standard library only.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from .field_names import duplicate_message, duplicate_pair
-from dataclasses import dataclass
 
 __all__ = [
-    "SqlType",
-    "Primitive",
+    "BIGINT",
+    "BOOLEAN",
+    "BYTES",
+    "DATE",
+    "DOUBLE",
+    "FLOAT",
+    "HEADERS",
+    "HEADERS_MAP",
+    "INT",
+    "SMALLINT",
+    "STRING",
+    "TIMESTAMP_LTZ_3",
+    "TINYINT",
     "ArrayType",
     "MapType",
+    "Primitive",
+    "SqlType",
     "StructField",
     "StructType",
     "quote_name",
-    "BOOLEAN",
-    "TINYINT",
-    "SMALLINT",
-    "INT",
-    "BIGINT",
-    "FLOAT",
-    "DOUBLE",
-    "STRING",
-    "BYTES",
-    "DATE",
-    "TIMESTAMP_LTZ_3",
-    "HEADERS",
-    "HEADERS_MAP",
 ]
 
 
@@ -72,9 +72,7 @@ TIMESTAMP_MAX_PRECISION = 6  # Spark keeps microseconds
 TIMESTAMP_DEFAULT_PRECISION = 6  # Flink's default for TIMESTAMP(p)
 
 
-def _param_error(
-    name: str, precision: int | None, scale: int | None
-) -> tuple[str, str] | None:
+def _param_error(name: str, precision: int | None, scale: int | None) -> tuple[str, str] | None:
     """Why (precision, scale) are invalid for ``name`` and which one is, or None."""
     kind = _PRIMITIVES[name].params
     if kind is None:
@@ -176,10 +174,7 @@ class Primitive(SqlType):
 
     def __post_init__(self) -> None:
         if self.name not in _PRIMITIVES:
-            raise ValueError(
-                f"unknown primitive {self.name!r}; "
-                f"expected one of {', '.join(_PRIMITIVES)}"
-            )
+            raise ValueError(f"unknown primitive {self.name!r}; expected one of {', '.join(_PRIMITIVES)}")
         problem = _param_error(self.name, self.precision, self.scale)
         if problem:
             raise ValueError(problem[0])
@@ -264,13 +259,9 @@ class StructField:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(
-                f"a struct field name must be a non-empty string, not {self.name!r}"
-            )
+            raise ValueError(f"a struct field name must be a non-empty string, not {self.name!r}")
         if not isinstance(self.type, SqlType):
-            raise ValueError(
-                f"field {self.name!r}: type must be a SqlType, not {self.type!r}"
-            )
+            raise ValueError(f"field {self.name!r}: type must be a SqlType, not {self.type!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,18 +285,10 @@ class StructType(SqlType):
             raise ValueError(duplicate_message(*dup))
 
     def ddl(self) -> str:
-        return (
-            "STRUCT<"
-            + ", ".join(f"{_backtick(f.name)}: {f.type.ddl()}" for f in self.fields)
-            + ">"
-        )
+        return "STRUCT<" + ", ".join(f"{_backtick(f.name)}: {f.type.ddl()}" for f in self.fields) + ">"
 
     def sql(self) -> str:
-        return (
-            "STRUCT<"
-            + ", ".join(f"{quote_name(f.name)} {f.type.sql()}" for f in self.fields)
-            + ">"
-        )
+        return "STRUCT<" + ", ".join(f"{quote_name(f.name)} {f.type.sql()}" for f in self.fields) + ">"
 
     def field(self, name: str) -> StructField | None:
         """The field called exactly ``name``, or None."""
@@ -318,12 +301,7 @@ class StructType(SqlType):
     def replace(self, name: str, new_type: SqlType) -> StructType:
         """A copy with field ``name`` retyped in place; KeyError if there is none."""
         self._require(name)
-        return StructType(
-            tuple(
-                StructField(f.name, new_type) if f.name == name else f
-                for f in self.fields
-            )
-        )
+        return StructType(tuple(StructField(f.name, new_type) if f.name == name else f for f in self.fields))
 
     def append(self, field: StructField) -> StructType:
         """A copy with ``field`` added last; ValueError if the name is taken."""
@@ -352,9 +330,7 @@ STRING = Primitive("STRING")
 BYTES = Primitive("BYTES")
 DATE = Primitive("DATE")
 TIMESTAMP_LTZ_3 = Primitive("TIMESTAMP_LTZ", 3)
-HEADERS = ArrayType(
-    StructType((StructField("key", STRING), StructField("value", BYTES)))
-)
+HEADERS = ArrayType(StructType((StructField("key", STRING), StructField("value", BYTES))))
 """ksqlDB's ``headers: true`` column type: every header in wire order."""
 HEADERS_MAP = MapType(STRING, BYTES)
 """Flink's ``headers`` metadata column type."""

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from .sql import _backtick
 
+
 class _Tok(NamedTuple):
     kind: str  # word number quoted string punct end error
     value: str  # text (words as written, quoted/string unescaped) or the error message
@@ -42,9 +43,7 @@ def _tokenize(text: str) -> list[_Tok]:
                 k = text.find(ch, j)
                 if k < 0:
                     what = "string" if ch == "'" else "quoted name"
-                    toks.append(
-                        _Tok("error", f"unterminated {what}: missing closing {ch}", i)
-                    )
+                    toks.append(_Tok("error", f"unterminated {what}: missing closing {ch}", i))
                     return toks
                 parts.append(text[j:k])
                 if text.startswith(ch * 2, k):

@@ -15,20 +15,53 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
-from typing import Any, Callable
+from typing import Any
 
 Check = Callable[[Any], bool]
 
 # Draft 2020-12's keywords that assert something (jsonschema's validators for the draft); others are ignored.
-ASSERTING = frozenset({
-    "$dynamicRef", "$ref", "additionalProperties", "allOf", "anyOf", "const", "contains", "dependentRequired",
-    "dependentSchemas", "enum", "exclusiveMaximum", "exclusiveMinimum", "format", "if", "items", "maxItems",
-    "maxLength", "maxProperties", "maximum", "minItems", "minLength", "minProperties", "minimum", "multipleOf",
-    "not", "oneOf", "pattern", "patternProperties", "prefixItems", "properties", "propertyNames", "required",
-    "type", "unevaluatedItems", "unevaluatedProperties", "uniqueItems",
-})
+ASSERTING = frozenset(
+    {
+        "$dynamicRef",
+        "$ref",
+        "additionalProperties",
+        "allOf",
+        "anyOf",
+        "const",
+        "contains",
+        "dependentRequired",
+        "dependentSchemas",
+        "enum",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
+        "format",
+        "if",
+        "items",
+        "maxItems",
+        "maxLength",
+        "maxProperties",
+        "maximum",
+        "minItems",
+        "minLength",
+        "minProperties",
+        "minimum",
+        "multipleOf",
+        "not",
+        "oneOf",
+        "pattern",
+        "patternProperties",
+        "prefixItems",
+        "properties",
+        "propertyNames",
+        "required",
+        "type",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "uniqueItems",
+    }
+)
 
 _TYPES: dict[str, Check] = {
     "object": lambda x: isinstance(x, dict),
@@ -81,7 +114,7 @@ def ecma_regex(pattern: str) -> re.Pattern:
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
-            out.append(pattern[i:i + 2])
+            out.append(pattern[i : i + 2])
             i += 2
             continue
         if c == "[" and not in_class:
@@ -102,7 +135,9 @@ def _is_key_test(schema: dict, keywords: set[str]) -> bool:
     return (
         keywords - {"type"} == {"properties", "required"}
         and schema.get("type", "object") == "object"
-        and isinstance(properties, dict) and len(properties) == 1 and required == list(properties)
+        and isinstance(properties, dict)
+        and len(properties) == 1
+        and required == list(properties)
     )
 
 
@@ -141,7 +176,11 @@ class SchemaCheck:
         if _is_key_test(schema, keywords):
             return self._key_test(schema)
         try:
-            checks = [c for k in sorted(keywords, key=_ORDER.index) if (c := _KEYWORDS[k](self, schema[k], schema)) is not None]
+            checks = [
+                c
+                for k in sorted(keywords, key=_ORDER.index)
+                if (c := _KEYWORDS[k](self, schema[k], schema)) is not None
+            ]
         except LookupError:  # a $ref outside this schema
             return self._fallback(schema)
         return _every(checks)
@@ -319,11 +358,11 @@ def _pattern(sc: SchemaCheck, value: str, schema: dict) -> Check:
 
 
 def _number(test: Callable[[Any, Any], bool]) -> Callable[[SchemaCheck, Any, dict], Check]:
-    return lambda sc, value, schema: (lambda x: not _TYPES["number"](x) or test(x, value))
+    return lambda sc, value, schema: lambda x: not _TYPES["number"](x) or test(x, value)
 
 
 def _sized(kind: type, test: Callable[[int, int], bool]) -> Callable[[SchemaCheck, Any, dict], Check]:
-    return lambda sc, value, schema: (lambda x: not isinstance(x, kind) or test(len(x), value))
+    return lambda sc, value, schema: lambda x: not isinstance(x, kind) or test(len(x), value)
 
 
 def _unique_items(sc: SchemaCheck, value: bool, schema: dict) -> Check | None:

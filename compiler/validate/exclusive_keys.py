@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 from ..diagnostics import Collector
-from ..resolve.errors_policy import PATH, TOPIC
 from ..load.document import Document
+from ..resolve.errors_policy import PATH, TOPIC
 
 # (the mapping, '*' for any key or index; keys of which it may hold one; why)
 EXCLUSIVE = (
     (("source",), ("topics", "topic-pattern"), "a kafka source reads a list of topics or the topics a pattern matches"),
-    (("source", "columns", "*"), ("metadata", "headers", "header"),
-     "a column holds one metadata key, all the headers, or one header's value"),
+    (
+        ("source", "columns", "*"),
+        ("metadata", "headers", "header"),
+        "a column holds one metadata key, all the headers, or one header's value",
+    ),
     (("errors",), (TOPIC, PATH), "dead letters go to one target: a Kafka topic or a folder"),
     (("tests", "*"), ("expect", "expect_error"), "a test expects the records written, or a record error"),
-    (("tests", "*"), ("expect_dead_letters", "expect_error"), "a test expects dead letters, or a record error that stops the job"),
+    (
+        ("tests", "*"),
+        ("expect_dead_letters", "expect_error"),
+        "a test expects dead letters, or a record error that stops the job",
+    ),
 )
 
 
@@ -45,7 +52,11 @@ def check_exclusive(doc: Document, diags: Collector) -> frozenset:
                 continue
             (first_loc, first), later = present[0], present[1:]
             for loc, key in later:
-                diags.error("E111", f"{key} cannot be used together with {first} (line {first_loc.line}): {why}", loc,
-                            f"keep one of them: remove {key} or {first}")
+                diags.error(
+                    "E111",
+                    f"{key} cannot be used together with {first} (line {first_loc.line}): {why}",
+                    loc,
+                    f"keep one of them: remove {key} or {first}",
+                )
             reported.update(path + (k,) for _, k in present)
     return frozenset(reported)

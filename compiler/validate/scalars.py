@@ -19,25 +19,46 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from typing import Any
 
+from ..connectors.schema_registry import OPTIONS as REGISTRY_OPTIONS
 from ..diagnostics import Collector, one_of
 from ..envrefs import check_env_refs, mentions_env
-from ..connectors.schema_registry import OPTIONS as REGISTRY_OPTIONS
 from ..load.document import Document
-from dataclasses import replace
 from .compiled_schema import SchemaCheck
 
 # Kafka and Spark properties: strings to both, so a plain scalar there is always its text (`TRUE` stays `TRUE`).
-PROPERTY_PATHS = (("source", "properties", "*"), ("sink", "properties", "*"), ("errors", "deadletterqueue.properties", "*"))
+PROPERTY_PATHS = (
+    ("source", "properties", "*"),
+    ("sink", "properties", "*"),
+    ("errors", "deadletterqueue.properties", "*"),
+)
 # Where `${env:...}` may appear (SPEC section 3); '*' matches any one key or index.
 ENV_PATHS = (
     *PROPERTY_PATHS,
-    ("source", "topics"), ("source", "topics", "*"), ("source", "topic-pattern"), ("source", "topic"), ("sink", "topic"),
-    ("source", "path"), ("sink", "path"), ("sink", "checkpoint"), ("sink", "catalog", "warehouse"), ("sink", "catalog", "uri"),
-    ("source", "startup", "timestamp-millis"), ("source", "startup", "specific-offsets"),
-    ("errors", "deadletterqueue.topic.name"), ("errors", "deadletterqueue.path"),
-    *((block, side, option) for block in ("source", "sink") for side in ("key", "value") for option in REGISTRY_OPTIONS),
+    ("source", "topics"),
+    ("source", "topics", "*"),
+    ("source", "topic-pattern"),
+    ("source", "topic"),
+    ("sink", "topic"),
+    ("source", "path"),
+    ("sink", "path"),
+    ("sink", "checkpoint"),
+    ("sink", "catalog", "warehouse"),
+    ("sink", "catalog", "uri"),
+    ("source", "catalog", "warehouse"),
+    ("source", "catalog", "uri"),
+    ("source", "startup", "timestamp-millis"),
+    ("source", "startup", "specific-offsets"),
+    ("errors", "deadletterqueue.topic.name"),
+    ("errors", "deadletterqueue.path"),
+    *(
+        (block, side, option)
+        for block in ("source", "sink")
+        for side in ("key", "value")
+        for option in REGISTRY_OPTIONS
+    ),
 )
 # Characters of one setting outside test data and descriptions: a setting lands in the generated job, where
 # black measures each non-ASCII character of every statement holding it (100,000 took 0.8 s in two statements).
@@ -45,16 +66,20 @@ SETTING_AT_MOST = 10_000
 BOOLEAN_LIKE = frozenset({"yes", "no", "on", "off", "y", "n"})  # YAML 1.1 words for true and false, any case
 
 # Words YAML 1.1 and YAML 1.2 read alike as a non-string value (JSON's own spellings and their case variants).
-_AGREED = ((re.compile(r"~|null|Null|NULL|"), lambda t: None),
-           (re.compile(r"true|True|TRUE|false|False|FALSE"), lambda t: t[0] in "tT"),
-           (re.compile(r"[-+]?(0|[1-9][0-9]*)"), int))
+_AGREED = (
+    (re.compile(r"~|null|Null|NULL|"), lambda t: None),
+    (re.compile(r"true|True|TRUE|false|False|FALSE"), lambda t: t[0] in "tT"),
+    (re.compile(r"[-+]?(0|[1-9][0-9]*)"), int),
+)
 # YAML 1.2's core schema (JSON's values), to tell where YAML 1.1 (PyYAML) reads a plain scalar otherwise.
-_YAML12 = _AGREED + ((re.compile(r"[-+]?[0-9]+"), lambda t: int(t, 10)),
-                     (re.compile(r"0o[0-7]+"), lambda t: int(t[2:], 8)),
-                     (re.compile(r"0x[0-9a-fA-F]+"), lambda t: int(t[2:], 16)),
-                     (re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"), float),
-                     (re.compile(r"[-+]?\.(inf|Inf|INF)"), lambda t: -math.inf if t[0] == "-" else math.inf),
-                     (re.compile(r"\.(nan|NaN|NAN)"), lambda t: math.nan))
+_YAML12 = _AGREED + (
+    (re.compile(r"[-+]?[0-9]+"), lambda t: int(t, 10)),
+    (re.compile(r"0o[0-7]+"), lambda t: int(t[2:], 8)),
+    (re.compile(r"0x[0-9a-fA-F]+"), lambda t: int(t[2:], 16)),
+    (re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"), float),
+    (re.compile(r"[-+]?\.(inf|Inf|INF)"), lambda t: -math.inf if t[0] == "-" else math.inf),
+    (re.compile(r"\.(nan|NaN|NAN)"), lambda t: math.nan),
+)
 _JSON_TYPE = {type(None): "null", bool: "boolean", int: "integer"}
 _NOT_AGREED = object()
 
@@ -97,7 +122,7 @@ def env_allowed(path: tuple) -> bool:
 class _If:
     """An `if` met while expanding a schema: which of `then` and `otherwise` applies depends on the instance."""
 
-    __slots__ = ("condition", "then", "otherwise")
+    __slots__ = ("condition", "otherwise", "then")
 
     def __init__(self, condition: Any, then: Any, otherwise: Any):
         self.condition, self.then, self.otherwise = condition, then, otherwise
@@ -137,7 +162,9 @@ class Slots:
             if type(entry) is not _If:
                 out.append(entry)
             elif conditions:
-                self._add(out, entry.then if self.valid(entry.condition, instance) else entry.otherwise, instance, conditions)
+                self._add(
+                    out, entry.then if self.valid(entry.condition, instance) else entry.otherwise, instance, conditions
+                )
 
     def _plan(self, schema: Any) -> tuple:
         """`schema` and what it always brings ($ref, allOf), depth first, with an _If where an `if` decides."""
@@ -213,8 +240,12 @@ def _named_types(schema: dict) -> frozenset | None:
     """The JSON types `schema` names: its `type`, else those of its `enum` or `const` values."""
     named = schema.get("type")
     if named is None and ("enum" in schema or "const" in schema):
-        named = sorted({_JSON_TYPE.get(type(v), "string" if isinstance(v, str) else "number")
-                        for v in schema.get("enum", [schema.get("const")])})
+        named = sorted(
+            {
+                _JSON_TYPE.get(type(v), "string" if isinstance(v, str) else "number")
+                for v in schema.get("enum", [schema.get("const")])
+            }
+        )
     if named is None:
         return None
     return frozenset([named] if isinstance(named, str) else named)
@@ -254,9 +285,13 @@ class _Settler:
     def length(self, text: str, path: tuple, what: str) -> None:
         """A setting (outside test data and descriptions) longer than SETTING_AT_MOST: an error at it."""
         if len(text) > SETTING_AT_MOST and path[:1] != ("tests",) and path not in self.reported:
-            self.error("E100", f"the {what} at {'.'.join(map(str, path))} is {len(text):,} characters long; pipec takes "
-                       f"settings of at most {SETTING_AT_MOST:,}", path,
-                       "shorten it; a long property, path or topic can be read when the job starts, through ${env:NAME}")
+            self.error(
+                "E100",
+                f"the {what} at {'.'.join(map(str, path))} is {len(text):,} characters long; pipec takes "
+                f"settings of at most {SETTING_AT_MOST:,}",
+                path,
+                "shorten it; a long property, path or topic can be read when the job starts, through ${env:NAME}",
+            )
 
     def plain(self, value: Any, text: str, schemas: list[dict], path: tuple) -> Any:
         """The value of an unquoted scalar: YAML 1.1 read `text` as `value`."""
@@ -266,9 +301,17 @@ class _Settler:
             agreed = _read(text, _AGREED)
             if agreed is not _NOT_AGREED and _JSON_TYPE[type(agreed)] in types:
                 return agreed
-            if "boolean" in types and text.lower() in BOOLEAN_LIKE and not ("string" in types and self.accepts(schemas, text)):
-                self.error("E009", f"{where} takes true or false; YAML reads '{text}' as a boolean-like word", path,
-                           "write true or false")
+            if (
+                "boolean" in types
+                and text.lower() in BOOLEAN_LIKE
+                and not ("string" in types and self.accepts(schemas, text))
+            ):
+                self.error(
+                    "E009",
+                    f"{where} takes true or false; YAML reads '{text}' as a boolean-like word",
+                    path,
+                    "write true or false",
+                )
                 return value
             if "string" in types:
                 return text
@@ -277,8 +320,12 @@ class _Settler:
             options = [spelling(v) for v in dict.fromkeys([value, yaml12], None) if not isinstance(v, str)]
             if types is None or "string" in types:
                 options.append(spelling(text))
-            self.error("E009", f"YAML 1.1 reads {text} as {_reading(value)}, YAML 1.2 as {_reading(yaml12)}",
-                       path, f"write {one_of(options)}: every YAML reads that alike")
+            self.error(
+                "E009",
+                f"YAML 1.1 reads {text} as {_reading(value)}, YAML 1.2 as {_reading(yaml12)}",
+                path,
+                f"write {one_of(options)}: every YAML reads that alike",
+            )
         return value
 
     def accepts(self, schemas: list[dict], instance: Any) -> bool:
@@ -292,9 +339,13 @@ class _Settler:
                 self.error("E105", problem, path, "write ${env:NAME} or ${env:NAME:-default}; $${ for a literal ${")
             return value
         if mentions_env(value):
-            self.error("E106", f"{'.'.join(map(str, path))} cannot use ${{env:...}}: the compiler must check this value", path,
-                       "environment references are allowed in properties, topics, paths, checkpoint, startup and dead-letter "
-                       "settings; write $${ for a literal ${")
+            self.error(
+                "E106",
+                f"{'.'.join(map(str, path))} cannot use ${{env:...}}: the compiler must check this value",
+                path,
+                "environment references are allowed in properties, topics, paths, checkpoint, startup and dead-letter "
+                "settings; write $${ for a literal ${",
+            )
             return value
         return value.replace("$${", "${")
 

@@ -18,9 +18,10 @@ import json
 import re
 import sys
 
-from ..resolve.builder import STEP_KEYS
-from ..connectors.schema_registry import EXAMPLES as REGISTRY_EXAMPLES, OPTIONS as REGISTRY_OPTIONS
+from ..connectors.schema_registry import EXAMPLES as REGISTRY_EXAMPLES
+from ..connectors.schema_registry import OPTIONS as REGISTRY_OPTIONS
 from ..package_data import SCHEMA_PATH
+from ..resolve.builder import STEP_KEYS
 from ..transforms import REGISTRY
 from ..transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, PredicateSpec, TransformSpec
 
@@ -65,6 +66,7 @@ def ref(name: str) -> dict:
 
 def any_case(choices: tuple[str, ...]) -> str:
     """A regex matching exactly the choices, in any case: `^([Vv]1|[Vv]2)$`."""
+
     def letters(word: str) -> str:
         return "".join(f"[{c.upper()}{c.lower()}]" if c.upper() != c.lower() else re.escape(c) for c in word)
 

@@ -25,8 +25,15 @@ _WRITE = {
     "boolean": "true or false",
     "null": "null",
 }
-_NAMES = {dict: "a mapping", list: "a list", str: "text", int: "a number", float: "a number", bool: "a boolean",
-          type(None): "null"}
+_NAMES = {
+    dict: "a mapping",
+    list: "a list",
+    str: "text",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
 
 
 def leaves(error):
@@ -69,7 +76,7 @@ def _elsewhere(slots: Slots, data: Any, path: tuple, key: str) -> str | None:
     """Where `key`, unknown at `path`, is known and not yet written: in a mapping beside it (the key was
     indented out of that one), or in the mapping around it (indented into this one)."""
     here = _node(data, path)
-    for sibling, value in (here.items() if isinstance(here, dict) else ()):
+    for sibling, value in here.items() if isinstance(here, dict) else ():
         if isinstance(value, dict) and key not in value and key in keys_at(slots, data, path + (sibling,)):
             return f"did you mean {'.'.join(map(str, path + (sibling, key)))}? Indent it under {sibling}:, as its other keys"
     outer = _node(data, path[:-1]) if path else None
@@ -90,8 +97,11 @@ def _unknown_key(error, slots: Slots, data: Any, path: tuple) -> tuple[str, str,
     allowed = sorted(named)
     extra = [k for k in error.instance if k not in named] if isinstance(error.instance, dict) else []
     key = extra[0] if extra else "?"
-    hint = (did_you_mean(key, allowed) or _elsewhere(slots, data, path, key)
-            or (f"allowed here: {', '.join(allowed)}" if allowed else "remove it: this mapping takes no keys"))
+    hint = (
+        did_you_mean(key, allowed)
+        or _elsewhere(slots, data, path, key)
+        or (f"allowed here: {', '.join(allowed)}" if allowed else "remove it: this mapping takes no keys")
+    )
     message = f"unknown top-level key '{key}'" if not path else f"unknown key '{key}' in {_where(path)}"
     return message, hint, path + (key,)
 
@@ -104,9 +114,16 @@ def describe(error, slots: Slots, data: Any) -> tuple[str, str, tuple]:
     if v in ("additionalProperties", "unevaluatedProperties"):
         return _unknown_key(error, slots, data, path)
     if v == "dependentRequired":
-        key, missing = next((k, missing) for k, deps in error.validator_value.items()
-                            if k in instance and (missing := [d for d in deps if d not in instance]))
-        return f"{key} needs a {one_of(missing)}, and there is none", f"add {one_of(missing)}, or remove {key}", path + (key,)
+        key, missing = next(
+            (k, missing)
+            for k, deps in error.validator_value.items()
+            if k in instance and (missing := [d for d in deps if d not in instance])
+        )
+        return (
+            f"{key} needs a {one_of(missing)}, and there is none",
+            f"add {one_of(missing)}, or remove {key}",
+            path + (key,),
+        )
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         about = _label(sch.get("properties", {}).get(missing, {}))
@@ -115,26 +132,50 @@ def describe(error, slots: Slots, data: Any) -> tuple[str, str, tuple]:
         choices = [repr(c) if not isinstance(c, str) else c for c in error.validator_value]
         hint = did_you_mean(str(instance), [str(c) for c in error.validator_value])
         if len(choices) > LISTED_CHOICES:  # e.g. every transform type: a few, and the count
-            return (f"{where} must be one of {len(choices)} values ({', '.join(choices[:LISTED_CHOICES])}, ...), "
-                    f"not {shown(instance)}"), hint or f"write one of the {len(choices)} values: {_label(sch) or where}", path
+            return (
+                (
+                    f"{where} must be one of {len(choices)} values ({', '.join(choices[:LISTED_CHOICES])}, ...), "
+                    f"not {shown(instance)}"
+                ),
+                hint or f"write one of the {len(choices)} values: {_label(sch) or where}",
+                path,
+            )
         return f"{where} must be {one_of(choices)}, not {shown(instance)}", hint or f"write {one_of(choices)}", path
     if v == "const":
-        return f"{where} must be {error.validator_value!r}, not {shown(instance)}", f"write {error.validator_value!r}", path
+        return (
+            f"{where} must be {error.validator_value!r}, not {shown(instance)}",
+            f"write {error.validator_value!r}",
+            path,
+        )
     if v == "pattern" and "examples" in sch:  # choices accepted in any case (compiler/schema_gen.py)
         choices = [str(c) for c in sch["examples"]]
         hint = did_you_mean(str(instance).upper(), [c.upper() for c in choices])
-        return f"{where} must be {one_of(choices)} (any case), not {shown(instance)}", hint or f"write {one_of(choices)}", path
+        return (
+            f"{where} must be {one_of(choices)} (any case), not {shown(instance)}",
+            hint or f"write {one_of(choices)}",
+            path,
+        )
     if v == "pattern":
-        return (f"{where} {shown(instance)} does not match {error.validator_value}",
-                _label(sch) or f"write text matching {error.validator_value}", path)
+        return (
+            f"{where} {shown(instance)} does not match {error.validator_value}",
+            _label(sch) or f"write text matching {error.validator_value}",
+            path,
+        )
     if v == "minLength" and instance == "":
         return f"{where} must not be empty", f"write {_label(sch) or 'a value'}, or remove the key", path
     if v == "maxLength":
         why = re.search(r"at most [\d,]+ characters([^.;]*)", sch.get("description", ""), re.I)
-        return (f"{where} is {len(instance):,} characters long; it takes at most {error.validator_value:,}",
-                f"shorten it to {error.validator_value:,} characters or fewer{why.group(1) if why else ''}", path)
+        return (
+            f"{where} is {len(instance):,} characters long; it takes at most {error.validator_value:,}",
+            f"shorten it to {error.validator_value:,} characters or fewer{why.group(1) if why else ''}",
+            path,
+        )
     if v == "type":
         wanted = [error.validator_value] if isinstance(error.validator_value, str) else list(error.validator_value)
-        return (f"{where} must be {one_of([_WRITE[t].split(' (')[0] for t in wanted])}, not "
-                f"{_NAMES.get(type(instance), type(instance).__name__)}", f"write {one_of([_WRITE[t] for t in wanted])}", path)
+        return (
+            f"{where} must be {one_of([_WRITE[t].split(' (')[0] for t in wanted])}, not "
+            f"{_NAMES.get(type(instance), type(instance).__name__)}",
+            f"write {one_of([_WRITE[t] for t in wanted])}",
+            path,
+        )
     return f"{where}: {error.message}", _label(sch) or "see the key's description in schemas/pipeline.schema.json", path

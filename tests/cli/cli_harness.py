@@ -50,7 +50,7 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture) -> Run:
         code = main([str(a) for a in args])
     except SystemExit as exc:  # argparse usage errors
         code = exc.code if isinstance(exc.code, int) else 2
-    except Exception:  # noqa: BLE001 - exactly what the user would get from the console script
+    except Exception:
         code = None
         crash = traceback.format_exc()
     captured = capsys.readouterr()

@@ -29,6 +29,7 @@ def _warm() -> None:
     schema._validator()
     schema._check()
     import difflib  # noqa: F401
+
     import jsonschema  # noqa: F401
 
 
@@ -52,7 +53,7 @@ def _child(cwd: str, args: list[str], out: int, err: int, report: int) -> None:
         code = main(args)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 2
-    except BaseException:  # noqa: BLE001 - the traceback is what the test looks for
+    except BaseException:
         import traceback
 
         traceback.print_exc()
@@ -61,8 +62,10 @@ def _child(cwd: str, args: list[str], out: int, err: int, report: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        os.write(report, json.dumps({"code": code, "cpu": usage.ru_utime + usage.ru_stime,
-                                     "peak_mb": _peak_kb() / 1024}).encode())
+        os.write(
+            report,
+            json.dumps({"code": code, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": _peak_kb() / 1024}).encode(),
+        )
         os._exit(0)
 
 
@@ -81,7 +84,9 @@ def run(cwd: str, args: list[str]) -> dict:
         timeout = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM
         out.seek(0)
         err.seek(0)
-        report.update(out=out.read().decode("utf-8", "replace"), err=err.read().decode("utf-8", "replace"), timeout=timeout)
+        report.update(
+            out=out.read().decode("utf-8", "replace"), err=err.read().decode("utf-8", "replace"), timeout=timeout
+        )
         return report
 
 

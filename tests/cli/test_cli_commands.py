@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-
 from cli_harness import ERRORS, EXAMPLE, ROOT, VALID, diagnostic_lines, minimal, rel, run_cli, snapshot
 
 INVALID = ERRORS / "several_mistakes_in_chain_and_sink_in_one_run.yaml"
@@ -132,7 +131,9 @@ def test_diagnostics_name_the_file_relative_to_the_working_directory(capsys, mon
     monkeypatch.chdir(ERRORS.parent)
     run = run_cli(["validate", "errors/bad_enum_values.yaml"], capsys)
     assert diagnostic_lines(run.err) == [
-        "errors/bad_enum_values.yaml:3:7: error[E100]", "errors/bad_enum_values.yaml:15:11: error[E100]"]
+        "errors/bad_enum_values.yaml:3:7: error[E100]",
+        "errors/bad_enum_values.yaml:15:11: error[E100]",
+    ]
 
 
 def test_the_job_header_names_the_file_relative_to_the_repository_from_any_directory(capsys, monkeypatch, tmp_path):
@@ -249,7 +250,9 @@ def test_a_missing_path_is_an_error(capsys, workdir):
     run = run_cli(["validate", "a.yaml", "no/such/file.yaml"], capsys)
     assert run.code == 2
     assert diagnostic_lines(run.err, hints=True) == [
-        "no/such/file.yaml:1:1: error[E005]", "  hint: name a pipeline file or a folder of them (*.yaml, *.yml)"]
+        "no/such/file.yaml:1:1: error[E005]",
+        "  hint: name a pipeline file or a folder of them (*.yaml, *.yml)",
+    ]
 
 
 def test_a_folder_without_pipelines_is_an_error(capsys, workdir):

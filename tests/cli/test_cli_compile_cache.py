@@ -7,13 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from bench.synthetic import pipeline_yaml
+from cli_harness import run_cli
 from pipec.project import batch
 from pipec.project.batch import POOL_FROM
 from pipec.project.driver import build_all, generate_all
 
-from cli_harness import run_cli
+from bench.synthetic import pipeline_yaml
 
 LEADER_EPOCH = "    - {name: epoch, type: INT, metadata: leader-epoch, virtual: true}\n"
 
@@ -27,7 +26,9 @@ def corpus(tmp_path, monkeypatch):
     for n in range(POOL_FROM + 2):
         text = pipeline_yaml(f"p{n}", 3 + n, n)
         if n == 0:
-            text = text.replace("    - {name: trace, header: trace-id}\n", "    - {name: trace, header: trace-id}\n" + LEADER_EPOCH)
+            text = text.replace(
+                "    - {name: trace, header: trace-id}\n", "    - {name: trace, header: trace-id}\n" + LEADER_EPOCH
+            )
         (folder / f"p{n}.yaml").write_text(text, encoding="utf-8")
     return folder, tmp_path / "out"
 
@@ -85,7 +86,9 @@ def test_check_recompiles_an_edited_pipeline(corpus, capsys):
     folder, out = corpus
     assert run_cli(["compile", folder, "--out", out], capsys).code == 0
     pipeline = folder / "p2.yaml"
-    pipeline.write_text(pipeline.read_text(encoding="utf-8").replace("static.value: 'v2'", "static.value: 'w2'"), encoding="utf-8")
+    pipeline.write_text(
+        pipeline.read_text(encoding="utf-8").replace("static.value: 'v2'", "static.value: 'w2'"), encoding="utf-8"
+    )
     run = run_cli(["check", folder, "--out", out], capsys)
     assert run.code == 1
     assert f"{out / 'p2.py'}: differs from its pipeline" in run.err
@@ -116,7 +119,9 @@ def test_the_fingerprint_covers_every_file_that_makes_a_job():
     assert {"code/emit/render.py", "code/runtime/counts.py", "templates/job.py.j2", "schema"} <= names
 
 
-def test_compile_of_unchanged_pipelines_reads_the_cache_and_rewrites_only_a_hand_edited_job(corpus, capsys, monkeypatch):
+def test_compile_of_unchanged_pipelines_reads_the_cache_and_rewrites_only_a_hand_edited_job(
+    corpus, capsys, monkeypatch
+):
     """The second compile compiles nothing (the cache knows every file): current jobs stay as they are, a hand-edited
     one is written back from the job text the cache keeps, byte for byte what compiling gives."""
     folder, out = corpus

@@ -16,7 +16,6 @@ import json
 import os
 
 import pytest
-
 from cli_harness import ERRORS, HINT, ROOT, TRANSFORM_ERRORS, case_marks, diagnostic_lines, rel, run_cli, snapshot
 
 CASES = sorted(ERRORS.glob("*.yaml")) + sorted(TRANSFORM_ERRORS.glob("*.yaml"))
@@ -51,7 +50,9 @@ def test_validate_reports_each_mistake_at_its_location(case, capsys, monkeypatch
 
 
 @pytest.mark.parametrize("command", ["compile", "check", "explain"])
-@pytest.mark.parametrize("case", [pytest.param(c, id=i, marks=case_marks(c, crash_only=True)) for c, i in zip(CASES, IDS)])
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=i, marks=case_marks(c, crash_only=True)) for c, i in zip(CASES, IDS)]
+)
 def test_no_command_shows_a_traceback_or_writes_for_an_invalid_file(case, command, capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     out = tmp_path / "generated"

@@ -6,7 +6,6 @@ import re
 
 import pytest
 import yaml
-
 from cli_harness import EXAMPLE, ROOT, VALID, rel, run_cli
 
 SHAPES = VALID / "explain_shapes.yaml"
@@ -93,7 +92,9 @@ def test_explain_names_the_header_keys_the_chain_adds_and_drops(capsys, monkeypa
 
 
 # Every example and every connector's pipelines: explain must never crash on a valid pipeline.
-EXPLAINED = sorted([*(ROOT / "pipelines").glob("*.yaml"), *(ROOT / "tests").glob("*/pipelines/**/*.yaml"), *VALID.glob("*.yaml")])
+EXPLAINED = sorted(
+    [*(ROOT / "pipelines").glob("*.yaml"), *(ROOT / "tests").glob("*/pipelines/**/*.yaml"), *VALID.glob("*.yaml")]
+)
 
 
 def connectors(path) -> tuple[str, str]:
@@ -116,7 +117,9 @@ def test_explain_of_every_valid_pipeline_names_the_sink_columns(path, capsys, mo
     assert re.fullmatch(rf"sink \({re.escape(sink)}, line \d+\) writes columns: \S.*", last[0]), last
     assert last[-1].startswith("  dead letters: "), last
     if sink in ("delta", "iceberg"):  # a table sink's section also names the table, its key and order, the types
-        assert any(line.strip().startswith("table:") for line in last) and any(line.strip().startswith("types:") for line in last), last
+        assert any(line.strip().startswith("table:") for line in last) and any(
+            line.strip().startswith("types:") for line in last
+        ), last
 
 
 def test_explain_of_an_upsert_kafka_sink_names_the_kafka_record_it_writes(capsys, monkeypatch):
@@ -129,16 +132,25 @@ def test_explain_of_an_upsert_kafka_sink_names_the_kafka_record_it_writes(capsys
 def test_explain_shows_the_sink_encodings_partitioning_and_dead_letters(capsys, monkeypatch):
     """What a consumer of the sink reads: the key and value formats and types, the topic, how records are
     partitioned, and where bad records go."""
-    sink = dict(line.strip().split(":", 1) for line in sections(explain(ROOT / "pipelines/payments_cleared.yaml", capsys, monkeypatch))[-1][1:])
+    sink = dict(
+        line.strip().split(":", 1)
+        for line in sections(explain(ROOT / "pipelines/payments_cleared.yaml", capsys, monkeypatch))[-1][1:]
+    )
     assert sink["topic"].strip() == "${env:PAYMENTS_OUT_TOPIC:-payments-cleared}"
     assert sink["key"].strip() == "json STRUCT<account STRING>"
     assert sink["value"].strip().startswith("json STRUCT<payment_id STRING, account STRING, amount DECIMAL(12, 2)")
     assert sink["partitioning"].strip() == "the producer's, from the serialized key"
-    assert sink["dead letters"].strip().startswith("topic ${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}, with __connect.errors.* context headers")
+    assert (
+        sink["dead letters"]
+        .strip()
+        .startswith("topic ${env:PAYMENTS_DLQ_TOPIC:-payments-dlq}, with __connect.errors.* context headers")
+    )
     files = sections(explain(ROOT / "pipelines/sensor_readings.yaml", capsys, monkeypatch))[-1]
     assert "  partitioning: folders by site" in files
     assert "  dead letters: none: the job fails on a bad record (errors.tolerance: none)" in files
-    stamps = "\n".join(sections(explain(ROOT / "tests/connectors/pipelines/json_timestamp_formats.yaml", capsys, monkeypatch))[-1])
+    stamps = "\n".join(
+        sections(explain(ROOT / "tests/connectors/pipelines/json_timestamp_formats.yaml", capsys, monkeypatch))[-1]
+    )
     assert "(timestamp-format sql)" in stamps and "(timestamp-format epoch-millis)" in stamps
 
 
@@ -155,7 +167,9 @@ def test_explain_format_json_is_one_document(capsys, monkeypatch):
     assert [s["name"] for s in p["steps"]] == step_aliases(ROOT / "pipelines/payments_cleared.yaml")
     assert p["sink"]["key"] == {"format": "json", "type": "STRUCT<account STRING>", "timestamp-format": "iso-8601"}
     assert p["sink"]["dead_letters"]["context_headers"] is True
-    bad = run_cli(["explain", rel(ROOT / "tests/cli/fixtures/errors/predicate_not_defined.yaml"), "--format", "json"], capsys)
+    bad = run_cli(
+        ["explain", rel(ROOT / "tests/cli/fixtures/errors/predicate_not_defined.yaml"), "--format", "json"], capsys
+    )
     assert bad.code == 2
     doc = json.loads(bad.out)
     assert doc["pipelines"] == [] and doc["diagnostics"] and doc["diagnostics"][0]["severity"] == "error"

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_harness import ROOT, diagnostic_lines, minimal, run_cli, snapshot
 
 PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2
@@ -30,8 +29,15 @@ def _bound_by_permissions() -> None:
 
 
 def _pipec_bound_by_permissions(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pipec", *args], cwd=cwd, capture_output=True, text=True, timeout=60,
-                          preexec_fn=_bound_by_permissions, env={"PYTHONPATH": str(ROOT), "PIPEC_CACHE_DIR": ""})
+    return subprocess.run(
+        [sys.executable, "-m", "pipec", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_bound_by_permissions,
+        env={"PYTHONPATH": str(ROOT), "PIPEC_CACHE_DIR": ""},
+    )
 
 
 @pytest.fixture
@@ -185,7 +191,8 @@ def test_a_write_that_fails_writes_no_job_and_says_so_in_one_error(case, capsys,
     assert words in run.err and "nothing was written" in run.err and "\n  hint: " in run.err
     assert snapshot(tmp_path / "gen") == before  # a.py not written beside the failure, no temporary left
     assert sorted(p.name for p in (tmp_path / "gen").rglob("*")) == sorted(
-        p.name for p in (tmp_path / "gen").rglob("*") if p.name in ("out", "b.py", "file"))
+        p.name for p in (tmp_path / "gen").rglob("*") if p.name in ("out", "b.py", "file")
+    )
 
 
 def test_an_out_folder_without_write_permission_is_one_error(open_folder):

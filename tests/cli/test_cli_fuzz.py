@@ -28,10 +28,9 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_harness import DIAGNOSTIC, HERE, ROOT, minimal
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
-
-from cli_harness import DIAGNOSTIC, HERE, ROOT, minimal
 
 # 900 CLI runs (minutes of subprocesses): the full suite runs it, in one process (the count check runs after the
 # property, in order), not the fast lane
@@ -42,21 +41,80 @@ CPU_SECONDS = 0.75
 RESIDENT_MB = 500
 LINE_AT_MOST = 2_500  # characters of one printed line: a message and hint are cut at 1,000, a file name is not
 SIBLING = "zz_fuzz_sibling"
-BASES = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "pipelines").glob("*.yaml"))} | {"minimal.yaml": minimal("p")}
+BASES = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "pipelines").glob("*.yaml"))} | {
+    "minimal.yaml": minimal("p")
+}
 _PAIR = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?):( +)(\S.*)$")
 PROGRESS = re.compile(r"^(\d+ pipeline\(s\) valid|wrote .*)$")
 
-SCALARS = ["[]", "{}", "[1, 2]", "{a: 1}", "null", "~", "true", "no", "0123", "1e400", "-1", '""', "''",
-           "99999999999999999999", "0x1F", "1_000", "12:30:00", ".nan", "=", "<<", "'x'", "- x", "${env:X}", "$${x}"]
-TAGS = ["!!int", "!!float", "!!bool", "!!timestamp", "!!binary", "!!set", "!!str", "!!null", "!foo", "!!map", "!!seq",
-        "!!omap", "!!python/object:os.system", "!!merge"]
+SCALARS = [
+    "[]",
+    "{}",
+    "[1, 2]",
+    "{a: 1}",
+    "null",
+    "~",
+    "true",
+    "no",
+    "0123",
+    "1e400",
+    "-1",
+    '""',
+    "''",
+    "99999999999999999999",
+    "0x1F",
+    "1_000",
+    "12:30:00",
+    ".nan",
+    "=",
+    "<<",
+    "'x'",
+    "- x",
+    "${env:X}",
+    "$${x}",
+]
+TAGS = [
+    "!!int",
+    "!!float",
+    "!!bool",
+    "!!timestamp",
+    "!!binary",
+    "!!set",
+    "!!str",
+    "!!null",
+    "!foo",
+    "!!map",
+    "!!seq",
+    "!!omap",
+    "!!python/object:os.system",
+    "!!merge",
+]
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12) | st.sampled_from(
-    ["\\e[2J", "\\r", "\\n", "\\u202e", "\\ud800", "\\U00110000", "\\x00", "é", "中文", "😀", "a: b", "# c", "\\t", "a\\\\b"])
+    [
+        "\\e[2J",
+        "\\r",
+        "\\n",
+        "\\u202e",
+        "\\ud800",
+        "\\U00110000",
+        "\\x00",
+        "é",
+        "中文",
+        "😀",
+        "a: b",
+        "# c",
+        "\\t",
+        "a\\\\b",
+    ]
+)
 # Mutations, weighted: most change one key or value (so the mutant still parses and meets the later stages),
 # some break the YAML, a few attack the loader.
-KINDS = st.sampled_from(["none", "describe"] + ["value", "flow_value", "quoted", "huge", "typo", "delete"] * 4
-                        + ["duplicate", "indent", "tag", "alias", "unknown"] * 2
-                        + ["tab", "amplify", "recursive", "nest", "truncate", "character", "document"])
+KINDS = st.sampled_from(
+    ["none", "describe"]
+    + ["value", "flow_value", "quoted", "huge", "typo", "delete"] * 4
+    + ["duplicate", "indent", "tag", "alias", "unknown"] * 2
+    + ["tab", "amplify", "recursive", "nest", "truncate", "character", "document"]
+)
 _FLOW_VALUE = re.compile(r"([{,] ?[\w.$-]+: )([^,{}\[\]]+)(?=[,}])")
 HUGE = st.sampled_from(["x", "é", "中", "😀", "9"]).map(lambda c: c * (5_000 if c == "9" else 100_000))
 
@@ -81,13 +139,21 @@ def text_mutation(draw, text: str) -> str:
         found = list(_FLOW_VALUE.finditer(text))
         if found:
             m = draw(st.sampled_from(found))
-            value = draw(st.sampled_from(SCALARS) | TEXT.map(lambda t: '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"') | HUGE)
-            return text[:m.start(2)] + value + text[m.end(2):]
+            value = draw(
+                st.sampled_from(SCALARS)
+                | TEXT.map(lambda t: '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"')
+                | HUGE
+            )
+            return text[: m.start(2)] + value + text[m.end(2) :]
         return text
     if kind == "describe":  # a description (free text, in the job's docstring): mostly still valid
         quoted = '"' + draw(TEXT | HUGE).replace("\\", "\\\\").replace('"', '\\"') + '"'
         return re.sub(r"^description:.*$", lambda m: "description: " + quoted, text, count=1, flags=re.M)
-    i = _pick(draw, lines, pairs_only=kind in ("value", "quoted", "huge", "tag", "alias", "amplify", "recursive", "nest", "typo"))
+    i = _pick(
+        draw,
+        lines,
+        pairs_only=kind in ("value", "quoted", "huge", "tag", "alias", "amplify", "recursive", "nest", "typo"),
+    )
     if i is None or kind == "truncate":
         return text[: draw(st.integers(0, len(text)))]
     if kind == "delete":
@@ -96,7 +162,9 @@ def text_mutation(draw, text: str) -> str:
         lines.insert(i, lines[i])
     elif kind == "indent":
         shift = draw(st.sampled_from([-3, -2, -1, 1, 2, 3]))
-        lines[i] = " " * shift + lines[i] if shift > 0 else lines[i][min(-shift, len(lines[i]) - len(lines[i].lstrip(" "))):]
+        lines[i] = (
+            " " * shift + lines[i] if shift > 0 else lines[i][min(-shift, len(lines[i]) - len(lines[i].lstrip(" "))) :]
+        )
     elif kind == "tab":
         lines[i] = "\t" + lines[i].lstrip(" ")
     elif kind == "value":
@@ -114,7 +182,11 @@ def text_mutation(draw, text: str) -> str:
             _set_value(lines, j, "*a")
     elif kind == "amplify":
         count = draw(st.sampled_from([10, 500, 20_000]))
-        _set_value(lines, i, "[&t " + "y" * draw(st.sampled_from([10, 10_000, 100_000])) + ", " + ", ".join(["*t"] * count) + "]")
+        _set_value(
+            lines,
+            i,
+            "[&t " + "y" * draw(st.sampled_from([10, 10_000, 100_000])) + ", " + ", ".join(["*t"] * count) + "]",
+        )
     elif kind == "recursive":
         _set_value(lines, i, "&r [*r]")
     elif kind == "nest":
@@ -124,13 +196,21 @@ def text_mutation(draw, text: str) -> str:
         m = _PAIR.match(lines[i])
         key = m.group(2)
         at = draw(st.integers(0, len(key) - 1))
-        lines[i] = f"{m.group(1)}{key[:at]}{draw(st.sampled_from(['', 'x', '_', 'É', key[at] * 2]))}{key[at + 1:]}:{m.group(3)}{m.group(4)}"
+        lines[i] = (
+            f"{m.group(1)}{key[:at]}{draw(st.sampled_from(['', 'x', '_', 'É', key[at] * 2]))}{key[at + 1 :]}:{m.group(3)}{m.group(4)}"
+        )
     elif kind == "unknown":
         indent = len(lines[i]) - len(lines[i].lstrip(" "))
-        lines.insert(i, " " * indent + draw(st.sampled_from(["no_such_key: 1", "checkpoint: ${env:C}", "version: 2", "<<: {}"])))
+        lines.insert(
+            i, " " * indent + draw(st.sampled_from(["no_such_key: 1", "checkpoint: ${env:C}", "version: 2", "<<: {}"]))
+        )
     elif kind == "character":
         at = draw(st.integers(0, len(lines[i])))
-        lines[i] = lines[i][:at] + draw(st.sampled_from(["\x00", "\x1b", "\x7f", "\ufeff", "\r", "\x85", "\u2028", "\x0c"])) + lines[i][at:]
+        lines[i] = (
+            lines[i][:at]
+            + draw(st.sampled_from(["\x00", "\x1b", "\x7f", "\ufeff", "\r", "\x85", "\u2028", "\x0c"]))
+            + lines[i][at:]
+        )
     elif kind == "document":
         lines.append("---")
         lines.append(lines[0])
@@ -170,8 +250,14 @@ def project(draw) -> dict:
 
 @pytest.fixture(scope="module")
 def worker():
-    proc = subprocess.Popen([sys.executable, str(HERE / "fuzz_worker.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, env={**os.environ, "PIPEC_CACHE_DIR": ""}, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "fuzz_worker.py")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PIPEC_CACHE_DIR": ""},
+        cwd=ROOT,
+    )
     assert json.loads(proc.stdout.readline()) == {"ready": True}
 
     def run(cwd: Path, *args: str) -> dict:
@@ -202,7 +288,9 @@ def _materialize(tmp: Path, p: dict) -> tuple[str, Path]:
 def _snapshot(folder: Path) -> dict:
     if not folder.exists() or not folder.is_dir():
         return {"": folder.read_bytes()} if folder.is_file() else {}
-    return {p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+    return {
+        p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))
+    }
 
 
 def _check_output(run: dict, command: str) -> list[str]:
@@ -237,8 +325,13 @@ def _check_output(run: dict, command: str) -> list[str]:
 STATS: dict = {"mutants": 0, "runs": 0, "valid": 0, "codes": {}, "cpu_max": 0.0, "peak_max": 0.0, "seconds": 0.0}
 
 
-@settings(max_examples=MUTANTS, derandomize=SEED is None, database=None, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=MUTANTS,
+    derandomize=SEED is None,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 @(seed(int(SEED)) if SEED else lambda test: test)
 @given(p=project())
 def test_every_mutant_keeps_the_contract(p, worker, tmp_path_factory):
@@ -272,12 +365,18 @@ def test_every_mutant_keeps_the_contract(p, worker, tmp_path_factory):
     STATS["cpu_max"] = max(STATS["cpu_max"], validate["cpu"], compiled["cpu"], explained["cpu"])
     STATS["peak_max"] = max(STATS["peak_max"], validate["peak_mb"], compiled["peak_mb"], explained["peak_mb"])
     STATS["seconds"] += time.monotonic() - started
-    assert not problems, "\n".join(problems) + f"\nin a mutant of {p['base']} (oddity {p['oddity']}):\n" + p["data"][:3000].decode("utf-8", "replace")
+    assert not problems, (
+        "\n".join(problems)
+        + f"\nin a mutant of {p['base']} (oddity {p['oddity']}):\n"
+        + p["data"][:3000].decode("utf-8", "replace")
+    )
 
 
 def test_the_fuzz_ran_its_mutants():
     """Runs after the property (same module, in order): it saw every mutant, and a mix of valid and invalid ones."""
-    print(f"\nfuzz: {STATS['mutants']} mutants, {STATS['runs']} runs in {STATS['seconds']:.1f} s; {STATS['valid']} valid; "
-          f"max {STATS['cpu_max']:.2f} s CPU, {STATS['peak_max']:.0f} MB; codes {dict(sorted(STATS['codes'].items()))}")
+    print(
+        f"\nfuzz: {STATS['mutants']} mutants, {STATS['runs']} runs in {STATS['seconds']:.1f} s; {STATS['valid']} valid; "
+        f"max {STATS['cpu_max']:.2f} s CPU, {STATS['peak_max']:.0f} MB; codes {dict(sorted(STATS['codes'].items()))}"
+    )
     assert STATS["mutants"] >= MUTANTS
     assert 0 < STATS["valid"] < STATS["mutants"]

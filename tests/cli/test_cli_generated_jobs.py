@@ -10,7 +10,6 @@ import warnings
 
 import pytest
 import yaml
-
 from cli_harness import ROOT, VALID, rel, run_cli
 
 PIPELINES = sorted((ROOT / "pipelines").glob("*.yaml")) + sorted(VALID.glob("*.yaml"))

@@ -33,8 +33,11 @@ def _documented() -> set[str]:
 
 def _used() -> set[str]:
     """Every code the compiler's source spells."""
-    return {m for p in (ROOT / "compiler").rglob("*.py")
-            for m in re.findall(r"\"([EW]\d{3})\"", p.read_text(encoding="utf-8"))}
+    return {
+        m
+        for p in (ROOT / "compiler").rglob("*.py")
+        for m in re.findall(r"\"([EW]\d{3})\"", p.read_text(encoding="utf-8"))
+    }
 
 
 def test_the_table_names_every_code_the_compiler_uses_and_no_other():
@@ -47,14 +50,21 @@ def _calls_without_a_hint() -> list[str]:
     missing = []
     for path in (ROOT / "compiler").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("error", "warn")):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("error", "warn")
+            ):
                 continue
             owner = ast.unparse(node.func.value)
             position = 3 if owner.endswith("diags") else 2 if owner in ("reader", "ctx") else None
             if position is None:
                 continue
-            hint = next((k.value for k in node.keywords if k.arg == "hint"), node.args[position] if len(node.args) > position else None)
-            if hint is None or isinstance(hint, ast.Constant) and hint.value is None:
+            hint = next(
+                (k.value for k in node.keywords if k.arg == "hint"),
+                node.args[position] if len(node.args) > position else None,
+            )
+            if hint is None or (isinstance(hint, ast.Constant) and hint.value is None):
                 missing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     return missing
 
@@ -68,14 +78,35 @@ SPECIAL = {
     "E004": ({"p.yaml": b"version: 1\nname: \xff\n"}, ["validate", "p.yaml"]),
     "E005": ({}, ["validate", "missing.yaml"]),
     "E006": ({"empty/notes.txt": b"x"}, ["validate", "empty"]),
-    "E007": ({"a.yaml": minimal("same").encode(), "b.yaml": minimal("same").encode()}, ["validate", "a.yaml", "b.yaml"]),
+    "E007": (
+        {"a.yaml": minimal("same").encode(), "b.yaml": minimal("same").encode()},
+        ["validate", "a.yaml", "b.yaml"],
+    ),
     "E008": ({"p.yaml": ("x: " + "[" * 70 + "]" * 70 + "\n").encode()}, ["validate", "p.yaml"]),
     "E010": ({"p.yaml": minimal("p").encode(), "gen": b"a file"}, ["compile", "p.yaml", "--out", "gen"]),
-    "W110": ({"p.yaml": (minimal("p").replace("mode: batch", "mode: batch\nerrors: {tolerance: all, deadletterqueue.path: d, "
-                                              "deadletterqueue.topic.replication.factor: 3}")).encode()}, ["validate", "p.yaml"]),
-    "W206": ({"p.yaml": (ROOT / "tests/cli/fixtures/errors/kafka_sink_writes_a_timestamp.yaml").read_bytes().replace(
-        b"    - {name: name, type: STRING}\n", b"    - {name: name, type: STRING}\n    - {name: e, metadata: leader-epoch, virtual: true}\n")},
-             ["validate", "p.yaml"]),
+    "W110": (
+        {
+            "p.yaml": (
+                minimal("p").replace(
+                    "mode: batch",
+                    "mode: batch\nerrors: {tolerance: all, deadletterqueue.path: d, "
+                    "deadletterqueue.topic.replication.factor: 3}",
+                )
+            ).encode()
+        },
+        ["validate", "p.yaml"],
+    ),
+    "W206": (
+        {
+            "p.yaml": (ROOT / "tests/cli/fixtures/errors/kafka_sink_writes_a_timestamp.yaml")
+            .read_bytes()
+            .replace(
+                b"    - {name: name, type: STRING}\n",
+                b"    - {name: name, type: STRING}\n    - {name: e, metadata: leader-epoch, virtual: true}\n",
+            )
+        },
+        ["validate", "p.yaml"],
+    ),
 }
 
 # Mistakes the JSON Schema reports first (E100); the compiler checks them again when it builds. (code: YAML)
@@ -84,8 +115,10 @@ BEHIND_THE_SCHEMA = {
     "E310": minimal("p") + "predicates:\n  p: {type: NoSuchPredicate}\n",
     "E321": minimal("p") + "transforms:\n  - {name: x, type: NoSuchTransform}\n",
     "E801": minimal("p") + "transforms:\n  - {name: x, type: DropHeaders, headers: []}\n",
-    "E520": minimal("p").replace("  connector: files\n  path: out\n  format: json\n",
-                                 "  connector: kafka\n  topic: t\n  properties: {bootstrap.servers: b:9092}\n  value: {format: protobuf}\n"),
+    "E520": minimal("p").replace(
+        "  connector: files\n  path: out\n  format: json\n",
+        "  connector: kafka\n  topic: t\n  properties: {bootstrap.servers: b:9092}\n  value: {format: protobuf}\n",
+    ),
 }
 
 
@@ -108,7 +141,9 @@ def test_every_documented_code_comes_with_a_hint_and_a_location(capsys, monkeypa
     seen: dict[str, list[dict]] = {}
     monkeypatch.chdir(ROOT)
     for case in sorted(ERRORS.glob("*.yaml")) + sorted(TRANSFORM_ERRORS.glob("*.yaml")):
-        _seen(json.loads(run_cli(["validate", case.relative_to(ROOT).as_posix(), "--format", "json"], capsys).out), seen)
+        _seen(
+            json.loads(run_cli(["validate", case.relative_to(ROOT).as_posix(), "--format", "json"], capsys).out), seen
+        )
     for code, (files, args) in SPECIAL.items():
         folder = tmp_path / code
         for name, data in files.items():
@@ -121,5 +156,7 @@ def test_every_documented_code_comes_with_a_hint_and_a_location(capsys, monkeypa
         _seen(_built_without_validation(text), seen)
     wanted = _documented() - NEEDS_A_REGISTRY
     assert sorted(wanted - set(seen)) == []
-    without = sorted({f"{code}: {d['message']}" for code in wanted for d in seen[code] if not d["hint"] or not d["loc"]})
+    without = sorted(
+        {f"{code}: {d['message']}" for code in wanted for d in seen[code] if not d["hint"] or not d["loc"]}
+    )
     assert without == []

@@ -14,7 +14,6 @@ import sys
 from dataclasses import dataclass
 
 import pytest
-
 from cli_harness import DIAGNOSTIC, ROOT, minimal
 
 CPU_SECONDS = 1.0
@@ -46,12 +45,17 @@ CASES = {
     "flow_nesting_1000_deep": (minimal("p") + "description: " + "[" * 1000 + "]" * 1000 + "\n", "E008", 15),
     "block_nesting_1000_deep": (minimal("p") + "description:\n  " + "- " * 1000 + "x\n", "E008", 16),
     "block_mappings_1000_deep": (
-        minimal("p") + "spark:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1000)) + " " * 1000 + "v\n", "E008", 79),
+        minimal("p") + "spark:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1000)) + " " * 1000 + "v\n",
+        "E008",
+        79,
+    ),
     "alias_bomb": (_alias_bomb() + minimal("p"), "E008", 6),
     "alias_expanding_past_the_depth": (_deep_alias() + minimal("p"), "E008", 2),
     "a_huge_flat_document": (
         minimal("p") + "tests:\n  - name: t\n    given:\n" + "      - {value: {id: 1}}\n" * 20_000 + "    expect: []\n",
-        "E008", 10_009),
+        "E008",
+        10_009,
+    ),
     "alias_amplification": (_alias_amplification(), "E008", 2),
     "recursive_alias": (minimal("p") + "spark: &s {conf: *s}\n", "E008", 15),
     "a_file_larger_than_the_budget": (minimal("p") + "description: " + "x" * 3_000_000 + "\n", "E008", 1),
@@ -60,7 +64,10 @@ CASES = {
     # 0.8 s of CPU warm: black measured it in the two statements that name the servers
     "a_100_kb_non_ascii_setting": (minimal("p").replace("path: out", "path: " + "中" * 100_000), "E100", 13),
     "struct_type_400_deep": (
-        minimal("p").replace("type: STRING}", "type: '" + "STRUCT<a " * 400 + "INT" + ">" * 400 + "'}"), "E200", 10),
+        minimal("p").replace("type: STRING}", "type: '" + "STRUCT<a " * 400 + "INT" + ">" * 400 + "'}"),
+        "E200",
+        10,
+    ),
 }
 
 
@@ -87,13 +94,22 @@ def _pipec(args: list[str], cwd) -> Measured:
         "    print(f'@@ {r.ru_utime + r.ru_stime} {hwm}', file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=60, preexec_fn=_limit_address_space, env={"PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_limit_address_space,
+        env={"PYTHONPATH": str(ROOT)},
+    )
     lines = done.stderr.splitlines()
     usage = [line for line in lines if line.startswith("@@ ")]
     assert usage, done.stderr[-3000:]
     cpu, rss_kb = usage[-1].split()[1:]
-    return Measured(done.returncode, "\n".join(l for l in lines if not l.startswith("@@ ")), float(cpu), int(rss_kb) / 1024)
+    return Measured(
+        done.returncode, "\n".join(l for l in lines if not l.startswith("@@ ")), float(cpu), int(rss_kb) / 1024
+    )
 
 
 @pytest.mark.parametrize("command", ["validate", "compile"])
@@ -126,9 +142,15 @@ def test_names_at_their_limits_compile_within_a_second(tmp_path):
     """A 249-character pipeline name, and 20 columns and 10 steps with 255-character non-ASCII names, each
     named in several statements of the job."""
     columns = "".join(f"    - {{name: {'é' * 250}{i:05d}, type: STRING}}\n" for i in range(20))
-    steps = "".join(f"  - {{name: {'中' * 250}{i:05d}, type: InsertField$Value, static.field: f{i}, static.value: v}}\n"
-                    for i in range(10))
-    text = minimal("p" * 249).replace("    - {name: name, type: STRING}\n", columns).replace("sink:", "transforms:\n" + steps + "sink:")
+    steps = "".join(
+        f"  - {{name: {'中' * 250}{i:05d}, type: InsertField$Value, static.field: f{i}, static.value: v}}\n"
+        for i in range(10)
+    )
+    text = (
+        minimal("p" * 249)
+        .replace("    - {name: name, type: STRING}\n", columns)
+        .replace("sink:", "transforms:\n" + steps + "sink:")
+    )
     (tmp_path / "p.yaml").write_text(text, encoding="utf-8")
     run = _pipec(["compile", "p.yaml", "--out", "generated"], tmp_path)
     assert run.code == 0, run.stderr[-3000:]
@@ -141,7 +163,8 @@ def test_a_pipeline_at_the_limits_compiles(tmp_path):
     struct = "STRUCT<a " * 63 + "INT" + ">" * 63
     value = "{a: " * 58 + "1" + "}" * 58  # 6 levels above it: tests, 0, given, 0, value
     text = minimal("p").replace("type: STRING}", f"type: 'STRUCT<n {struct}>'}}") + (
-        f"tests:\n  - name: t\n    given: [{{value: {value}}}]\n    expect: []\n")
+        f"tests:\n  - name: t\n    given: [{{value: {value}}}]\n    expect: []\n"
+    )
     (tmp_path / "p.yaml").write_text(text, encoding="utf-8")
     run = _pipec(["compile", "p.yaml", "--out", "generated"], tmp_path)
     assert run.code == 0, run.stderr[-3000:]

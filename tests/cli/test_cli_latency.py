@@ -15,10 +15,11 @@ import sys
 import time
 
 import pytest
-
 from cli_harness import EXAMPLE, ROOT, rel
 
-pytestmark = pytest.mark.slow  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
+pytestmark = (
+    pytest.mark.slow
+)  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
 
 PIPEC = ROOT / ".venv" / "bin" / "pipec"
 BUDGET_SECONDS = 0.5

@@ -23,7 +23,9 @@ from cli_harness import ROOT, run_cli
 
 from tests.tools.gitrepo import Repo
 
-pytestmark = pytest.mark.slow  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
+pytestmark = (
+    pytest.mark.slow
+)  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
 
 SOURCES = ("pyproject.toml", "README.md", "compiler", "templates", "schemas")  # what the wheel is built from
 PACKAGE_DATA = {"templates": "pipec/templates", "schemas": "pipec/schemas"}
@@ -64,8 +66,9 @@ def bare_venv(venv: Path) -> Path:
 def fresh_venv(tmp: Path, wheel: Path) -> Path:
     """A venv holding pipec from the wheel only; returns its bin folder."""
     python = bare_venv(tmp / "venv")
-    proc = run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel,
-               cwd=tmp)
+    proc = run(
+        sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel, cwd=tmp
+    )
     assert proc.returncode == 0, proc.stderr
     return python.parent
 
@@ -91,14 +94,18 @@ def test_the_wheel_holds_every_module_template_and_schema(installed):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"pipec/{p.relative_to(ROOT / 'compiler').as_posix()}" for p in (ROOT / "compiler").rglob("*.py")}
     for folder, package in PACKAGE_DATA.items():
-        expected |= {f"{package}/{p.relative_to(ROOT / folder).as_posix()}" for p in (ROOT / folder).rglob("*")
-                     if p.is_file() and "__pycache__" not in p.parts}
+        expected |= {
+            f"{package}/{p.relative_to(ROOT / folder).as_posix()}"
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        }
     assert expected - names == set()
     assert {name.split("/")[0] for name in names if not name.startswith("pipec-")} == {"pipec"}  # no `compiler`
 
 
-def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(installed, tmp_path, monkeypatch,
-                                                                                capsys):
+def test_pipec_from_the_wheel_validates_compiles_and_checks_another_repository(
+    installed, tmp_path, monkeypatch, capsys
+):
     _, bin_dir = installed
     repo = Repo(tmp_path / "elsewhere")
     shutil.copytree(ROOT / "pipelines", repo.path / "pipelines")

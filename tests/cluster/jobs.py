@@ -18,9 +18,19 @@ RUN_TIMEOUT_S = 300
 
 
 def run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    done = subprocess.run(command, cwd=cwd, env={**os.environ, **env}, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT_S, check=False)
-    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"{' '.join(command)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    )
     return done
 
 
@@ -58,4 +68,3 @@ def count_lines(text: str, job: Path) -> list[str]:
 
 def rows_written(lines: list[str]) -> int:
     return sum(int(line.split(" written=")[1].split()[0]) for line in lines)
-

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from jobs import BATCH, STREAMING, count_lines, job_args, reference, rows_written, run, spark_submit, written
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
@@ -17,9 +16,19 @@ def test_spark_submit_runs_the_job_on_the_cluster(spark_cluster, spark, tmp_path
     master, state = spark_cluster
     apps_before = set((state / "work").glob("app-*"))
     done = run(
-        [spark_submit(), "--master", master, "--conf", "spark.driver.host=127.0.0.1", str(job),
-         *job_args(job, tmp_path / "out", tmp_path / "checkpoint"), "--master", "local[1]"],
-        cwd=tmp_path, PYSPARK_PYTHON=sys.executable,
+        [
+            spark_submit(),
+            "--master",
+            master,
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            str(job),
+            *job_args(job, tmp_path / "out", tmp_path / "checkpoint"),
+            "--master",
+            "local[1]",
+        ],
+        cwd=tmp_path,
+        PYSPARK_PYTHON=sys.executable,
     )
     assert "--master local[1] ignored" in done.stdout  # spark-submit sends the Python driver's stderr to stdout
     # the executors ran on the worker: the run is one new application in the worker's work dir

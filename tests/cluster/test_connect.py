@@ -10,10 +10,9 @@ import sys
 
 import pyspark
 import pytest
-
+from jobs import BATCH, STREAMING, count_lines, job_args, reference, rows_written, run, written
 from pipec.spark_versions import CONNECT_BATCH_COUNTS_SINCE, line_key, line_of
 from pipec.testing.runner import compile_job
-from jobs import BATCH, STREAMING, count_lines, job_args, reference, rows_written, run, written
 
 pytestmark = [pytest.mark.spark, pytest.mark.connect]
 
@@ -38,7 +37,10 @@ def test_a_source_that_cannot_load_fails_in_one_line_through_connect(spark_conne
     address, _ = spark_connect
     done = subprocess.run(
         [sys.executable, str(BATCH), "--source-path", str(tmp_path / "missing"), "--sink-path", str(tmp_path / "out")],
-        env={**os.environ, "SPARK_REMOTE": address}, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "SPARK_REMOTE": address},
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith("orders_enriched: failed: ")
@@ -69,6 +71,8 @@ def test_a_micro_batch_job_writes_the_yamls_relative_paths_where_the_client_runs
     compile_job(client, RELATIVE_PATHS_YAML)
     done = run([sys.executable, "relative_paths.py"], cwd=client, SPARK_REMOTE=address)
     assert written(spark, client / "out") == ['{"id": "a", "total": "5"}'], done.stdout + done.stderr
-    letters = [json.loads(line) for f in sorted((client / "letters").rglob("*.json")) for line in f.read_text().splitlines()]
+    letters = [
+        json.loads(line) for f in sorted((client / "letters").rglob("*.json")) for line in f.read_text().splitlines()
+    ]
     assert len(letters) == 1 and "VALUE_CONVERTER" in json.dumps(letters[0]), letters
     assert (client / "checkpoint" / "commits").is_dir()

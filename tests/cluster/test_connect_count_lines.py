@@ -18,10 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from pipec.testing.runner import compile_job
 from connect_counts import check_count_lines, handed_views
 from jobs import run
+from pipec.testing.runner import compile_job
 
 pytestmark = [pytest.mark.spark, pytest.mark.connect]
 
@@ -57,8 +56,11 @@ def add_files(folder: Path, files, first_mtime: int) -> None:
 
 
 def expected_lines(files, first_batch: int) -> list[str]:
-    return [f"[{NAME}] micro-batch {first_batch + i}: in={len(lines)} written={good} filtered=0 superseded=0 "
-            f"dead_lettered={dead}" for i, (_, lines, (good, dead)) in enumerate(files)]
+    return [
+        f"[{NAME}] micro-batch {first_batch + i}: in={len(lines)} written={good} filtered=0 superseded=0 "
+        f"dead_lettered={dead}"
+        for i, (_, lines, (good, dead)) in enumerate(files)
+    ]
 
 
 def commits(checkpoint: Path) -> list[int]:

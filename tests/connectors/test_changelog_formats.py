@@ -9,13 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from pipec.diagnostics import CompileError
+from native_plan import python_operators
 from pipec.project.driver import build_all, generate_all
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from pipec.testing.runner import load_job
-from native_plan import python_operators
 
 HERE = Path(__file__).resolve().parent / "pipelines"
 
@@ -31,8 +29,8 @@ def job_for(path: Path, tmp_path: Path):
 
 
 def raw_frame(spark, compiled, given: list[dict]):
-    from pipec.model import TestRecord
     from pipec.diagnostics import Location
+    from pipec.model import TestRecord
 
     records = [TestRecord(g, Location("t", 1, 1), {}) for g in given]
     rows = kafka_rows(compiled.pipeline.source, records)
@@ -40,23 +38,44 @@ def raw_frame(spark, compiled, given: list[dict]):
 
 
 ERROR_CASES = [
-    ("kafka_debezium.yaml", {"value": {"op": "x", "after": {"id": 1}}, "topic": "inventory.customers", "offset": 17},
-     'value format debezium-json: unknown or missing "op" value (expected c, r, u or d); a message with schema and '
-     "payload needs debezium-json.schema-include: true (topic inventory.customers, partition 0, offset 17)"),
-    ("kafka_debezium.yaml", {"value": {"op": "d", "before": None}, "partition": 3, "offset": 2},
-     'value format debezium-json: the "before" field of a DELETE message is null (a Postgres table needs REPLICA '
-     "IDENTITY FULL) (topic inventory.customers, partition 3, offset 2)"),
-    ("kafka_debezium.yaml", {"value": {"base64": "eyJvcCI6"}},
-     "value format debezium-json: the message is not valid JSON of this format's shape (topic inventory.customers, partition 0, offset 0)"),
-    ("kafka_debezium.yaml", {"value": {"op": "c", "after": {"id": "not a number"}}},
-     "value format debezium-json: the message is not valid JSON of this format's shape (topic inventory.customers, partition 0, offset 0)"),
-    ("kafka_canal.yaml", {"value": {"type": "TRUNCATE", "data": [{"id": "1"}]}, "offset": 9},
-     'value format canal-json: unknown or missing "type" value (expected INSERT, INIT, UPDATE, DELETE, or a DDL message) '
-     "(topic products, partition 0, offset 9)"),
-    ("kafka_canal.yaml", {"value": {"type": "INSERT", "data": [{"weight": "heavy"}]}},
-     "value format canal-json: column 'weight' does not hold a DECIMAL(10, 2) (topic products, partition 0, offset 0)"),
-    ("kafka_canal.yaml", {"value": {"type": "DELETE"}},
-     'value format canal-json: a DML message has no "data" field (topic products, partition 0, offset 0)'),
+    (
+        "kafka_debezium.yaml",
+        {"value": {"op": "x", "after": {"id": 1}}, "topic": "inventory.customers", "offset": 17},
+        'value format debezium-json: unknown or missing "op" value (expected c, r, u or d); a message with schema and '
+        "payload needs debezium-json.schema-include: true (topic inventory.customers, partition 0, offset 17)",
+    ),
+    (
+        "kafka_debezium.yaml",
+        {"value": {"op": "d", "before": None}, "partition": 3, "offset": 2},
+        'value format debezium-json: the "before" field of a DELETE message is null (a Postgres table needs REPLICA '
+        "IDENTITY FULL) (topic inventory.customers, partition 3, offset 2)",
+    ),
+    (
+        "kafka_debezium.yaml",
+        {"value": {"base64": "eyJvcCI6"}},
+        "value format debezium-json: the message is not valid JSON of this format's shape (topic inventory.customers, partition 0, offset 0)",
+    ),
+    (
+        "kafka_debezium.yaml",
+        {"value": {"op": "c", "after": {"id": "not a number"}}},
+        "value format debezium-json: the message is not valid JSON of this format's shape (topic inventory.customers, partition 0, offset 0)",
+    ),
+    (
+        "kafka_canal.yaml",
+        {"value": {"type": "TRUNCATE", "data": [{"id": "1"}]}, "offset": 9},
+        'value format canal-json: unknown or missing "type" value (expected INSERT, INIT, UPDATE, DELETE, or a DDL message) '
+        "(topic products, partition 0, offset 9)",
+    ),
+    (
+        "kafka_canal.yaml",
+        {"value": {"type": "INSERT", "data": [{"weight": "heavy"}]}},
+        "value format canal-json: column 'weight' does not hold a DECIMAL(10, 2) (topic products, partition 0, offset 0)",
+    ),
+    (
+        "kafka_canal.yaml",
+        {"value": {"type": "DELETE"}},
+        'value format canal-json: a DML message has no "data" field (topic products, partition 0, offset 0)',
+    ),
 ]
 
 

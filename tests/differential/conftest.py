@@ -46,8 +46,11 @@ def kafka_classpath() -> str:
         pytest.fail("differential tests need Java 17+ on PATH (`java` not found)", pytrace=False)
     modules = subprocess.run(["java", "--list-modules"], capture_output=True, text=True).stdout
     if "jdk.compiler@" not in modules:  # `java File.java` compiles the harness in memory
-        pytest.fail("differential tests run SmtHarness.java with `java File.java`, which needs the jdk.compiler "
-                    "module (install a JDK, e.g. openjdk-17-jdk-headless)", pytrace=False)
+        pytest.fail(
+            "differential tests run SmtHarness.java with `java File.java`, which needs the jdk.compiler "
+            "module (install a JDK, e.g. openjdk-17-jdk-headless)",
+            pytrace=False,
+        )
     started = time.monotonic()
     proc = subprocess.run([str(FETCH)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -89,18 +92,25 @@ def kafka_results(kafka_classpath, case_records) -> dict[str, dict]:
 @pytest.fixture(scope="session")
 def pipec_results(request, spark, kafka_results, case_records, tmp_path_factory):
     """id -> pipec's side of every selected case whose transforms are all registered (run from a few threads)."""
-    from pipec.transforms import REGISTRY
     from diff_cases import CASES
     from diff_run import kafka_outcomes, run_pipec
+    from pipec.transforms import REGISTRY
 
     started = time.monotonic()
     here = Path(__file__).resolve().parent
-    selected = {item.callspec.params["case"].id for item in request.session.items
-                if hasattr(item, "callspec") and "case" in item.callspec.params
-                and Path(str(item.fspath)).resolve().parent == here}
+    selected = {
+        item.callspec.params["case"].id
+        for item in request.session.items
+        if hasattr(item, "callspec")
+        and "case" in item.callspec.params
+        and Path(str(item.fspath)).resolve().parent == here
+    }
     cases = [c for c in CASES if c.id in selected and c.transforms() <= set(REGISTRY.transforms)]
-    kafka = {c.id: kafka_outcomes(kafka_results[c.id], case_records[c.id])
-             for c in cases if "config_error" not in kafka_results[c.id]}
+    kafka = {
+        c.id: kafka_outcomes(kafka_results[c.id], case_records[c.id])
+        for c in cases
+        if "config_error" not in kafka_results[c.id]
+    }
     workers = int(os.environ.get("PIPEC_DIFFERENTIAL_THREADS", min(4, os.cpu_count() or 1)))
     results = run_pipec(spark, cases, case_records, kafka, tmp_path_factory.mktemp("differential"), workers)
     STATS["timings"]["pipec"] = time.monotonic() - started

@@ -13,15 +13,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipec.resolve.builder import Compiled
+from diff_connect import UTC, from_envelope, from_spark
 from pipec.project.driver import build_all, generate_all
+from pipec.resolve.builder import Compiled
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA
 from pipec.testing.runner import load_job
 from pipec.tools.connect_columns import Sample, connect_schema_type
 from pipec.tools.connect_config import ConnectorConfig, read_config
 from pipec.tools.connect_import import JSON_CONVERTER, RAW_SUFFIX, Importer
-from diff_connect import UTC, from_envelope, from_spark
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = HERE / "connect_configs"
@@ -43,35 +43,100 @@ class DocConfig:
 
 
 def _struct(*fields: tuple[str, str]) -> dict:
-    return {"type": "struct", "optional": True, "fields": [{"field": n, "type": t, "optional": True} for n, t in fields]}
+    return {
+        "type": "struct",
+        "optional": True,
+        "fields": [{"field": n, "type": t, "optional": True} for n, t in fields],
+    }
 
 
 DOC_CONFIGS = (
-    DocConfig("file_source.properties", "https://kafka.apache.org/documentation/#connect_transforms",
-              {"type": "string", "optional": True}, ("connect-test",)),
-    DocConfig("cast_value.json", CONFLUENT + "cast.html (Cast Value)", {"type": "double", "optional": True}, ("prices",)),
-    DocConfig("cast_fields.json", CONFLUENT + "cast.html (Cast Comma-Separated Values)",
-              _struct(("ID", "int32"), ("score", "int32")), ("scores",)),
-    DocConfig("mask_value.json", CONFLUENT + "maskfield.html (Mask value)",
-              _struct(("integer_field", "int32"), ("string_field", "string")), ("events",)),
-    DocConfig("mask_replace.properties", "https://cwiki.apache.org/confluence/display/KAFKA/KIP-437%3A+Custom+replacement+for+MaskField+SMT",
-              _struct(("name", "string"), ("SSN", "string"), ("IPAddress", "string"), ("office", "string"), ("mobile", "string")),
-              ("customers",)),
-    DocConfig("replace_drop.json", CONFLUENT + "replacefield-ak.html (Drop a Field)", _struct(("c1", "int32"), ("c2", "string")),
-              ("measurements",)),
-    DocConfig("replace_rename.json", CONFLUENT + "replacefield-ak.html (Rename a Field)",
-              _struct(("foo", "int32"), ("bar", "string")), ("legacy",)),
-    DocConfig("insert_static.json", CONFLUENT + "insertfield.html", _struct(("author", "string"), ("character", "string")), ("books",)),
-    DocConfig("flatten.json", CONFLUENT + "flatten.html (Flatten with the period delimiter)",
-              {"type": "struct", "optional": True, "fields": [{"field": "content", "type": "struct", "optional": True, "fields": [
-                  {"field": "id", "type": "int64", "optional": True},
-                  {"field": "name", "type": "struct", "optional": True, "fields": [
-                      {"field": k, "type": "string", "optional": True} for k in ("first", "middle", "last")]}]}]},
-              ("content",)),
-    DocConfig("regex_drop_prefix.json", CONFLUENT + "regexrouter.html (Remove a topic prefix)", _struct(("id", "int64")),
-              ("soe-Order", "soe-Invoice")),
-    DocConfig("regex_add_prefix.json", CONFLUENT + "regexrouter.html (Add a topic prefix)", _struct(("id", "int64"), ("ok", "boolean")),
-              ("Order",)),
+    DocConfig(
+        "file_source.properties",
+        "https://kafka.apache.org/documentation/#connect_transforms",
+        {"type": "string", "optional": True},
+        ("connect-test",),
+    ),
+    DocConfig(
+        "cast_value.json", CONFLUENT + "cast.html (Cast Value)", {"type": "double", "optional": True}, ("prices",)
+    ),
+    DocConfig(
+        "cast_fields.json",
+        CONFLUENT + "cast.html (Cast Comma-Separated Values)",
+        _struct(("ID", "int32"), ("score", "int32")),
+        ("scores",),
+    ),
+    DocConfig(
+        "mask_value.json",
+        CONFLUENT + "maskfield.html (Mask value)",
+        _struct(("integer_field", "int32"), ("string_field", "string")),
+        ("events",),
+    ),
+    DocConfig(
+        "mask_replace.properties",
+        "https://cwiki.apache.org/confluence/display/KAFKA/KIP-437%3A+Custom+replacement+for+MaskField+SMT",
+        _struct(
+            ("name", "string"), ("SSN", "string"), ("IPAddress", "string"), ("office", "string"), ("mobile", "string")
+        ),
+        ("customers",),
+    ),
+    DocConfig(
+        "replace_drop.json",
+        CONFLUENT + "replacefield-ak.html (Drop a Field)",
+        _struct(("c1", "int32"), ("c2", "string")),
+        ("measurements",),
+    ),
+    DocConfig(
+        "replace_rename.json",
+        CONFLUENT + "replacefield-ak.html (Rename a Field)",
+        _struct(("foo", "int32"), ("bar", "string")),
+        ("legacy",),
+    ),
+    DocConfig(
+        "insert_static.json",
+        CONFLUENT + "insertfield.html",
+        _struct(("author", "string"), ("character", "string")),
+        ("books",),
+    ),
+    DocConfig(
+        "flatten.json",
+        CONFLUENT + "flatten.html (Flatten with the period delimiter)",
+        {
+            "type": "struct",
+            "optional": True,
+            "fields": [
+                {
+                    "field": "content",
+                    "type": "struct",
+                    "optional": True,
+                    "fields": [
+                        {"field": "id", "type": "int64", "optional": True},
+                        {
+                            "field": "name",
+                            "type": "struct",
+                            "optional": True,
+                            "fields": [
+                                {"field": k, "type": "string", "optional": True} for k in ("first", "middle", "last")
+                            ],
+                        },
+                    ],
+                }
+            ],
+        },
+        ("content",),
+    ),
+    DocConfig(
+        "regex_drop_prefix.json",
+        CONFLUENT + "regexrouter.html (Remove a topic prefix)",
+        _struct(("id", "int64")),
+        ("soe-Order", "soe-Invoice"),
+    ),
+    DocConfig(
+        "regex_add_prefix.json",
+        CONFLUENT + "regexrouter.html (Add a topic prefix)",
+        _struct(("id", "int64"), ("ok", "boolean")),
+        ("Order",),
+    ),
     DocConfig("hoist_field.json", CONFLUENT + "hoistfield.html", {"type": "string", "optional": True}, ("lines",)),
 )
 
@@ -90,8 +155,8 @@ def draw(schema: dict, rng: random.Random, root: bool = True):
     if kind == "struct":
         return {f["field"]: draw(f, rng, False) for f in schema["fields"]}
     return {
-        "int32": lambda: rng.choice([0, -1, 1, 2**31 - 1, -(2**31), rng.randint(-10**6, 10**6)]),
-        "int64": lambda: rng.choice([0, 2**63 - 1, -(2**63), rng.randint(-10**12, 10**12)]),
+        "int32": lambda: rng.choice([0, -1, 1, 2**31 - 1, -(2**31), rng.randint(-(10**6), 10**6)]),
+        "int64": lambda: rng.choice([0, 2**63 - 1, -(2**63), rng.randint(-(10**12), 10**12)]),
         "double": lambda: rng.choice([0.0, 1.5, -2.25, round(rng.uniform(-1e6, 1e6), 3)]),
         "boolean": lambda: rng.random() < 0.5,
         "string": lambda: rng.choice(TEXT + [str(rng.randint(0, 99999))]),
@@ -104,9 +169,16 @@ def records(doc: DocConfig, count: int = 40) -> list[dict]:
     out = []
     for i in range(count):
         tombstone = i % 9 == 8
-        out.append({"topic": doc.topics[i % len(doc.topics)], "partition": i % 3, "offset": 100 + i,
-                    "timestamp": rng.randint(946684800000, 1893456000000),
-                    "value": None if tombstone else draw(doc.value_schema, rng), "tombstone": tombstone})
+        out.append(
+            {
+                "topic": doc.topics[i % len(doc.topics)],
+                "partition": i % 3,
+                "offset": 100 + i,
+                "timestamp": rng.randint(946684800000, 1893456000000),
+                "value": None if tombstone else draw(doc.value_schema, rng),
+                "tombstone": tombstone,
+            }
+        )
     return out
 
 
@@ -114,18 +186,22 @@ def value_bytes(config: ConnectorConfig, doc: DocConfig, rec: dict) -> bytes | N
     """The value as the connector's converter writes it: a JsonConverter envelope, or the payload alone."""
     if rec["tombstone"]:
         return None
-    envelope = (config.get("value.converter", JSON_CONVERTER) == JSON_CONVERTER
-                and config.get("value.converter.schemas.enable", "true") == "true")
+    envelope = (
+        config.get("value.converter", JSON_CONVERTER) == JSON_CONVERTER
+        and config.get("value.converter.schemas.enable", "true") == "true"
+    )
     data = {"schema": doc.value_schema, "payload": rec["value"]} if envelope else rec["value"]
     return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 
 # ------------------------------------------------------------------ the two sides
 
+
 def harness_document(config: ConnectorConfig, doc: DocConfig, recs: list[dict]) -> dict:
     """The connector's transforms and predicates exactly as configured, and the records as envelopes."""
+
     def block(prefix: str, alias: str) -> dict:
-        return {e.key[len(prefix) + len(alias) + 1:]: e.value for e in config.under(f"{prefix}{alias}.")}
+        return {e.key[len(prefix) + len(alias) + 1 :]: e.value for e in config.under(f"{prefix}{alias}.")}
 
     def aliases(key: str) -> list[str]:
         return [a.strip() for a in (config.get(key) or "").split(",") if a.strip()]
@@ -141,10 +217,23 @@ def harness_document(config: ConnectorConfig, doc: DocConfig, recs: list[dict]) 
     for alias in aliases("predicates"):
         cfg = block("predicates.", alias)
         predicates[alias] = {"class": cfg.pop("type"), "config": cfg}
-    return {"id": doc.id, "predicates": predicates, "transforms": stages, "records": [
-        {"topic": r["topic"], "partition": r["partition"], "offset": r["offset"], "timestamp": r["timestamp"], "key": None,
-         "value": None if r["tombstone"] else {"schema": doc.value_schema, "payload": r["value"]}, "headers": []}
-        for r in recs]}
+    return {
+        "id": doc.id,
+        "predicates": predicates,
+        "transforms": stages,
+        "records": [
+            {
+                "topic": r["topic"],
+                "partition": r["partition"],
+                "offset": r["offset"],
+                "timestamp": r["timestamp"],
+                "key": None,
+                "value": None if r["tombstone"] else {"schema": doc.value_schema, "payload": r["value"]},
+                "headers": [],
+            }
+            for r in recs
+        ],
+    }
 
 
 def sample_of(doc: DocConfig) -> Sample:
@@ -179,19 +268,39 @@ def pipec_outcomes(spark, config: ConnectorConfig, doc: DocConfig, text: str, re
     struct of nulls, which a files sink's rows cannot. Records that fail are run alone (a record error fails a job)."""
     with tempfile.TemporaryDirectory(prefix="pipec-roundtrip-") as tmp:
         compiled, job = compile_yaml(text, Path(tmp))
-        raw_topic = "" if compiled.pipeline.source.topics and compiled.pipeline.source.topics[0].raw in doc.topics else RAW_SUFFIX
+        raw_topic = (
+            ""
+            if compiled.pipeline.source.topics and compiled.pipeline.source.topics[0].raw in doc.topics
+            else RAW_SUFFIX
+        )
         if compiled.pipeline.source.topic_pattern is not None:
             raw_topic = ""
         final = compiled.final
 
         def run(batch: list[dict]) -> dict[int, str]:
-            rows = [(None, value_bytes(config, doc, r), r["topic"] + raw_topic, r["partition"], r["offset"],
-                     dt.datetime.fromtimestamp(r["timestamp"] / 1000, UTC), 0, None) for r in batch]
+            rows = [
+                (
+                    None,
+                    value_bytes(config, doc, r),
+                    r["topic"] + raw_topic,
+                    r["partition"],
+                    r["offset"],
+                    dt.datetime.fromtimestamp(r["timestamp"] / 1000, UTC),
+                    0,
+                    None,
+                )
+                for r in batch
+            ]
             records = job.chain(job.decode(rows_frame(spark, rows, KAFKA_ROW_SCHEMA)))
             out = {r["offset"]: "dropped" for r in batch}
             for row in records.select("offset", "topic", "key", "value").collect():
-                out[row["offset"]] = canonical({"topic": row["topic"], "key": _plain(row["key"]),
-                                                "value": from_spark(final.value, _plain(row["value"]))})
+                out[row["offset"]] = canonical(
+                    {
+                        "topic": row["topic"],
+                        "key": _plain(row["key"]),
+                        "value": from_spark(final.value, _plain(row["value"])),
+                    }
+                )
             return out
 
         outcomes = run([r for r in recs if not r["tombstone"]])
@@ -219,13 +328,15 @@ def kafka_outcomes(answer: dict, recs: list[dict]) -> dict[int, str]:
         elif "error" in res or "input_error" in res:
             out[rec["offset"]] = "error"
         else:
-            out[rec["offset"]] = canonical({"topic": res["topic"], "key": from_envelope(res["key"]),
-                                            "value": from_envelope(res["value"])})
+            out[rec["offset"]] = canonical(
+                {"topic": res["topic"], "key": from_envelope(res["key"]), "value": from_envelope(res["value"])}
+            )
     return out
 
 
 def canonical(rec: dict) -> str:
     """A record as comparable text (numbers as floats, bytes as base64)."""
+
     def plain(v):
         if isinstance(v, dict):
             return {k: plain(x) for k, x in v.items()}
@@ -240,4 +351,5 @@ def canonical(rec: dict) -> str:
         if isinstance(v, (bytes, bytearray)):
             return base64.b64encode(bytes(v)).decode()
         return str(v)
+
     return json.dumps({k: plain(rec[k]) for k in ("topic", "key", "value")}, sort_keys=False, ensure_ascii=False)

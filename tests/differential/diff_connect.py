@@ -26,11 +26,20 @@ LOGICAL = "org.apache.kafka.connect.data."
 DECIMAL, DATE, TIME, TIMESTAMP = (LOGICAL + n for n in ("Decimal", "Date", "Time", "Timestamp"))
 
 PRIMITIVES = {  # pipec primitive -> Connect schema type
-    "BOOLEAN": "boolean", "TINYINT": "int8", "SMALLINT": "int16", "INT": "int32", "BIGINT": "int64",
-    "FLOAT": "float", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
+    "BOOLEAN": "boolean",
+    "TINYINT": "int8",
+    "SMALLINT": "int16",
+    "INT": "int32",
+    "BIGINT": "int64",
+    "FLOAT": "float",
+    "DOUBLE": "double",
+    "STRING": "string",
+    "BYTES": "bytes",
 }
 LOGICAL_TYPES = {  # pipec primitive -> (Connect type, logical name)
-    "DATE": ("int32", DATE), "TIMESTAMP": ("int64", TIMESTAMP), "TIMESTAMP_LTZ": ("int64", TIMESTAMP),
+    "DATE": ("int32", DATE),
+    "TIMESTAMP": ("int64", TIMESTAMP),
+    "TIMESTAMP_LTZ": ("int64", TIMESTAMP),
     "DECIMAL": ("bytes", DECIMAL),
 }
 

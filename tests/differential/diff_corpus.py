@@ -12,21 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from pipec.resolve.builder import Compiled
+from diff_connect import EPOCH, envelope, epoch_millis, from_envelope, from_pipec_json
+from kafka_chain import harness_chain
 from pipec.connectors.kafka import key_columns, value_columns
 from pipec.model import TestCase
 from pipec.project.driver import build_all
+from pipec.resolve.builder import Compiled
 from pipec.testing.kafka_rows import kafka_rows
 from pipec.types.sql import SqlType, StructField, StructType
-from diff_connect import EPOCH, envelope, epoch_millis, from_envelope, from_pipec_json
-from kafka_chain import harness_chain
 
 CORPUS = Path(__file__).resolve().parents[1] / "real_world" / "configs"
 # Corpus files whose chain Kafka's classes cannot run as the file states it, and why.
 NOT_IN_KAFKA = {
     "debezium_unwrap_es_sink_key": "the source format debezium-json stands for Debezium's ExtractNewRecordState, "
-                                   "which is not one of Kafka's classes",
+    "which is not one of Kafka's classes",
 }
 CONVERTER_STAGES = ("KEY_CONVERTER", "VALUE_CONVERTER")
 
@@ -79,8 +78,9 @@ def not_checkable(compiled: Compiled) -> str | None:
         return "metadata or header columns"
     if sink.connector not in ("kafka", "files"):
         return f"{sink.connector} sink"
-    if sink.key_fields and not (source.fields_include == sink.fields_include == "EXCEPT_KEY"
-                                and source.key_fields == sink.key_fields):
+    if sink.key_fields and not (
+        source.fields_include == sink.fields_include == "EXCEPT_KEY" and source.key_fields == sink.key_fields
+    ):
         return "a sink key built from value fields other than the source's EXCEPT_KEY key"
     return None
 
@@ -92,8 +92,10 @@ def harness_records(compiled: Compiled, case: TestCase) -> tuple[list[dict], lis
     records, undecodable = [], []
     if source.connector == "files":
         topic = source.topic.literal if source.topic else compiled.pipeline.name
-        rows = [(0, (None, json.dumps(r.fields.get("value")).encode(), topic, 0, i, EPOCH, 0, None))
-                for i, r in enumerate(case.given)]
+        rows = [
+            (0, (None, json.dumps(r.fields.get("value")).encode(), topic, 0, i, EPOCH, 0, None))
+            for i, r in enumerate(case.given)
+        ]
     else:
         rows = kafka_rows(source, list(case.given))
     for _, (key, value, topic, partition, offset, timestamp, _, headers) in rows:
@@ -103,21 +105,28 @@ def harness_records(compiled: Compiled, case: TestCase) -> tuple[list[dict], lis
         except Undecodable:
             undecodable.append(offset)
             continue
-        records.append({
-            "topic": topic, "partition": partition, "offset": offset,
-            "timestamp": epoch_millis(timestamp),
-            "key": envelope(key_type, plain_key) if plain_key is not None else None,
-            "value": envelope(value_type, plain_value),
-            "headers": [[k, None if v is None else v.decode("utf-8")] for k, v in headers or []],
-        })
+        records.append(
+            {
+                "topic": topic,
+                "partition": partition,
+                "offset": offset,
+                "timestamp": epoch_millis(timestamp),
+                "key": envelope(key_type, plain_key) if plain_key is not None else None,
+                "value": envelope(value_type, plain_value),
+                "headers": [[k, None if v is None else v.decode("utf-8")] for k, v in headers or []],
+            }
+        )
     return records, undecodable
 
 
 def harness_document(doc_id: str, path: Path, records: list[dict]) -> dict:
     """The harness document of one case: the file's steps and predicates as Kafka configuration."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return {"id": doc_id, **harness_chain(data.get("transforms") or [], data.get("predicates") or {}),
-            "records": records}
+    return {
+        "id": doc_id,
+        **harness_chain(data.get("transforms") or [], data.get("predicates") or {}),
+        "records": records,
+    }
 
 
 def _as_written(env: Any) -> Any:
@@ -151,8 +160,14 @@ def sink_view(compiled: Compiled, sent: dict, out: dict) -> dict:
     record: dict[str, Any] = {"value": value}
     if sink.envelope:
         millis = out["timestamp"]
-        record.update(key=key, topic=out["topic"], partition=out["partition"], offset=out["offset"], headers=headers,
-                      timestamp=None if millis is None else EPOCH + dt.timedelta(milliseconds=millis))
+        record.update(
+            key=key,
+            topic=out["topic"],
+            partition=out["partition"],
+            offset=out["offset"],
+            headers=headers,
+            timestamp=None if millis is None else EPOCH + dt.timedelta(milliseconds=millis),
+        )
     return record
 
 
@@ -161,4 +176,3 @@ def compile_corpus_file(path: Path) -> Compiled:
     result.diags.check()
     (compiled,) = result.compiled
     return compiled
-

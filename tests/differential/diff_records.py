@@ -4,27 +4,29 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 import yaml
+from diff_connect import EXACT, UTC, envelope, epoch_millis, pipec_json
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
-
+from kafka_chain import harness_chain
 from pipec.transforms.base import PACKAGE
 from pipec.types.parser import parse_type
 from pipec.types.sql import ArrayType, MapType, Primitive, SqlType, StructField, StructType
-from diff_connect import EXACT, UTC, envelope, epoch_millis, pipec_json
-from kafka_chain import harness_chain
 
 Strategy = st.SearchStrategy
 INT_RANGES = {"TINYINT": 7, "SMALLINT": 15, "INT": 31, "BIGINT": 63}
 MIN_TIME = dt.datetime(1900, 1, 1, tzinfo=UTC)
 MAX_TIME = dt.datetime(2199, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
 EDGE_TIMES = (
-    dt.datetime(1970, 1, 1, tzinfo=UTC), dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=UTC),
-    dt.datetime(2000, 2, 29, 23, 59, 59, 999000, tzinfo=UTC), dt.datetime(2024, 1, 1, 0, 0, 0, 1000, tzinfo=UTC),
+    dt.datetime(1970, 1, 1, tzinfo=UTC),
+    dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=UTC),
+    dt.datetime(2000, 2, 29, 23, 59, 59, 999000, tzinfo=UTC),
+    dt.datetime(2024, 1, 1, 0, 0, 0, 1000, tzinfo=UTC),
 )
 
 
@@ -130,22 +132,26 @@ def values(t: SqlType) -> Strategy:
 
 
 def _struct(t: StructType, overrides: dict[str, Strategy]) -> Strategy:
-    return st.fixed_dictionaries({f.name: _maybe(overrides[f.name]) if f.name in overrides else values(f.type)
-                                  for f in t.fields})
+    return st.fixed_dictionaries(
+        {f.name: _maybe(overrides[f.name]) if f.name in overrides else values(f.type) for f in t.fields}
+    )
 
 
 def record_strategy(case: Case) -> Strategy:
     key_type = case.key_type
     value = _struct(case.value_type, case.gen)
-    return st.fixed_dictionaries({
-        "topic": st.sampled_from(case.topics),
-        "partition": st.integers(0, 3),
-        "timestamp": _timestamps(),
-        "key": _maybe(_struct(key_type, case.gen), 6) if key_type else st.none(),
-        "value": _maybe(value, 10) if case.tombstones else value,
-        "headers": st.lists(st.tuples(st.sampled_from(case.headers), _maybe(st.text(max_size=8), 5)), max_size=3)
-        if case.headers else st.just([]),
-    })
+    return st.fixed_dictionaries(
+        {
+            "topic": st.sampled_from(case.topics),
+            "partition": st.integers(0, 3),
+            "timestamp": _timestamps(),
+            "key": _maybe(_struct(key_type, case.gen), 6) if key_type else st.none(),
+            "value": _maybe(value, 10) if case.tombstones else value,
+            "headers": st.lists(st.tuples(st.sampled_from(case.headers), _maybe(st.text(max_size=8), 5)), max_size=3)
+            if case.headers
+            else st.just([]),
+        }
+    )
 
 
 def draw_records(case: Case) -> list[dict]:
@@ -153,8 +159,13 @@ def draw_records(case: Case) -> list[dict]:
     drawn: list[dict] = []
 
     @seed(sum(map(ord, case.id)) * 7919)
-    @settings(database=None, max_examples=case.draws, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        database=None,
+        max_examples=case.draws,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.lists(record_strategy(case), min_size=1, max_size=6))
     def collect(batch: list[dict]) -> None:
         drawn.extend(batch)
@@ -169,8 +180,14 @@ def draw_records(case: Case) -> list[dict]:
 
 def _fill(case: Case, rec: dict) -> dict:
     """A fixed record with defaults: first topic, partition 0, epoch, no headers, null key; missing columns null."""
-    out = {"topic": case.topics[0], "partition": 0, "timestamp": dt.datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=UTC),
-           "key": None, "headers": [], **rec}
+    out = {
+        "topic": case.topics[0],
+        "partition": 0,
+        "timestamp": dt.datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=UTC),
+        "key": None,
+        "headers": [],
+        **rec,
+    }
     if out.get("value") is not None:
         out["value"] = {n: out["value"].get(n) for n, _ in case.columns}
     if out.get("key") is not None and case.key:
@@ -188,10 +205,15 @@ def harness_document(case: Case, records: list[dict]) -> dict:
         "id": case.id,
         **harness_chain(case.step_list, case.predicate_map),
         "records": [
-            {"topic": r["topic"], "partition": r["partition"], "offset": r["offset"],
-             "timestamp": epoch_millis(r["timestamp"]),
-             "key": envelope(key_type, r["key"]), "value": envelope(value_type, r["value"]),
-             "headers": [list(h) for h in r["headers"]]}
+            {
+                "topic": r["topic"],
+                "partition": r["partition"],
+                "offset": r["offset"],
+                "timestamp": epoch_millis(r["timestamp"]),
+                "key": envelope(key_type, r["key"]),
+                "value": envelope(value_type, r["value"]),
+                "headers": [list(h) for h in r["headers"]],
+            }
             for r in records
         ],
     }
@@ -225,7 +247,9 @@ def given_fields(case: Case, rec: dict) -> dict:
     """A record as a pipec test's `given` fields (what pipec.testing.kafka_rows encodes)."""
     key_type, value_type = case.key_type, case.value_type
     return {
-        "topic": rec["topic"], "partition": rec["partition"], "offset": rec["offset"],
+        "topic": rec["topic"],
+        "partition": rec["partition"],
+        "offset": rec["offset"],
         "timestamp": epoch_millis(rec["timestamp"]),
         "key": pipec_json(key_type, rec["key"]) if key_type else None,
         "value": pipec_json(value_type, rec["value"]),

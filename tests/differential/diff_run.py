@@ -14,24 +14,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipec.resolve.builder import Compiled
+from diff_connect import (
+    UTC,
+    from_envelope,
+    from_spark,
+    header_text,
+    show,
+    skeleton_of_schema,
+    skeleton_of_type,
+)
+from diff_records import Case, given_fields, pipeline_yaml
 from pipec.diagnostics import Location
 from pipec.model import TestRecord
 from pipec.project.driver import build_all, generate_all
+from pipec.resolve.builder import Compiled
 from pipec.testing.frames import rows_frame
 from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA, kafka_rows
 from pipec.testing.runner import load_job, sink_records
 from pipec.types.sql import StructType
-from diff_connect import (
-    UTC, from_envelope, from_spark, header_text, show, skeleton_of_schema, skeleton_of_type,
-)
-from diff_records import Case, given_fields, pipeline_yaml
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "SmtHarness.java"
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
-STATS: dict = {"cases": 0, "records": 0, "compared": 0, "documented": {}, "mismatches": 0, "spark_jobs": 0,
-               "timings": {}}
+STATS: dict = {
+    "cases": 0,
+    "records": 0,
+    "compared": 0,
+    "documented": {},
+    "mismatches": 0,
+    "spark_jobs": 0,
+    "timings": {},
+}
 
 
 _LOCK = threading.Lock()
@@ -65,7 +78,9 @@ def run_harness(classpath: str, documents: list[dict]) -> dict[str, dict]:
     stdin = "\n".join(json.dumps(d, ensure_ascii=False) for d in documents)
     proc = subprocess.run(
         ["java", "-Duser.timezone=UTC", "-cp", classpath, str(HARNESS)],
-        input=stdin.encode("utf-8"), capture_output=True, timeout=600,
+        input=stdin.encode("utf-8"),
+        capture_output=True,
+        timeout=600,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"SmtHarness failed ({proc.returncode}):\n{proc.stderr.decode(errors='replace')}")
@@ -84,14 +99,23 @@ def kafka_outcomes(answer: dict, records: list[dict]) -> dict[int, Outcome]:
         elif "error" in res:
             out[rec["offset"]] = Outcome("error", message=res["error"])
         else:
-            schemas = {side: skeleton_of_schema(env["schema"]) for side in ("key", "value")
-                       if (env := res[side]) is not None and env.get("payload") is not None}
-            out[rec["offset"]] = Outcome("out", {
-                "topic": res["topic"], "partition": res["partition"],
-                "timestamp": res["timestamp"],
-                "key": from_envelope(res["key"]), "value": from_envelope(res["value"]),
-                "headers": [tuple(h) for h in res["headers"]],
-            }, schemas=schemas)
+            schemas = {
+                side: skeleton_of_schema(env["schema"])
+                for side in ("key", "value")
+                if (env := res[side]) is not None and env.get("payload") is not None
+            }
+            out[rec["offset"]] = Outcome(
+                "out",
+                {
+                    "topic": res["topic"],
+                    "partition": res["partition"],
+                    "timestamp": res["timestamp"],
+                    "key": from_envelope(res["key"]),
+                    "value": from_envelope(res["value"]),
+                    "headers": [tuple(h) for h in res["headers"]],
+                },
+                schemas=schemas,
+            )
     return out
 
 
@@ -110,7 +134,7 @@ class PipecJob:
     runs: int = 0  # Spark jobs run for this case
 
     @classmethod
-    def compile(cls, case: Case, folder: Path) -> "PipecJob":
+    def compile(cls, case: Case, folder: Path) -> PipecJob:
         started = time.monotonic()
         try:
             return cls._compile(case, folder)
@@ -118,7 +142,7 @@ class PipecJob:
             _timed("compile", started)
 
     @classmethod
-    def _compile(cls, case: Case, folder: Path) -> "PipecJob":
+    def _compile(cls, case: Case, folder: Path) -> PipecJob:
         path = folder / f"{case.id}.yaml"
         path.write_text(pipeline_yaml(case), encoding="utf-8")
         result = build_all([str(path)])
@@ -153,12 +177,17 @@ class PipecJob:
         out: dict[int, Outcome] = {r["offset"]: Outcome("dropped") for r in records}
         for rec in decoded:
             ts = rec["timestamp"]
-            out[rec["offset"]] = Outcome("out", {
-                "topic": rec["topic"], "partition": rec["partition"],
-                "timestamp": None if ts is None else _millis(ts),
-                "key": from_spark(final.key, rec["key"]), "value": from_spark(final.value, rec["value"]),
-                "headers": [(k, header_text(v)) for k, v in rec["headers"]],
-            })
+            out[rec["offset"]] = Outcome(
+                "out",
+                {
+                    "topic": rec["topic"],
+                    "partition": rec["partition"],
+                    "timestamp": None if ts is None else _millis(ts),
+                    "key": from_spark(final.key, rec["key"]),
+                    "value": from_spark(final.value, rec["value"]),
+                    "headers": [(k, header_text(v)) for k, v in rec["headers"]],
+                },
+            )
         return out
 
     def value_is_null(self, spark, records: list[dict]) -> dict[int, bool]:
@@ -214,9 +243,14 @@ def pipec_outcomes(spark, job: PipecJob, records: list[dict], kafka: dict[int, O
 
 def _settle_null_values(spark, job: PipecJob, records: list[dict], kafka: dict, out: dict) -> None:
     """Where Kafka wrote a struct of nulls and the sink rows read as a null value, ask the chain which it was."""
-    unsure = [r for r in records
-              if out[r["offset"]].kind == "out" and out[r["offset"]].record["value"] is None
-              and kafka[r["offset"]].kind == "out" and _all_null_struct(kafka[r["offset"]].record["value"])]
+    unsure = [
+        r
+        for r in records
+        if out[r["offset"]].kind == "out"
+        and out[r["offset"]].record["value"] is None
+        and kafka[r["offset"]].kind == "out"
+        and _all_null_struct(kafka[r["offset"]].record["value"])
+    ]
     if not unsure:
         return
     final = job.compiled.final.value
@@ -267,10 +301,16 @@ def differs(kafka: Outcome, pipec: Outcome, pipec_schemas: dict) -> str | None:
         return f"Kafka: {kafka.describe()}\n      pipec: {pipec.describe()}"
     if kafka.kind != "out":
         return None
-    diffs = [f"{name}: Kafka {show(kafka.record[name])} != pipec {show(pipec.record[name])}"
-             for name in RECORD_FIELDS if kafka.record[name] != pipec.record[name]]
-    diffs += [f"{side} schema: Kafka {schema} != pipec {pipec_schemas[side]}"
-              for side, schema in kafka.schemas.items() if schema != pipec_schemas[side]]
+    diffs = [
+        f"{name}: Kafka {show(kafka.record[name])} != pipec {show(pipec.record[name])}"
+        for name in RECORD_FIELDS
+        if kafka.record[name] != pipec.record[name]
+    ]
+    diffs += [
+        f"{side} schema: Kafka {schema} != pipec {pipec_schemas[side]}"
+        for side, schema in kafka.schemas.items()
+        if schema != pipec_schemas[side]
+    ]
     return "; ".join(diffs) or None
 
 
@@ -293,8 +333,14 @@ class PipecResult:
     failure: BaseException | None = None  # the job could not run at all (e.g. Spark refused its plan)
 
 
-def run_pipec(spark, cases: list[Case], records: dict[str, list[dict]], kafka: dict[str, dict[int, Outcome]],
-              folder: Path, workers: int) -> dict[str, PipecResult]:
+def run_pipec(
+    spark,
+    cases: list[Case],
+    records: dict[str, list[dict]],
+    kafka: dict[str, dict[int, Outcome]],
+    folder: Path,
+    workers: int,
+) -> dict[str, PipecResult]:
     """Compile every case (one after another: compiling is quick) and run their jobs from `workers` threads
     (Spark runs jobs of several threads at once, which overlaps each job's planning and scheduling)."""
     results: dict[str, PipecResult] = {}
@@ -315,7 +361,7 @@ def run_pipec(spark, cases: list[Case], records: dict[str, list[dict]], kafka: d
     runnable = [c for c in cases if results[c.id].job is not None and c.id in kafka]
     confs = {tuple(sorted(results[c.id].job.job.SESSION_CONF.items())) for c in runnable}
     assert len(confs) <= 1, f"the jobs want different session settings: {confs}"
-    for key, value in (confs.pop() if confs else ()):  # what pipec.testing.runner sets before each job
+    for key, value in confs.pop() if confs else ():  # what pipec.testing.runner sets before each job
         spark.conf.set(key, value)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         list(pool.map(run, runnable))

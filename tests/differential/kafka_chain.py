@@ -22,8 +22,10 @@ def harness_chain(steps: list[dict], predicates: dict) -> dict:
             stage["negate"] = bool(step.get("negate", False))
         stages.append(stage)
     return {
-        "predicates": {alias: {"class": _class(p["type"], PREDICATE_PACKAGE), "config": config(p, {"type"})}
-                       for alias, p in predicates.items()},
+        "predicates": {
+            alias: {"class": _class(p["type"], PREDICATE_PACKAGE), "config": config(p, {"type"})}
+            for alias, p in predicates.items()
+        },
         "transforms": stages,
     }
 

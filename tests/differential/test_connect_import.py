@@ -9,9 +9,14 @@ from __future__ import annotations
 import collections
 
 import pytest
-
 from connect_roundtrip import (
-    CONFIGS, DOC_CONFIGS, harness_document, import_config, kafka_outcomes, pipec_outcomes, records,
+    CONFIGS,
+    DOC_CONFIGS,
+    harness_document,
+    import_config,
+    kafka_outcomes,
+    pipec_outcomes,
+    records,
 )
 from diff_run import run_harness
 
@@ -41,8 +46,11 @@ def test_imported_pipeline_agrees_with_kafka(doc, kafka_answers, spark):
     recs = records(doc)
     kafka = kafka_outcomes(answer, recs)
     pipec = pipec_outcomes(spark, config, doc, text, recs)
-    mismatches = [f"offset {r['offset']}:\n  Kafka {kafka[r['offset']]}\n  pipec {pipec[r['offset']]}"
-                  for r in recs if kafka[r["offset"]] != pipec[r["offset"]]]
+    mismatches = [
+        f"offset {r['offset']}:\n  Kafka {kafka[r['offset']]}\n  pipec {pipec[r['offset']]}"
+        for r in recs
+        if kafka[r["offset"]] != pipec[r["offset"]]
+    ]
     kinds = collections.Counter("written" if o.startswith("{") else o for o in kafka.values())
     print(f"{doc.id}: {len(recs)} records ({sum(r['tombstone'] for r in recs)} tombstones), both sides {dict(kinds)}")
     assert not mismatches, "\n".join(mismatches[:5])
@@ -77,5 +85,7 @@ def test_a_chain_pipec_cannot_express_is_refused_at_its_line():
     check_compiles(imported, config)
     errors = [d for d in imported.diags.items if d.severity == "error"]
     assert errors, imported.text
-    line = next(i for i, row in enumerate(Path(path).read_text().splitlines(), 1) if row.startswith("transforms.Extract.type"))
+    line = next(
+        i for i, row in enumerate(Path(path).read_text().splitlines(), 1) if row.startswith("transforms.Extract.type")
+    )
     assert any(d.loc.line == line and "Extract" in d.message for d in errors), [d.render() for d in errors]

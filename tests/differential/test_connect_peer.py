@@ -12,12 +12,12 @@ import json
 
 import pytest
 import yaml
+from differences import BY_ID
 
 from bench.generate import kafka_records
 from bench.peer_compare import ABSENT, NULL_MAP, compare
 from bench.peer_side import CHAIN, Peer, compile_peer, export_records, peer_chain, write_pipeline
 from bench.plans import compile_job
-from differences import BY_ID
 
 pytestmark = [pytest.mark.spark, pytest.mark.differential]
 RECORDS = 2000  # bench/generate.py's records: every 50th card null, every 101st address null, every 100th a test
@@ -28,16 +28,26 @@ def _record(id_: int, value: dict, headers: list[tuple[str, bytes]]):
     from pyspark.sql import Row
 
     at = dt.datetime(2024, 3, 1, 12, 30, tzinfo=dt.timezone.utc)
-    return Row(key=json.dumps({"id": id_}).encode(), value=json.dumps(value).encode(), topic="orders-raw", partition=3,
-               offset=id_, timestamp=at, timestampType=0, headers=[Row(key=k, value=v) for k, v in headers])
+    return Row(
+        key=json.dumps({"id": id_}).encode(),
+        value=json.dumps(value).encode(),
+        topic="orders-raw",
+        partition=3,
+        offset=id_,
+        timestamp=at,
+        timestampType=0,
+        headers=[Row(key=k, value=v) for k, v in headers],
+    )
 
 
 def _explicit_nulls(spark, raw_schema):
     """Values the generator never writes: a null nested map (`address`, the whole `customer`) given as JSON null."""
     base = {"amount": "12.50", "quantity": 2, "status": "new", "ts": 1709296200000, "internal": "x"}
     customer = {"name": "Ana", "email": "ana@example.com", "card": None, "address": None}
-    rows = [_record(900001, {"id": 900001, "customer": customer, **base}, [("trace-id", b"t-a")]),
-            _record(900002, {"id": 900002, "customer": None, **base}, [("src", b"app")])]
+    rows = [
+        _record(900001, {"id": 900001, "customer": customer, **base}, [("trace-id", b"t-a")]),
+        _record(900002, {"id": 900002, "customer": None, **base}, [("src", b"app")]),
+    ]
     return spark.createDataFrame(rows, raw_schema)
 
 

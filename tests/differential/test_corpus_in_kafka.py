@@ -7,14 +7,19 @@ tests/real_world/test_real_world.py runs the same cases through pipec."""
 from __future__ import annotations
 
 import pytest
-
-from pipec.resolve.test_names import CONTEXT_PREFIX
-from pipec.testing.compare import compare, headers_list
 from diff_corpus import (
-    CONVERTER_STAGES, NOT_IN_KAFKA, compile_corpus_file, corpus_files, harness_document, harness_records,
-    not_checkable, sink_view,
+    CONVERTER_STAGES,
+    NOT_IN_KAFKA,
+    compile_corpus_file,
+    corpus_files,
+    harness_document,
+    harness_records,
+    not_checkable,
+    sink_view,
 )
 from diff_run import run_harness
+from pipec.resolve.test_names import CONTEXT_PREFIX
+from pipec.testing.compare import compare, headers_list
 
 pytestmark = pytest.mark.differential
 FILES = [p for p in corpus_files() if p.stem not in NOT_IN_KAFKA]
@@ -64,12 +69,20 @@ def test_kafka_confirms_the_expectations(path, kafka_answers):
             continue
         dead = expected_dead_letters(case)
         failed = {rec["offset"] for rec, res in zip(records, results) if "error" in res}
-        assert failed == {o for o, stage in dead.items() if stage not in CONVERTER_STAGES}, \
+        assert failed == {o for o, stage in dead.items() if stage not in CONVERTER_STAGES}, (
             f"{where}: Kafka's transforms fail {results}"
-        assert set(undecodable) == {o for o, stage in dead.items() if stage in CONVERTER_STAGES}, \
+        )
+        assert set(undecodable) == {o for o, stage in dead.items() if stage in CONVERTER_STAGES}, (
             f"{where}: JsonConverter cannot read the records at offsets {undecodable}"
-        written = [sink_view(compiled, rec, res) for rec, res in zip(records, results)
-                   if "error" not in res and not res.get("dropped")]
-        mismatch = compare([(r.loc.line, r.fields) for r in case.expect or ()], written,
-                           ordered=compiled.pipeline.sink.connector == "kafka" or compiled.pipeline.sink.envelope)
+        )
+        written = [
+            sink_view(compiled, rec, res)
+            for rec, res in zip(records, results)
+            if "error" not in res and not res.get("dropped")
+        ]
+        mismatch = compare(
+            [(r.loc.line, r.fields) for r in case.expect or ()],
+            written,
+            ordered=compiled.pipeline.sink.connector == "kafka" or compiled.pipeline.sink.envelope,
+        )
         assert mismatch is None, f"{where}: Kafka disagrees with the expectation:\n" + "\n".join(mismatch.lines())

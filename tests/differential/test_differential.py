@@ -6,11 +6,10 @@ failed), except where differences.py documents a deliberate difference."""
 from __future__ import annotations
 
 import pytest
-
-from pipec.transforms import PACKAGE, PREDICATE_PACKAGE, REGISTRY
 from diff_cases import CASES
 from diff_run import STATS, differs, kafka_outcomes, pipec_schemas
 from differences import BY_ID, documented
+from pipec.transforms import PACKAGE, PREDICATE_PACKAGE, REGISTRY
 
 pytestmark = [pytest.mark.spark, pytest.mark.differential]
 

@@ -11,9 +11,19 @@ from pathlib import Path
 CHROMIUM = ("chromium", "/usr/bin/chromium")
 CHROMEDRIVER = ("chromedriver", "/usr/bin/chromedriver")
 # A closed machine: no sandbox (root in a container), no GPU, nothing fetched in the background.
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", "--force-device-scale-factor=1")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+)
 
 
 def _find(names: tuple[str, str]) -> str | None:

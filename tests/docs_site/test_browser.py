@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from chromium import chromium, console_errors, missing
 
 pytestmark = pytest.mark.browser
@@ -30,8 +29,12 @@ def site(tmp_path_factory) -> Path:
             pytest.fail(reason)  # CI's setup-env installs the browser: its absence is a defect there
         pytest.skip(reason)
     out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, "-m", "pipec", "docs", "pipelines", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "pipec", "docs", "pipelines", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     return out
 
@@ -48,8 +51,11 @@ def server(site):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(site)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(site)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(100):
             try:
@@ -80,7 +86,8 @@ def _shot(driver, name: str) -> Path:
 def _visible_pipelines(driver) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('#pipelines tbody tr'))"
-        ".filter(r => !r.hidden).map(r => r.querySelector('a.name').textContent)")
+        ".filter(r => !r.hidden).map(r => r.querySelector('a.name').textContent)"
+    )
 
 
 def test_index_opens_and_search_finds_a_pipeline_by_a_column(browser, site):
@@ -137,8 +144,10 @@ def test_graph_nodes_link_to_their_pages(browser, site):
     _open(browser, (site / "graph.html").as_uri())
     nodes = browser.find_elements(By.CSS_SELECTOR, "svg.graph a.node")
     assert len(nodes) >= 6 + 6
-    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
-                           browser.find_element(By.CSS_SELECTOR, "svg.graph a.kind-topic"))
+    browser.execute_script(
+        "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
+        browser.find_element(By.CSS_SELECTOR, "svg.graph a.kind-topic"),
+    )
     assert "/datasets/topic-clicks-" in browser.current_url
     assert "clicks_traced" in browser.find_element(By.TAG_NAME, "main").text
     assert console_errors(browser) == []
@@ -147,8 +156,14 @@ def test_graph_nodes_link_to_their_pages(browser, site):
 def test_the_site_works_from_a_static_server(browser, server):
     from selenium.webdriver.common.by import By
 
-    for page in ("index.html", "graph.html", "datasets.html", "pipelines/clicks_traced.html", "jobs/clicks_traced.html",
-                 "yaml/clicks_traced.html"):
+    for page in (
+        "index.html",
+        "graph.html",
+        "datasets.html",
+        "pipelines/clicks_traced.html",
+        "jobs/clicks_traced.html",
+        "yaml/clicks_traced.html",
+    ):
         _open(browser, f"{server}/{page}")
         assert browser.find_element(By.TAG_NAME, "h1").text
     _open(browser, f"{server}/index.html?q=trace-id")

@@ -10,13 +10,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from pipec.catalog.command import build, build_pages
 from pipec.catalog.output import MANIFEST
 from pipec.catalog.site import Site
 from pipec.cli import main
-from pipec.lower.record_path import lower
 from pipec.ir import field_names
+from pipec.lower.record_path import lower
 from pipec.lower.spark_line import job_needs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,16 +46,29 @@ def site_data(site: Site) -> dict:
     for name, e in site.entries.items():
         f = e.facts
         out["pipelines"][name] = {
-            "index": {"source": e.source, "sink": e.sink, "spark": e.spark_line, "mode": f.pipeline.mode,
-                      "meta": plain(f.pipeline.meta), "terms": json.loads(e.terms)},
-            "stages": plain(f.stages), "sink_columns": plain(f.sink_columns), "lineage": plain(f.lineage),
-            "record_inputs": plain(f.record_inputs), "tests": plain(f.tests), "errors": plain(f.errors),
+            "index": {
+                "source": e.source,
+                "sink": e.sink,
+                "spark": e.spark_line,
+                "mode": f.pipeline.mode,
+                "meta": plain(f.pipeline.meta),
+                "terms": json.loads(e.terms),
+            },
+            "stages": plain(f.stages),
+            "sink_columns": plain(f.sink_columns),
+            "lineage": plain(f.lineage),
+            "record_inputs": plain(f.record_inputs),
+            "tests": plain(f.tests),
+            "errors": plain(f.errors),
             "changes": [[w.change, w.verdict] for w in what_ifs(site.compiled[name])],
         }
     for d in site.datasets.values():
         out["datasets"][f"{d.kind} {d.label}"] = {
-            "page": d.page, "writers": plain(d.writers), "readers": [u.pipeline for u in d.readers],
-            "matches": [site.datasets[m].label for m in d.matches]}
+            "page": d.page,
+            "writers": plain(d.writers),
+            "readers": [u.pipeline for u in d.readers],
+            "matches": [site.datasets[m].label for m in d.matches],
+        }
     return out
 
 
@@ -139,10 +151,56 @@ tests:
     given: [{value: {"a<b>": "<blink>"}}]
     expect: [{value: {"a<b>": "<blink>", "f<i>": "<u>v</u>"}}]
 """
-ALLOWED_TAGS = {"html", "head", "meta", "title", "link", "body", "header", "a", "span", "nav", "form", "input", "main",
-                "section", "h1", "h2", "h3", "h4", "p", "table", "thead", "tbody", "tr", "th", "td", "div", "footer", "script",
-                "dl", "dt", "dd", "code", "strong", "ol", "ul", "li", "pre", "em", "details", "summary", "svg", "defs",
-                "marker", "path", "g", "rect", "text", "title", "article"}
+ALLOWED_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "link",
+    "body",
+    "header",
+    "a",
+    "span",
+    "nav",
+    "form",
+    "input",
+    "main",
+    "section",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "p",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "div",
+    "footer",
+    "script",
+    "dl",
+    "dt",
+    "dd",
+    "code",
+    "strong",
+    "ol",
+    "ul",
+    "li",
+    "pre",
+    "em",
+    "details",
+    "summary",
+    "svg",
+    "defs",
+    "marker",
+    "path",
+    "g",
+    "rect",
+    "text",
+    "article",
+}
 
 
 class Tags(HTMLParser):
@@ -190,13 +248,17 @@ def test_docs_writes_checks_and_removes_what_is_gone(tmp_path, capsys):
     site, work = tmp_path / "site", tmp_path / "pipelines"
     work.mkdir()
     for name in ("orders_enriched", "clicks_traced"):
-        (work / f"{name}.yaml").write_text((ROOT / "pipelines" / f"{name}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+        (work / f"{name}.yaml").write_text(
+            (ROOT / "pipelines" / f"{name}.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+        )
     assert main(["docs", str(work), "--out", str(site)]) == 0
     assert (site / "pipelines" / "clicks_traced.html").is_file() and (site / MANIFEST).is_file()
     assert main(["docs", str(work), "--out", str(site), "--check"]) == 0
 
     yaml = work / "clicks_traced.yaml"
-    yaml.write_text(yaml.read_text(encoding="utf-8").replace("Keep only traced clicks", "Keep traced clicks"), encoding="utf-8")
+    yaml.write_text(
+        yaml.read_text(encoding="utf-8").replace("Keep only traced clicks", "Keep traced clicks"), encoding="utf-8"
+    )
     capsys.readouterr()
     assert main(["docs", str(work), "--out", str(site), "--check"]) == 1
     err = capsys.readouterr().err

@@ -13,8 +13,9 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import pytest
 from confluent_kafka import (
@@ -27,7 +28,6 @@ from confluent_kafka import (
     TopicPartition,
 )
 from confluent_kafka.admin import AdminClient, NewTopic
-
 from kafka_broker import start_broker, stop_broker
 
 TIMEOUT_S = 30.0

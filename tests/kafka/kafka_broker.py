@@ -81,5 +81,5 @@ def _stop_leftovers() -> None:
     for state_dir in list(_started):
         try:
             stop_broker(state_dir)
-        except Exception:  # noqa: BLE001 - best effort at interpreter exit
+        except Exception:
             pass

@@ -79,7 +79,7 @@ class JobProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def kill(self, how: str, checkpoint: "Checkpoint") -> KillReport:
+    def kill(self, how: str, checkpoint: Checkpoint) -> KillReport:
         """SIGKILL the driver ("driver") or the whole group ("group"); wait until no process of the group is left."""
         planned, committed = checkpoint.latest("offsets"), checkpoint.latest("commits")
         if how == "driver":
@@ -151,7 +151,9 @@ class Checkpoint:
         deadline = time.monotonic() + timeout
         while not condition():
             if not job.alive():
-                raise AssertionError(f"the job exited (code {job.proc.returncode}) waiting for {what}:\n{job.output()[-4000:]}")
+                raise AssertionError(
+                    f"the job exited (code {job.proc.returncode}) waiting for {what}:\n{job.output()[-4000:]}"
+                )
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out after {timeout}s waiting for {what}:\n{job.output()[-4000:]}")
             time.sleep(0.02)

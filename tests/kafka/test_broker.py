@@ -7,7 +7,6 @@ import time
 from collections import defaultdict
 
 import pytest
-
 from kafka_broker import broker_status
 
 pytestmark = pytest.mark.kafka

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from changelog_model import normalize
 from upsert_jobs import compile_job, markers
 
@@ -53,8 +52,15 @@ def changes(rng: random.Random, live: dict[int, str], round_: int) -> list[dict]
 def written(out: Path) -> list[tuple]:
     """(key, op, value, offset) of each event the files sink wrote, as the model gives them."""
     rows = [json.loads(line) for part in out.glob("part-*.json") for line in part.read_text("utf-8").splitlines()]
-    return [(json.dumps({"id": r["id"]}).encode(), r["op"], json.dumps({"id": r["id"], "name": r["name"]}).encode(),
-             r["offset"]) for r in rows]
+    return [
+        (
+            json.dumps({"id": r["id"]}).encode(),
+            r["op"],
+            json.dumps({"id": r["id"], "name": r["name"]}).encode(),
+            r["offset"],
+        )
+        for r in rows
+    ]
 
 
 def test_the_upsert_streaming_job_runs_through_spark_connect(spark_connect, kafka_bootstrap, kafka_client, tmp_path):
@@ -70,9 +76,18 @@ def test_the_upsert_streaming_job_runs_through_spark_connect(spark_connect, kafk
         batch = [record(k, name) for k, name in live.items()] if round_ == 0 else changes(rng, live, round_)
         produced += kafka_client.produce(topic, batch)
         # --sink-path: a path the client resolves (the YAML's is resolved inside foreachBatch, on the server)
-        done = subprocess.run([sys.executable, str(job), "--sink-path", "out"], cwd=client, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-        assert done.returncode == 0, f"round {round_}: exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        done = subprocess.run(
+            [sys.executable, str(job), "--sink-path", "out"],
+            cwd=client,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+        )
+        assert done.returncode == 0, (
+            f"round {round_}: exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
 
     expected = normalize([(r.key, r.value, r.partition, r.offset) for r in produced], {})
     assert sorted(written(client / "out")) == sorted(expected)  # each micro-batch ran once: no replay duplicates

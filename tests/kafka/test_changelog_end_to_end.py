@@ -11,7 +11,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 
@@ -56,9 +55,18 @@ def compile_job(tmp_path: Path, mode: str, topic: str):
 
 def change(op: str, id_: int, before: str | None, after: str | None) -> dict:
     image = lambda name: None if name is None else {"id": id_, "name": name}  # noqa: E731
-    return {"key": json.dumps({"id": id_}),
-            "value": json.dumps({"before": image(before), "after": image(after), "op": op, "ts_ms": 1,
-                                 "source": {"db": "inventory", "table": "customers"}})}
+    return {
+        "key": json.dumps({"id": id_}),
+        "value": json.dumps(
+            {
+                "before": image(before),
+                "after": image(after),
+                "op": op,
+                "ts_ms": 1,
+                "source": {"db": "inventory", "table": "customers"},
+            }
+        ),
+    }
 
 
 def tombstone(id_: int) -> dict:
@@ -66,8 +74,12 @@ def tombstone(id_: int) -> dict:
 
 
 FIRST = [
-    change("c", 1, None, "Ann"), change("r", 2, None, "Bob"), change("c", 3, None, "Cy"),
-    change("u", 1, "Ann", "Anna"), change("d", 3, "Cy", None), tombstone(3),
+    change("c", 1, None, "Ann"),
+    change("r", 2, None, "Bob"),
+    change("c", 3, None, "Cy"),
+    change("u", 1, "Ann", "Anna"),
+    change("d", 3, "Cy", None),
+    tombstone(3),
 ]
 SECOND = [change("d", 1, "Anna", None), tombstone(1), change("c", 1, None, "Ann2"), change("u", 2, "Bob", "Bobby")]
 
@@ -79,8 +91,12 @@ def expected_rows(produced) -> list[tuple]:
         if rec.value is None:
             continue
         msg = json.loads(rec.value)
-        pairs = {"c": [("+I", "after")], "r": [("+I", "after")], "u": [("-U", "before"), ("+U", "after")],
-                 "d": [("-D", "before")]}[msg["op"]]
+        pairs = {
+            "c": [("+I", "after")],
+            "r": [("+I", "after")],
+            "u": [("-U", "before"), ("+U", "after")],
+            "d": [("-D", "before")],
+        }[msg["op"]]
         for op, side in pairs:
             out.append((rec.partition, rec.offset, op, msg[side]["id"], msg[side]["name"]))
     return out
@@ -93,7 +109,12 @@ def written_rows(folder: Path, topic: str) -> list[tuple]:
         for i, line in enumerate(part.read_text(encoding="utf-8").splitlines()):
             r = json.loads(line)
             assert r["topic"] == topic and r["table_name"] == "customers" and r["key"] == {"id": r["id"]}
-            rows.append(((r["partition"], r["offset"], str(part), i), (r["partition"], r["offset"], r["op"], r["id"], r["name"])))
+            rows.append(
+                (
+                    (r["partition"], r["offset"], str(part), i),
+                    (r["partition"], r["offset"], r["op"], r["id"], r["name"]),
+                )
+            )
     return [row for _, row in sorted(rows)]
 
 
@@ -111,7 +132,9 @@ def test_batch_job_reads_a_debezium_topic_as_a_changelog(kafka_bootstrap, kafka_
     assert counts(capsys.readouterr().out) == [(12, 10, 2)]  # 10 changes from 10 messages + 2 tombstones, filtered
 
 
-def test_streaming_job_resumes_a_debezium_topic_from_its_checkpoint(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
+def test_streaming_job_resumes_a_debezium_topic_from_its_checkpoint(
+    kafka_bootstrap, kafka_client, spark, tmp_path, capsys
+):
     topic = f"dbz-{uuid.uuid4().hex[:8]}"
     kafka_client.create_topic(topic, partitions=2)
     job = compile_job(tmp_path, "streaming", topic)
@@ -145,7 +168,9 @@ TO_KAFKA = """\
 """
 
 
-def test_a_changelog_written_as_debezium_json_reads_back_as_the_same_changes(kafka_bootstrap, kafka_client, spark, tmp_path):
+def test_a_changelog_written_as_debezium_json_reads_back_as_the_same_changes(
+    kafka_bootstrap, kafka_client, spark, tmp_path
+):
     src, dst = (f"dbz-{uuid.uuid4().hex[:8]}" for _ in range(2))
     kafka_client.create_topic(src, partitions=2)
     kafka_client.create_topic(dst, partitions=2)
@@ -160,7 +185,9 @@ def test_a_changelog_written_as_debezium_json_reads_back_as_the_same_changes(kaf
 
     consumed = kafka_client.consume(dst)
     written: dict[int, list] = {}
-    for rec in sorted(consumed, key=lambda r: (r.partition, r.offset)):  # one key's records stay in one partition, in order
+    for rec in sorted(
+        consumed, key=lambda r: (r.partition, r.offset)
+    ):  # one key's records stay in one partition, in order
         message = json.loads(rec.value)
         assert set(message) == {"before", "after", "op"}
         image = message["after"] if message["op"] == "c" else message["before"]

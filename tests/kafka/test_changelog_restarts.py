@@ -22,7 +22,6 @@ import time
 from collections import Counter
 
 import pytest
-
 from changelog_model import normalize
 from killable_job import Checkpoint, JobProcess, job_env
 from upsert_jobs import compile_job, markers
@@ -31,8 +30,11 @@ pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
 KEYS = 100_000
 NAME = "changelog_restarts"
-SINK = {"path": "${env:OUT_DIR}/out", "checkpoint": f"${{env:CHECKPOINT_DIR}}/{NAME}",
-        "trigger": '"processing-time: 1 second"'}
+SINK = {
+    "path": "${env:OUT_DIR}/out",
+    "checkpoint": f"${{env:CHECKPOINT_DIR}}/{NAME}",
+    "trigger": '"processing-time: 1 second"',
+}
 SPARK_ARGS = ["--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.ui.enabled=false"]
 # (how, where): after this run's first commit, kill the driver or the whole group when a micro-batch in flight has
 # written a base or a delta, or as soon as one is planned
@@ -96,7 +98,9 @@ def written(checkpoint: Checkpoint, kind: str) -> bool:
 def kill_at(job: JobProcess, checkpoint: Checkpoint, how: str, where: str):
     """After a commit of this run: when a micro-batch in flight has written a `base` or a `delta`, or is `planned`."""
     committed = checkpoint.latest("commits")
-    checkpoint.wait_until(lambda: checkpoint.latest("commits") > committed, job, timeout=180, what="a commit of this run")
+    checkpoint.wait_until(
+        lambda: checkpoint.latest("commits") > committed, job, timeout=180, what="a commit of this run"
+    )
     condition = checkpoint.in_flight if where == "planned" else lambda: written(checkpoint, where)
     checkpoint.wait_until(condition, job, timeout=120, what=f"a micro-batch in flight at: {where}")
     return job.kill(how, checkpoint)
@@ -107,8 +111,14 @@ def test_changelog_state_is_exactly_once_across_sigkills_with_100k_keys(kafka_bo
     topic = kafka_client.create_topic(partitions=2)
     produced = kafka_client.produce(topic, [record(k, value(k, 0)) for k in range(KEYS)])
     job_file = compile_job(tmp_path, NAME, SINK, compact_after=2)
-    env = job_env({"UPSERT_IN_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
-                   "CHECKPOINT_DIR": str(tmp_path / "ck"), "OUT_DIR": str(tmp_path)})
+    env = job_env(
+        {
+            "UPSERT_IN_TOPIC": topic,
+            "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+            "CHECKPOINT_DIR": str(tmp_path / "ck"),
+            "OUT_DIR": str(tmp_path),
+        }
+    )
     checkpoint = Checkpoint(tmp_path / "ck" / NAME)
     changes = Changes(kafka_client, topic, produced)
     kills, runs = [], []
@@ -134,15 +144,18 @@ def test_changelog_state_is_exactly_once_across_sigkills_with_100k_keys(kafka_bo
     written = Counter((json.dumps({"id": r["id"]}).encode(), r["op"], value_of(r), r["offset"]) for r in rows)
     assert max(expected.values()) == 1  # every event of the model is distinct (offsets), so duplicates are replays
     missing, invented = set(expected) - set(written), set(written) - set(expected)
-    assert not missing and not invented, f"{len(missing)} events missing, {len(invented)} invented: " \
-        f"{sorted(missing)[:5]} {sorted(invented)[:5]}"
+    assert not missing and not invented, (
+        f"{len(missing)} events missing, {len(invented)} invented: {sorted(missing)[:5]} {sorted(invented)[:5]}"
+    )
     slots = markers(checkpoint.path)
     versions = sorted(f"{m['slot']}:{m['kind']}@{m['batch']}" for m in slots)
     landed = ", ".join(f"{k.how}@batch{k.planned}{' in flight' if k.planned > k.committed else ''}" for k in kills)
-    print(f"\nchangelog state, {KEYS:,} keys: kills [{landed}]; {len(produced):,} records in, "
-          f"{len(expected):,} events, {sum(written.values()) - len(written):,} written twice by replays; "
-          f"{checkpoint.latest('commits') + 1} micro-batches; state slots at the end {versions}; "
-          f"{time.monotonic() - started:.0f} s")
+    print(
+        f"\nchangelog state, {KEYS:,} keys: kills [{landed}]; {len(produced):,} records in, "
+        f"{len(expected):,} events, {sum(written.values()) - len(written):,} written twice by replays; "
+        f"{checkpoint.latest('commits') + 1} micro-batches; state slots at the end {versions}; "
+        f"{time.monotonic() - started:.0f} s"
+    )
     assert sum(k.planned > k.committed for k in kills) >= 2, f"too few kills landed mid-batch: {kills}"
     # old versions are cleaned up: the base a compaction replaced is emptied by the next micro-batch
     last = checkpoint.latest("commits")

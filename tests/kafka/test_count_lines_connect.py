@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import test_dead_letters as kafka_letters
 import test_upsert_dead_letters as upsert_letters
 from connect_counts import check_count_lines, handed_views
@@ -29,9 +28,15 @@ RUN_TIMEOUT_S = 300
 
 
 def run_job(job: Path, address: str, bootstrap: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, str(job), "--bootstrap-servers", bootstrap], cwd=job.parent,
-                          env={**os.environ, "SPARK_REMOTE": address}, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT_S)
+    done = subprocess.run(
+        [sys.executable, str(job), "--bootstrap-servers", bootstrap],
+        cwd=job.parent,
+        env={**os.environ, "SPARK_REMOTE": address},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+    )
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done
 
@@ -43,11 +48,21 @@ def count_lines(stdout: str, name: str) -> list[str]:
 def test_the_upsert_jobs_count_lines_reach_the_connect_client(spark_connect, kafka_bootstrap, kafka_client, tmp_path):
     address, _ = spark_connect
     name = "upsert_dlq_connect"
-    src, dst, dlq = (kafka_client.create_topic(), kafka_client.create_topic(config=upsert_letters.COMPACTED),
-                     kafka_client.create_topic())
+    src, dst, dlq = (
+        kafka_client.create_topic(),
+        kafka_client.create_topic(config=upsert_letters.COMPACTED),
+        kafka_client.create_topic(),
+    )
     errors = f"{{tolerance: all, deadletterqueue.topic.name: {dlq}, deadletterqueue.context.headers.enable: true}}"
-    upsert_letters.compile_job(tmp_path, name=name, mode="streaming", src=src, dst=dst, errors=errors,
-                               checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    upsert_letters.compile_job(
+        tmp_path,
+        name=name,
+        mode="streaming",
+        src=src,
+        dst=dst,
+        errors=errors,
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     runs = [
         (upsert_letters.FIRST, f"[{name}] micro-batch 0: in=9 written=2 filtered=1 superseded=2 dead_lettered=4"),
         (upsert_letters.SECOND, f"[{name}] micro-batch 1: in=3 written=1 filtered=1 superseded=0 dead_lettered=1"),
@@ -61,15 +76,23 @@ def test_the_upsert_jobs_count_lines_reach_the_connect_client(spark_connect, kaf
     upsert_letters.check_letters(kafka_client.consume(dlq)[:4], first, upsert_letters.FIRST_DEAD, src, name)
 
 
-def test_the_kafka_dead_letter_jobs_count_lines_reach_the_connect_client(spark_connect, kafka_bootstrap, kafka_client,
-                                                                         tmp_path):
+def test_the_kafka_dead_letter_jobs_count_lines_reach_the_connect_client(
+    spark_connect, kafka_bootstrap, kafka_client, tmp_path
+):
     address, _ = spark_connect
     name = "dlq_stream_connect"
     src, dst, dlq = kafka_letters.topics(kafka_client, "in", "out", "dlq")
     kafka_client.produce(src, kafka_letters.RECORDS)
     errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}}}"
-    kafka_letters.compile_job(tmp_path, name=name, mode="streaming", src=src, dst=dst, errors=errors,
-                              checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    kafka_letters.compile_job(
+        tmp_path,
+        name=name,
+        mode="streaming",
+        src=src,
+        dst=dst,
+        errors=errors,
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     done = run_job(tmp_path / f"{name}.py", address, kafka_bootstrap)
     line = f"[{name}] micro-batch 0: in=6 written=2 filtered=1 superseded=0 dead_lettered=3"
     assert count_lines(done.stdout, name) == [line], done.stdout + done.stderr

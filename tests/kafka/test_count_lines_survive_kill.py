@@ -16,7 +16,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from killable_job import Checkpoint, JobProcess, job_env
 from test_restarts import SPARK_ARGS, Producer, batch_counts, compile_job
 
@@ -38,10 +37,14 @@ def test_a_killed_run_printed_every_committed_batch(tmp_path: Path, kafka_bootst
     name = "restart_kafka"
     job_file = compile_job(tmp_path, name, "kafka")
     topic = kafka_client.create_topic(f"lines-in-{uuid.uuid4().hex[:8]}", partitions=2)
-    env = job_env({
-        "RESTART_IN_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap, "CHECKPOINT_DIR": str(tmp_path / "ck"),
-        "RESTART_OUT_TOPIC": kafka_client.create_topic(f"lines-out-{uuid.uuid4().hex[:8]}", partitions=2),
-    })
+    env = job_env(
+        {
+            "RESTART_IN_TOPIC": topic,
+            "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+            "CHECKPOINT_DIR": str(tmp_path / "ck"),
+            "RESTART_OUT_TOPIC": kafka_client.create_topic(f"lines-out-{uuid.uuid4().hex[:8]}", partitions=2),
+        }
+    )
     checkpoint = Checkpoint(tmp_path / "ck" / name)
     producer = Producer(kafka_client, topic)
     producer.produce_chunk()
@@ -65,11 +68,15 @@ def test_a_killed_run_printed_every_committed_batch(tmp_path: Path, kafka_bootst
     required = {batch for batch, at in committed.items() if at <= killed_at - LISTENER_GRACE_S}
     printed = batch_counts(job.output(), name)
     assert len(required) > BATCHES_BEFORE_KILL and last + 1 in required, (committed, killed_at)
-    assert required <= set(printed), f"committed {sorted(committed)}, printed {sorted(printed)}:\n{job.output()[-3000:]}"
+    assert required <= set(printed), (
+        f"committed {sorted(committed)}, printed {sorted(printed)}:\n{job.output()[-3000:]}"
+    )
     assert set(printed) <= set(committed), "a line for a batch that never committed"
     for batch, (rows_in, written) in printed.items():
         assert rows_in == written == checkpoint.records_in(batch), (batch, rows_in, written)
     late = sorted(set(committed) - required)
-    print(f"\nkilled {KILL_AFTER_COMMIT_S}s after commit {last + 1}: committed {sorted(committed)}, "
-          f"printed {sorted(printed)}, committed within {LISTENER_GRACE_S}s of the kill {late}")
+    print(
+        f"\nkilled {KILL_AFTER_COMMIT_S}s after commit {last + 1}: committed {sorted(committed)}, "
+        f"printed {sorted(printed)}, committed within {LISTENER_GRACE_S}s of the kill {late}"
+    )
     assert re.search(rf"^\[{name}\] micro-batch 0: in=\d+ ", job.output(), re.MULTILINE)

@@ -17,10 +17,9 @@ import uuid
 from collections import Counter
 
 import pytest
-
+from native_plan import python_operators
 from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
-from native_plan import python_operators
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
@@ -100,11 +99,21 @@ def context(src: str, offset: int, stage: str, class_name: str, message: str, pi
 def expected_errors(src: str) -> dict[int, tuple[str, str, str]]:
     at = lambda o: f"(topic {src}, partition 0, offset {o})"  # noqa: E731
     return {
-        1: ("VALUE_CONVERTER", "org.apache.kafka.connect.json.JsonConverter", f"source value: not valid json for the declared columns {at(1)}"),
-        2: ("TRANSFORMATION", CLASSES + "Cast$Value",
-            f"Cast$Value 'amount_int': field 'amount': cannot cast the string to int32 (not a decimal integer in range) {at(2)}"),
-        3: ("TRANSFORMATION", CLASSES + "MaskField$Value",
-            f"MaskField$Value 'mask_card': Only Struct objects supported for [mask fields], found: null {at(3)}"),
+        1: (
+            "VALUE_CONVERTER",
+            "org.apache.kafka.connect.json.JsonConverter",
+            f"source value: not valid json for the declared columns {at(1)}",
+        ),
+        2: (
+            "TRANSFORMATION",
+            CLASSES + "Cast$Value",
+            f"Cast$Value 'amount_int': field 'amount': cannot cast the string to int32 (not a decimal integer in range) {at(2)}",
+        ),
+        3: (
+            "TRANSFORMATION",
+            CLASSES + "MaskField$Value",
+            f"MaskField$Value 'mask_card': Only Struct objects supported for [mask fields], found: null {at(3)}",
+        ),
     }
 
 
@@ -116,13 +125,22 @@ def check_sink(kafka_client, dst: str) -> None:
     ]
 
 
-def test_streaming_dead_letters_go_to_a_topic_untouched_with_context_headers(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
+def test_streaming_dead_letters_go_to_a_topic_untouched_with_context_headers(
+    kafka_bootstrap, kafka_client, spark, tmp_path, capsys
+):
     src, dst, dlq = topics(kafka_client, "in", "out", "dlq")
     kafka_client.produce(src, RECORDS)
     produced = kafka_client.consume(src)  # as the broker stores them
     errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}, deadletterqueue.context.headers.enable: true, log.enable: true}}"
-    job, source = compile_job(tmp_path, name="dlq_stream", mode="streaming", src=src, dst=dst, errors=errors,
-                              checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    job, source = compile_job(
+        tmp_path,
+        name="dlq_stream",
+        mode="streaming",
+        src=src,
+        dst=dst,
+        errors=errors,
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     # one write of Spark's Kafka sink for both topics: no foreachBatch, no persisted batch, no second pass
     assert "foreachBatch" not in source and "persist" not in source
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
@@ -158,8 +176,10 @@ def test_batch_dead_letters_go_to_files_as_json_lines(kafka_bootstrap, kafka_cli
     # log.include.messages: the first dead letter's message, then its key and value as read, base64
     logged = [line for line in out.err.splitlines() if line.startswith("[dlq_files] dead letter: ")]
     first = produced[1]
-    assert logged == [f"[dlq_files] dead letter: {expected_errors(src)[1][2]} key(base64)={base64.b64encode(first.key).decode()} "
-                      f"value(base64)={base64.b64encode(first.value).decode()} (and 2 more in this batch)"]
+    assert logged == [
+        f"[dlq_files] dead letter: {expected_errors(src)[1][2]} key(base64)={base64.b64encode(first.key).decode()} "
+        f"value(base64)={base64.b64encode(first.value).decode()} (and 2 more in this batch)"
+    ]
 
     lines = [json.loads(line) for f in sorted(folder.glob("part-*.json")) for line in f.read_text().splitlines()]
     want = expected_errors(src)
@@ -169,8 +189,13 @@ def test_batch_dead_letters_go_to_files_as_json_lines(kafka_bootstrap, kafka_cli
         original = produced[d["offset"]]
         stage, class_name, message = want[d["offset"]]
         assert d == {
-            "key": b64(original.key), "value": b64(original.value), "topic": src, "partition": 0, "offset": d["offset"],
-            "timestamp": d["timestamp"], "headers": [{"key": k, "value": b64(v)} for k, v in original.headers],
+            "key": b64(original.key),
+            "value": b64(original.value),
+            "topic": src,
+            "partition": 0,
+            "offset": d["offset"],
+            "timestamp": d["timestamp"],
+            "headers": [{"key": k, "value": b64(v)} for k, v in original.headers],
             "error": {"stage": stage, "class": class_name, "message": message},
         }
 
@@ -189,11 +214,20 @@ def test_dead_letter_plan_is_native(kafka_bootstrap, kafka_client, spark, tmp_pa
     assert sorted(r.topic for r in rows.collect()) == sorted([dst] * 2 + [dlq] * 3)
 
 
-def test_tolerance_none_fails_with_one_line_naming_step_reason_and_position(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
+def test_tolerance_none_fails_with_one_line_naming_step_reason_and_position(
+    kafka_bootstrap, kafka_client, spark, tmp_path, capsys
+):
     src, dst = topics(kafka_client, "in", "out")
     kafka_client.produce(src, [GOOD, BAD_CAST])
-    job, _ = compile_job(tmp_path, name="none_fails", mode="streaming", src=src, dst=dst, errors="",
-                         checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    job, _ = compile_job(
+        tmp_path,
+        name="none_fails",
+        mode="streaming",
+        src=src,
+        dst=dst,
+        errors="",
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
@@ -202,17 +236,24 @@ def test_tolerance_none_fails_with_one_line_naming_step_reason_and_position(kafk
     ]
 
 
-def test_tolerance_none_names_the_position_of_an_undecodable_value(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
+def test_tolerance_none_names_the_position_of_an_undecodable_value(
+    kafka_bootstrap, kafka_client, spark, tmp_path, capsys
+):
     src, dst = topics(kafka_client, "in", "out")
     kafka_client.produce(src, [GOOD, GOOD, BAD_JSON])
     job, _ = compile_job(tmp_path, name="none_decode", mode="batch", src=src, dst=dst, errors="", checkpoint="")
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 1
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert re.fullmatch(rf"none_decode: failed: record error: VALUE_CONVERTER: source value: not valid json for the declared columns "
-                        rf"\(topic {src}, partition 0, offset 2\)", line), line
+    assert re.fullmatch(
+        rf"none_decode: failed: record error: VALUE_CONVERTER: source value: not valid json for the declared columns "
+        rf"\(topic {src}, partition 0, offset 2\)",
+        line,
+    ), line
 
 
-def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
+def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(
+    kafka_bootstrap, kafka_client, spark, tmp_path, capsys
+):
     """600 records over 2 partitions, read 150 per micro-batch: every 10th is not JSON, every 7th (not 10th) has
     an amount that is no int32, every 5th (neither) is a test payment; each micro-batch's line adds up, and
     log.enable logs each micro-batch's first dead letter (its lowest offset) and how many more."""
@@ -227,23 +268,48 @@ def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(kafka_boo
             records.append({"key": f"k{i}", "value": b"{oops", "partition": i % 2})
             want["dead_lettered"] += 1
         elif i % 7 == 0:
-            records.append({"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": "9" * 12}), "partition": i % 2})
+            records.append(
+                {"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": "9" * 12}), "partition": i % 2}
+            )
             want["dead_lettered"] += 1
         elif i % 5 == 0:
-            records.append({"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": "1"}), "headers": [("test", "1")], "partition": i % 2})
+            records.append(
+                {
+                    "key": f"k{i}",
+                    "value": json.dumps({"id": str(i), "amount": "1"}),
+                    "headers": [("test", "1")],
+                    "partition": i % 2,
+                }
+            )
             want["filtered"] += 1
         else:
-            records.append({"key": f"k{i}", "value": json.dumps({"id": str(i), "amount": str(i), "card": "4111"}), "partition": i % 2})
+            records.append(
+                {
+                    "key": f"k{i}",
+                    "value": json.dumps({"id": str(i), "amount": str(i), "card": "4111"}),
+                    "partition": i % 2,
+                }
+            )
             want["written"] += 1
     kafka_client.produce(src, records)
     errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}, log.enable: true}}"
-    job, _ = compile_job(tmp_path, name="dlq_counts", mode="streaming", src=src, dst=dst, errors=errors,
-                         checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    job, _ = compile_job(
+        tmp_path,
+        name="dlq_counts",
+        mode="streaming",
+        src=src,
+        dst=dst,
+        errors=errors,
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
 
     out = capsys.readouterr()
-    lines = re.findall(r"^\[dlq_counts\] micro-batch (\d+): in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) dead_lettered=(\d+)$",
-                       out.out, re.MULTILINE)
+    lines = re.findall(
+        r"^\[dlq_counts\] micro-batch (\d+): in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) dead_lettered=(\d+)$",
+        out.out,
+        re.MULTILINE,
+    )
     assert len(lines) == 4  # maxOffsetsPerTrigger 150: four micro-batches
     totals = Counter()
     for _, rows_in, written, filtered, superseded, dead in lines:
@@ -254,8 +320,11 @@ def test_counts_add_up_per_micro_batch_on_a_stream_with_poison_records(kafka_boo
     assert len(kafka_client.consume(dst)) == want["written"]
     letters = kafka_client.consume(dlq)
     assert len(letters) == want["dead_lettered"]
-    logged = [line.removeprefix("[dlq_counts] dead letter: ") for line in out.err.splitlines()
-              if line.startswith("[dlq_counts] dead letter: ")]
+    logged = [
+        line.removeprefix("[dlq_counts] dead letter: ")
+        for line in out.err.splitlines()
+        if line.startswith("[dlq_counts] dead letter: ")
+    ]
     more = sorted(int(dead) - 1 for *_, dead in lines if int(dead) > 0)
     assert sorted(int(re.search(r" \(and (\d+) more in this batch\)$", m)[1]) for m in logged) == more, logged
     offsets = {(i % 2, i // 2) for i in range(600) if i % 10 == 0 or i % 7 == 0}  # (partition, offset) of each one

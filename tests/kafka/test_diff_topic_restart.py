@@ -10,8 +10,8 @@ import json
 import uuid
 
 import pytest
-
 from pipec.testing.runner import load_job
+
 from tests.tools.gitrepo import Repo
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
@@ -93,7 +93,9 @@ def test_changed_output_topic_restarts_and_writes_only_new_records(kafka_bootstr
     code, report = d.change(dst=out2)
     (v,) = report["pipelines"]
     assert code == 0 and v["verdict"] == "breaking"
-    assert {("output-topic", "safe"), ("sink-contract", "breaking")} <= {(r["rule"], r["severity"]) for r in v["reasons"]}
+    assert {("output-topic", "safe"), ("sink-contract", "breaking")} <= {
+        (r["rule"], r["severity"]) for r in v["reasons"]
+    }
     produce(kafka_client, a, range(10, 20))
     assert d.run() == 0
     assert ids(kafka_client, out) == list(range(10))  # consumers of the old topic get nothing more

@@ -12,7 +12,6 @@ import textwrap
 import uuid
 
 import pytest
-
 from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 
@@ -100,11 +99,26 @@ def check_output(produced, consumed) -> None:
         assert value["topic_seen"] == src.topic
         # HEADERS holds every header, in wire order, duplicates and null values included (BYTES are base64 in JSON)
         assert [(h["key"], h["value"]) for h in value["all_headers"]] == [
-            ("trace", _b64(f"t{value['id']}-a")), ("trace", _b64(f"t{value['id']}-b")), ("other", None)
+            ("trace", _b64(f"t{value['id']}-a")),
+            ("trace", _b64(f"t{value['id']}-b")),
+            ("other", None),
         ]
         # the envelope's headers are written back as Kafka headers, duplicates and null values included
-        assert out.headers == [("trace", f"t{value['id']}-a".encode()), ("trace", f"t{value['id']}-b".encode()), ("other", None)]
-        assert set(value) == {"id", "name", "offset_seen", "partition_seen", "timestamp_seen", "type_seen", "topic_seen", "all_headers"}
+        assert out.headers == [
+            ("trace", f"t{value['id']}-a".encode()),
+            ("trace", f"t{value['id']}-b".encode()),
+            ("other", None),
+        ]
+        assert set(value) == {
+            "id",
+            "name",
+            "offset_seen",
+            "partition_seen",
+            "timestamp_seen",
+            "type_seen",
+            "topic_seen",
+            "all_headers",
+        }
 
 
 def _b64(text: str) -> str:
@@ -165,13 +179,18 @@ ROUTING = """\
 """
 
 
-def test_sink_writes_each_records_own_topic_a_chosen_partition_and_persisted_headers(kafka_bootstrap, kafka_client, spark, tmp_path):
+def test_sink_writes_each_records_own_topic_a_chosen_partition_and_persisted_headers(
+    kafka_bootstrap, kafka_client, spark, tmp_path
+):
     src, _ = topic_names()
     kafka_client.create_topic(src, partitions=4)
-    kafka_client.produce(src, [
-        {"key": "a", "value": json.dumps({"id": 1, "dest": 3}), "headers": [("h", "1"), ("h", "2")]},
-        {"key": "b", "value": json.dumps({"id": 2, "dest": 0}), "headers": []},
-    ])
+    kafka_client.produce(
+        src,
+        [
+            {"key": "a", "value": json.dumps({"id": 1, "dest": 3}), "headers": [("h", "1"), ("h", "2")]},
+            {"key": "b", "value": json.dumps({"id": 2, "dest": 0}), "headers": []},
+        ],
+    )
     job = compile_job(tmp_path, ROUTING.format(src=src))
     run(job, kafka_bootstrap)
     consumed = kafka_client.consume(src)
@@ -184,5 +203,6 @@ def test_sink_writes_each_records_own_topic_a_chosen_partition_and_persisted_hea
     assert by_key[b"b"].headers == []
     # header('h') is the last value of that key (BYTES, base64 in JSON), null when absent
     assert {json.loads(r.value)["id"]: json.loads(r.value) for r in written} == {
-        1: {"id": 1, "h": _b64("2"), "via": "pipec"}, 2: {"id": 2, "h": None, "via": "pipec"}
+        1: {"id": 1, "h": _b64("2"), "via": "pipec"},
+        2: {"id": 2, "h": None, "via": "pipec"},
     }

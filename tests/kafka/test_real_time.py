@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pyspark
 import pytest
-
-from pipec.project.driver import build_all, generate_all
 from killable_job import Checkpoint, JobProcess, job_env
+from pipec.project.driver import build_all, generate_all
 from test_restarts import SPARK_ARGS, batch_counts
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
@@ -63,8 +62,14 @@ def test_a_real_time_job_writes_each_record_as_it_arrives(tmp_path: Path, kafka_
     topic_in = kafka_client.create_topic(f"rt-in-{uuid.uuid4().hex[:8]}", partitions=2)
     topic_out = kafka_client.create_topic(f"rt-out-{uuid.uuid4().hex[:8]}", partitions=2)
     checkpoint = Checkpoint(tmp_path / "ck")
-    env = job_env({"RT_IN": topic_in, "RT_OUT": topic_out, "RT_CHECKPOINT": str(checkpoint.path),
-                   "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap})
+    env = job_env(
+        {
+            "RT_IN": topic_in,
+            "RT_OUT": topic_out,
+            "RT_CHECKPOINT": str(checkpoint.path),
+            "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        }
+    )
     job = JobProcess(job_file, SPARK_ARGS, env, tmp_path / "run.log")
     try:
         # the query runs once its first real-time batch is planned; records then stream through its tasks
@@ -82,7 +87,9 @@ def test_a_real_time_job_writes_each_record_as_it_arrives(tmp_path: Path, kafka_
             time.sleep(0.2)
         # two commits after the records: the job's count lines cover them all
         last = checkpoint.latest("commits")
-        checkpoint.wait_until(lambda: checkpoint.latest("commits") >= last + 2, job, timeout=60, what="two more commits")
+        checkpoint.wait_until(
+            lambda: checkpoint.latest("commits") >= last + 2, job, timeout=60, what="two more commits"
+        )
         time.sleep(1)
     finally:
         job.ensure_dead()
@@ -90,7 +97,9 @@ def test_a_real_time_job_writes_each_record_as_it_arrives(tmp_path: Path, kafka_
     assert sorted(r["id"] for r in out) == list(range(RECORDS)), job.output()[-3000:]
     assert all(r["mode"] == "rt" and r["sent"] == sent[r["id"]] for r in out)
     latencies = sorted(record.timestamp / 1000 - value["sent"] for record, value in zip(records, out))
-    print(f"\nreal-time: send to output CreateTime p50 {latencies[len(latencies) // 2]:.3f} s, max {latencies[-1]:.3f} s")
+    print(
+        f"\nreal-time: send to output CreateTime p50 {latencies[len(latencies) // 2]:.3f} s, max {latencies[-1]:.3f} s"
+    )
     assert latencies[-1] < MOST_S, latencies[-10:]
     printed = batch_counts(job.output(), "real_time")
     assert printed, job.output()[-3000:]
@@ -99,14 +108,19 @@ def test_a_real_time_job_writes_each_record_as_it_arrives(tmp_path: Path, kafka_
     assert sum(rows_in for rows_in, _ in printed.values()) == RECORDS
 
 
-DEAD_LETTERS = PIPELINE.replace("name: real_time\n", "name: real_time_dlq\n").replace(
-    "    - {name: sent, type: DOUBLE}\n", "    - {name: sent, type: DOUBLE}\n    - {name: amount, type: STRING}\n"
-).replace("transforms:\n", "transforms:\n  - {name: amount_int, type: Cast$Value, spec: \"amount:int32\"}\n") + """\
+DEAD_LETTERS = (
+    PIPELINE.replace("name: real_time\n", "name: real_time_dlq\n")
+    .replace(
+        "    - {name: sent, type: DOUBLE}\n", "    - {name: sent, type: DOUBLE}\n    - {name: amount, type: STRING}\n"
+    )
+    .replace("transforms:\n", 'transforms:\n  - {name: amount_int, type: Cast$Value, spec: "amount:int32"}\n')
+    + """\
 errors:
   tolerance: all
   deadletterqueue.topic.name: ${env:RT_DLQ}
   deadletterqueue.context.headers.enable: true
 """
+)
 
 
 def test_a_real_time_job_sends_dead_letters_in_the_sink_s_write(tmp_path: Path, kafka_bootstrap, kafka_client):
@@ -127,8 +141,15 @@ def test_a_real_time_job_sends_dead_letters_in_the_sink_s_write(tmp_path: Path, 
     topic_out = kafka_client.create_topic(f"rt-out-{uuid.uuid4().hex[:8]}")
     topic_dlq = kafka_client.create_topic(f"rt-dlq-{uuid.uuid4().hex[:8]}")
     checkpoint = Checkpoint(tmp_path / "ck")
-    env = job_env({"RT_IN": topic_in, "RT_OUT": topic_out, "RT_DLQ": topic_dlq, "RT_CHECKPOINT": str(checkpoint.path),
-                   "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap})
+    env = job_env(
+        {
+            "RT_IN": topic_in,
+            "RT_OUT": topic_out,
+            "RT_DLQ": topic_dlq,
+            "RT_CHECKPOINT": str(checkpoint.path),
+            "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        }
+    )
     job = JobProcess(job_file, SPARK_ARGS, env, tmp_path / "run.log")
     values = [json.dumps({"id": i, "sent": 0.0, "amount": str(i) if i % 3 else "x"}).encode() for i in range(30)]
     values[10] = b"{not json"
@@ -143,7 +164,9 @@ def test_a_real_time_job_sends_dead_letters_in_the_sink_s_write(tmp_path: Path, 
             out, letters = kafka_client.consume(topic_out), kafka_client.consume(topic_dlq)
             time.sleep(0.2)
         last = checkpoint.latest("commits")
-        checkpoint.wait_until(lambda: checkpoint.latest("commits") >= last + 2, job, timeout=60, what="two more commits")
+        checkpoint.wait_until(
+            lambda: checkpoint.latest("commits") >= last + 2, job, timeout=60, what="two more commits"
+        )
         time.sleep(1)
     finally:
         job.ensure_dead()
@@ -155,11 +178,19 @@ def test_a_real_time_job_sends_dead_letters_in_the_sink_s_write(tmp_path: Path, 
         offset = int(headers["__connect.errors.offset"])
         assert offset in bad and headers["__connect.errors.topic"] == topic_in.encode()
         assert headers["__connect.errors.stage"] == (b"VALUE_CONVERTER" if offset == 10 else b"TRANSFORMATION")
-    lines = re.findall(r"^\[real_time_dlq\] micro-batch (\d+): in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) "
-                       r"dead_lettered=(\d+)$", job.output(), re.MULTILINE)
+    lines = re.findall(
+        r"^\[real_time_dlq\] micro-batch (\d+): in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) "
+        r"dead_lettered=(\d+)$",
+        job.output(),
+        re.MULTILINE,
+    )
     assert lines, job.output()[-3000:]
     totals = [0, 0, 0]
     for batch, rows_in, written, filtered, superseded, dead in lines:
-        assert int(rows_in) == int(written) + int(filtered) + int(superseded) + int(dead) == checkpoint.records_in(int(batch))
+        assert (
+            int(rows_in)
+            == int(written) + int(filtered) + int(superseded) + int(dead)
+            == checkpoint.records_in(int(batch))
+        )
         totals = [totals[0] + int(rows_in), totals[1] + int(written), totals[2] + int(dead)]
     assert totals == [30, 30 - len(bad), len(bad)]

@@ -22,9 +22,8 @@ from pathlib import Path
 import pytest
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import OffsetSpec
-
-from pipec.project.driver import build_all, generate_all
 from killable_job import Checkpoint, JobProcess, KillReport, job_env
+from pipec.project.driver import build_all, generate_all
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
@@ -146,10 +145,14 @@ def run_with_kills(
     name = f"restart_{sink}"
     job_file = compile_job(tmp_path, name, sink)
     topic = kafka_client.create_topic(f"restart-in-{uuid.uuid4().hex[:8]}", partitions=2)
-    env = job_env({
-        "RESTART_IN_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
-        "CHECKPOINT_DIR": str(tmp_path / "ck"), **extra_env,
-    })
+    env = job_env(
+        {
+            "RESTART_IN_TOPIC": topic,
+            "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+            "CHECKPOINT_DIR": str(tmp_path / "ck"),
+            **extra_env,
+        }
+    )
     checkpoint = Checkpoint(tmp_path / "ck" / name)
     producer = Producer(kafka_client, topic)
     producer.produce_chunk()  # the first batch has records

@@ -21,10 +21,9 @@ import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient, record_subject_name_strategy
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
-
+from native_plan import python_operators
 from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
-from native_plan import python_operators
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.registry]
 
@@ -58,11 +57,18 @@ def order(*fields: dict) -> str:
 
 # v1; v2 removes `note`, adds `currency` with a default and widens `amount` (BACKWARD compatible with v1)
 V1 = order({"name": "id", "type": "long"}, {"name": "amount", "type": "int"}, {"name": "note", "type": "string"})
-V2 = order({"name": "id", "type": "long"}, {"name": "amount", "type": "double"},
-           {"name": "currency", "type": "string", "default": "EUR"})
+V2 = order(
+    {"name": "id", "type": "long"},
+    {"name": "amount", "type": "double"},
+    {"name": "currency", "type": "string", "default": "EUR"},
+)
 # registered under the record's name (RecordNameStrategy), not the topic's subject: an id the job meets unannounced
-V3 = order({"name": "id", "type": "long"}, {"name": "amount", "type": "float"}, {"name": "note", "type": "string"},
-           {"name": "channel", "type": "string", "default": "web"})
+V3 = order(
+    {"name": "id", "type": "long"},
+    {"name": "amount", "type": "float"},
+    {"name": "note", "type": "string"},
+    {"name": "channel", "type": "string", "default": "web"},
+)
 UNKNOWN_ID = 987654
 
 
@@ -99,7 +105,9 @@ def unknown_id_record() -> bytes:
 
 def compile_job(tmp_path, name: str, mode: str, src: str, dst: str, errors: str = ""):
     checkpoint = f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now" if mode == "streaming" else ""
-    text = PIPELINE.format(name=name, mode=mode, src=src, dst=dst, env=REGISTRY_ENV, checkpoint=checkpoint, errors=errors)
+    text = PIPELINE.format(
+        name=name, mode=mode, src=src, dst=dst, env=REGISTRY_ENV, checkpoint=checkpoint, errors=errors
+    )
     path = tmp_path / "pipeline.yaml"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     result = build_all([str(path)])
@@ -119,13 +127,17 @@ def read_back(client, kafka_client, topic: str) -> tuple[list[dict | None], set[
 
 
 def test_one_job_reads_two_schema_versions_and_its_output_reads_back_by_id(
-        kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys):
+    kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys
+):
     src, dst = topics(kafka_client, "orders", "out")
-    kafka_client.produce(src, [
-        {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "first"})},
-        {"value": serialize(client, src, V2, {"id": 2, "amount": 7.5, "currency": "USD"})},
-        {"value": None},  # a tombstone stays one
-    ])
+    kafka_client.produce(
+        src,
+        [
+            {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "first"})},
+            {"value": serialize(client, src, V2, {"id": 2, "amount": 7.5, "currency": "USD"})},
+            {"value": None},  # a tombstone stays one
+        ],
+    )
     versions = client.get_versions(f"{src}-value")
     assert len(versions) == 2  # two writer schemas under the topic's subject
 
@@ -154,13 +166,19 @@ def test_the_record_path_is_native(kafka_bootstrap, kafka_client, registry_env, 
 
 
 def test_an_id_the_registry_does_not_know_is_a_dead_letter_with_context_headers(
-        kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys):
+    kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys
+):
     src, dst, dlq = topics(kafka_client, "orders", "out", "dlq")
-    produced = kafka_client.produce(src, [
-        {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "good"})},
-        {"key": b"k", "value": unknown_id_record(), "headers": [("trace", b"t1")]},
-    ])
-    errors = f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}, deadletterqueue.context.headers.enable: true}}"
+    produced = kafka_client.produce(
+        src,
+        [
+            {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "good"})},
+            {"key": b"k", "value": unknown_id_record(), "headers": [("trace", b"t1")]},
+        ],
+    )
+    errors = (
+        f"errors: {{tolerance: all, deadletterqueue.topic.name: {dlq}, deadletterqueue.context.headers.enable: true}}"
+    )
     job = compile_job(tmp_path, "unknown_id", "batch", src, dst, errors)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     out = capsys.readouterr()
@@ -177,21 +195,31 @@ def test_an_id_the_registry_does_not_know_is_a_dead_letter_with_context_headers(
         ("__connect.errors.offset", b"1"),
         ("__connect.errors.stage", b"VALUE_CONVERTER"),
         ("__connect.errors.class.name", b"io.confluent.connect.avro.AvroConverter"),
-        ("__connect.errors.exception.message",
-         f"source value: schema id {UNKNOWN_ID} is not in the Schema Registry (topic {src}, partition 0, offset 1)".encode()),
+        (
+            "__connect.errors.exception.message",
+            f"source value: schema id {UNKNOWN_ID} is not in the Schema Registry (topic {src}, partition 0, offset 1)".encode(),
+        ),
         ("__connect.errors.connector.name", b"unknown_id"),
     ]
 
 
 def test_streaming_fetches_an_id_it_meets_and_runs_again_from_its_checkpoint(
-        kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys):
+    kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys
+):
     src, dst = topics(kafka_client, "orders", "out")
     by_record_name = {"subject.name.strategy": record_subject_name_strategy}
     # the unannounced id first: the micro-batch stops before writing anything, so the rerun writes each record once
-    kafka_client.produce(src, [
-        {"value": serialize(client, src, V3, {"id": 3, "amount": 1.5, "note": "n3", "channel": "app"}, **by_record_name)},
-        {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "n1"})},
-    ])
+    kafka_client.produce(
+        src,
+        [
+            {
+                "value": serialize(
+                    client, src, V3, {"id": 3, "amount": 1.5, "note": "n3", "channel": "app"}, **by_record_name
+                )
+            },
+            {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "n1"})},
+        ],
+    )
     v3_id = client.get_latest_version("pipec.test.Order").schema_id
     job = compile_job(tmp_path, "unannounced", "streaming", src, dst)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
@@ -204,12 +232,16 @@ def test_streaming_fetches_an_id_it_meets_and_runs_again_from_its_checkpoint(
 
 
 def test_tolerance_none_fails_naming_the_unknown_id_and_its_position(
-        kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys):
+    kafka_bootstrap, kafka_client, registry_env, client, spark, tmp_path, capsys
+):
     src, dst = topics(kafka_client, "orders", "out")
-    kafka_client.produce(src, [
-        {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "good"})},
-        {"value": unknown_id_record()},
-    ])
+    kafka_client.produce(
+        src,
+        [
+            {"value": serialize(client, src, V1, {"id": 1, "amount": 5, "note": "good"})},
+            {"value": unknown_id_record()},
+        ],
+    )
     job = compile_job(tmp_path, "unknown_fails", "streaming", src, dst)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 1
     err = capsys.readouterr().err.strip().splitlines()

@@ -16,7 +16,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from killable_job import JobProcess, job_env
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
@@ -90,8 +89,12 @@ def leaks(folder: Path, secrets: dict[str, str]) -> list[str]:
 
 def pipec(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pipec.cli", *args], cwd=cwd, env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "pipec.cli", *args],
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -107,12 +110,22 @@ def test_env_secrets_stay_out_of_code_cli_output_and_logs(sink, kafka_bootstrap,
     work = tmp_path / "work"
     work.mkdir()
     (tmp_path / "pipeline.yaml").write_text(PIPELINE.format(sink=SINKS[sink]), encoding="utf-8")
-    env = job_env({
-        **passwords, "SECRET_TOPIC": topic, "SECRET_OUT": str(work / "files"), "SECRET_OUT_TOPIC": out_topic,
-        "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
-    })
+    env = job_env(
+        {
+            **passwords,
+            "SECRET_TOPIC": topic,
+            "SECRET_OUT": str(work / "files"),
+            "SECRET_OUT_TOPIC": out_topic,
+            "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        }
+    )
     # the topic and the path are secret for compiling's sake; the job needs them in its own logs
-    compile_secrets = {**passwords, "SECRET_TOPIC": topic, "SECRET_OUT": env["SECRET_OUT"], "SECRET_OUT_TOPIC": out_topic}
+    compile_secrets = {
+        **passwords,
+        "SECRET_TOPIC": topic,
+        "SECRET_OUT": env["SECRET_OUT"],
+        "SECRET_OUT_TOPIC": out_topic,
+    }
 
     generated = tmp_path / "generated"
     compiled = pipec("compile", str(tmp_path / "pipeline.yaml"), "--out", str(generated), env=env, cwd=tmp_path)
@@ -136,8 +149,18 @@ def test_env_secrets_stay_out_of_code_cli_output_and_logs(sink, kafka_bootstrap,
     events.mkdir()
     job = JobProcess(
         generated / "secret_safe.py",
-        ["--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf", "spark.eventLog.enabled=true",
-         "--conf", f"spark.eventLog.dir={events}", "--conf", "spark.eventLog.compress=false"],  # scanned as text
+        [
+            "--master",
+            "local[2]",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            "spark.eventLog.enabled=true",
+            "--conf",
+            f"spark.eventLog.dir={events}",
+            "--conf",
+            "spark.eventLog.compress=false",
+        ],  # scanned as text
         {**env, "SPARK_CONF_DIR": str(conf_dir), "PIPEC_SPARK_LOG": str(work / "spark-start.log")},  # scanned too
         work / "job.log",
     )

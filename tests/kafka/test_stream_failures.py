@@ -6,12 +6,10 @@ Spark's `[STREAM_FAILED] ... Return Message: Traceback` wrapper."""
 from __future__ import annotations
 
 import json
-import re
 import textwrap
 import uuid
 
 import pytest
-
 from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 
@@ -51,8 +49,9 @@ def failed_line(tmp_path, kafka_bootstrap, kafka_client, capsys, name, mode, sin
     src, dst = kafka_client.create_topic(f"in-{tag}"), kafka_client.create_topic(f"out-{tag}")
     kafka_client.produce(src, [GOOD, BAD])
     checkpoint = f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now" if mode == "streaming" else ""
-    text = PIPELINE.format(name=name, mode=mode, src=src, sink=SINKS[sink].format(dst=dst), checkpoint=checkpoint,
-                           errors=errors)
+    text = PIPELINE.format(
+        name=name, mode=mode, src=src, sink=SINKS[sink].format(dst=dst), checkpoint=checkpoint, errors=errors
+    )
     path = tmp_path / "pipeline.yaml"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     result = build_all([str(path)])
@@ -66,7 +65,9 @@ def failed_line(tmp_path, kafka_bootstrap, kafka_client, capsys, name, mode, sin
 
 @pytest.mark.parametrize("sink", SINKS)
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
-def test_a_record_error_says_step_field_reason_and_position(tmp_path, kafka_bootstrap, kafka_client, spark, capsys, mode, sink):
+def test_a_record_error_says_step_field_reason_and_position(
+    tmp_path, kafka_bootstrap, kafka_client, spark, capsys, mode, sink
+):
     name = f"fails_{mode}_{sink.replace('-', '_')}"
     err, src = failed_line(tmp_path, kafka_bootstrap, kafka_client, capsys, name, mode, sink)
     assert err == [

@@ -22,7 +22,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from killable_job import Checkpoint, JobProcess, job_env
 from pipec.project.driver import build_all, generate_all
 
@@ -32,8 +31,16 @@ pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 # 20,000 over 1,000 keys, so the suite keeps its time budget; five micro-batches either way
 LONG = os.environ.get("PIPEC_LONG_TESTS") == "1"
 RECORDS, KEYS, DELETES = (100_000, 5_000, 0.1) if LONG else (20_000, 1_000, 0.1)
-SPARK_ARGS = ["--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.ui.enabled=false",
-              "--conf", "spark.databricks.delta.snapshotPartitions=2"]
+SPARK_ARGS = [
+    "--master",
+    "local[2]",
+    "--conf",
+    "spark.sql.shuffle.partitions=2",
+    "--conf",
+    "spark.ui.enabled=false",
+    "--conf",
+    "spark.databricks.delta.snapshotPartitions=2",
+]
 RUN_TIMEOUT_S = 900
 SOURCES = {
     "kafka": """\
@@ -168,12 +175,18 @@ def run_job(tmp_path: Path, name: str, env: dict) -> dict:
     checkpoint = Checkpoint(tmp_path / "ck" / name)
     first = JobProcess(tmp_path / filename, SPARK_ARGS, env, tmp_path / f"{name}-1.log")
     try:
-        checkpoint.wait_until(lambda: checkpoint.latest("commits") >= 0 and checkpoint.in_flight(), first,
-                              timeout=RUN_TIMEOUT_S, what="a planned micro-batch after a committed one")
+        checkpoint.wait_until(
+            lambda: checkpoint.latest("commits") >= 0 and checkpoint.in_flight(),
+            first,
+            timeout=RUN_TIMEOUT_S,
+            what="a planned micro-batch after a committed one",
+        )
         kill = first.kill("group", checkpoint)
     finally:
         first.ensure_dead()
-    final = JobProcess(tmp_path / filename, [*SPARK_ARGS, "--trigger", "available-now"], env, tmp_path / f"{name}-2.log")
+    final = JobProcess(
+        tmp_path / filename, [*SPARK_ARGS, "--trigger", "available-now"], env, tmp_path / f"{name}-2.log"
+    )
     try:
         code = final.wait(RUN_TIMEOUT_S)
     finally:
@@ -190,8 +203,15 @@ def tables(kafka_bootstrap, kafka_client, tmp_path_factory) -> dict:
     cdc_topic = kafka_client.create_topic(f"tables-cdc-{uuid.uuid4().hex[:8]}", partitions=2)
     consumed = produce(kafka_client, topic)
     cdc = produce_debezium(kafka_client, cdc_topic, consumed)
-    env = job_env({"TABLE_TOPIC": topic, "CDC_TOPIC": cdc_topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
-                   "LAKE": str(tmp / "lake"), "CHECKPOINT_DIR": str(tmp / "ck")})
+    env = job_env(
+        {
+            "TABLE_TOPIC": topic,
+            "CDC_TOPIC": cdc_topic,
+            "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+            "LAKE": str(tmp / "lake"),
+            "CHECKPOINT_DIR": str(tmp / "ck"),
+        }
+    )
     return {"consumed": consumed, "cdc": cdc, "runs": {}, "lake": tmp / "lake", "tmp": tmp, "env": env}
 
 

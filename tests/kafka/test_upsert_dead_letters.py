@@ -15,9 +15,8 @@ import json
 import textwrap
 
 import pytest
-
-from pipec.testing.runner import compile_job as compile_yaml_job
 from native_plan import python_operators
+from pipec.testing.runner import compile_job as compile_yaml_job
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
@@ -75,8 +74,12 @@ FIRST = [
     upsert(None, "f"),  # 6: no key, which cannot update the table
     upsert(2),  # 7: a delete: a tombstone
 ]
-FIRST_DEAD = {1: ("VALUE_CONVERTER", JSON_CONVERTER), 4: ("TRANSFORMATION", CAST), 5: ("KEY_CONVERTER", JSON_CONVERTER),
-              6: ("KEY_CONVERTER", JSON_CONVERTER)}
+FIRST_DEAD = {
+    1: ("VALUE_CONVERTER", JSON_CONVERTER),
+    4: ("TRANSFORMATION", CAST),
+    5: ("KEY_CONVERTER", JSON_CONVERTER),
+    6: ("KEY_CONVERTER", JSON_CONVERTER),
+}
 SECOND = [upsert(1, value="[1, 2"), upsert(1, "a3", "9")]  # 8: dead; 9: -U carries "a2" (offset 3), +U "a3"
 
 
@@ -99,7 +102,7 @@ def check_letters(letters, produced, dead: dict, src: str, pipeline: str) -> Non
     for letter, offset in zip(letters, offsets):
         original = produced[offset]
         assert (letter.key, letter.value) == (original.key, original.value)
-        own, context = letter.headers[: len(original.headers)], dict(letter.headers[len(original.headers):])
+        own, context = letter.headers[: len(original.headers)], dict(letter.headers[len(original.headers) :])
         assert own == original.headers
         stage, class_name = dead[offset]
         assert {k: v for k, v in context.items() if k != "__connect.errors.exception.message"} == {
@@ -119,8 +122,15 @@ def test_streaming_upsert_dead_letters_keep_each_keys_image(kafka_bootstrap, kaf
     dst = kafka_client.create_topic(config=COMPACTED)
     dlq = kafka_client.create_topic()
     errors = f"{{tolerance: all, deadletterqueue.topic.name: {dlq}, deadletterqueue.context.headers.enable: true}}"
-    job = compile_job(tmp_path, name="upsert_dlq", mode="streaming", src=src, dst=dst, errors=errors,
-                      checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    job = compile_job(
+        tmp_path,
+        name="upsert_dlq",
+        mode="streaming",
+        src=src,
+        dst=dst,
+        errors=errors,
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     kafka_client.produce(src, FIRST)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     out = capsys.readouterr().out
@@ -135,18 +145,29 @@ def test_streaming_upsert_dead_letters_keep_each_keys_image(kafka_bootstrap, kaf
     # update's -U would carry it and fail to decode (a second dead letter); it carries "a2" and is filtered.
     kafka_client.produce(src, SECOND)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
-    assert "[upsert_dlq] micro-batch 1: in=3 written=1 filtered=1 superseded=0 dead_lettered=1" in capsys.readouterr().out
+    assert (
+        "[upsert_dlq] micro-batch 1: in=3 written=1 filtered=1 superseded=0 dead_lettered=1" in capsys.readouterr().out
+    )
     assert table(kafka_client.consume(dst)) == {1: {"name": "a3", "amount": 9}}
     produced = kafka_client.consume(src)
-    check_letters(kafka_client.consume(dlq), produced, {**FIRST_DEAD, 8: ("VALUE_CONVERTER", JSON_CONVERTER)}, src, "upsert_dlq")
+    check_letters(
+        kafka_client.consume(dlq), produced, {**FIRST_DEAD, 8: ("VALUE_CONVERTER", JSON_CONVERTER)}, src, "upsert_dlq"
+    )
 
 
 def test_batch_upsert_table_skips_dead_letters(kafka_bootstrap, kafka_client, spark, tmp_path, capsys):
     src = kafka_client.create_topic()  # not compacted: a compacted topic refuses the record without a key
     dst = kafka_client.create_topic(config=COMPACTED)
     folder = tmp_path / "dead"
-    job = compile_job(tmp_path, name="upsert_dlq_batch", mode="batch", src=src, dst=dst, checkpoint="",
-                      errors=f"{{tolerance: all, deadletterqueue.path: {folder}}}")
+    job = compile_job(
+        tmp_path,
+        name="upsert_dlq_batch",
+        mode="batch",
+        src=src,
+        dst=dst,
+        checkpoint="",
+        errors=f"{{tolerance: all, deadletterqueue.path: {folder}}}",
+    )
     kafka_client.produce(src, FIRST + SECOND)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     # the table: key 1's last record that decodes (a3, offset 9), key 3 (its Cast fails: dead), key 2 deleted;

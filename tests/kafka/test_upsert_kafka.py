@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import json
 import textwrap
-import uuid
 
 import pytest
-
 from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job
 
@@ -33,7 +31,9 @@ SOURCE = """\
         - {{name: id, type: BIGINT}}
         - {{name: name, type: STRING}}
 """
-TO_FILES = SOURCE + """\
+TO_FILES = (
+    SOURCE
+    + """\
     sink:
       connector: files
       path: unused
@@ -41,7 +41,10 @@ TO_FILES = SOURCE + """\
       envelope: true
       {checkpoint}
 """
-TO_UPSERT = SOURCE + """\
+)
+TO_UPSERT = (
+    SOURCE
+    + """\
     transforms:
       - {{name: shout, type: InsertField$Value, static.field: via, static.value: pipec}}
     sink:
@@ -52,6 +55,7 @@ TO_UPSERT = SOURCE + """\
       checkpoint: {ck}
       trigger: available-now
 """
+)
 
 
 def compile_job(tmp_path, yaml_text: str):
@@ -70,8 +74,16 @@ def upsert(i: int, name: str | None) -> dict:
     return {"key": json.dumps({"id": i}), "value": None if name is None else json.dumps({"id": i, "name": name})}
 
 
-FIRST = [upsert(1, "a"), upsert(2, "b"), upsert(1, "a2"), upsert(3, "c"), upsert(2, None), upsert(4, None),
-         upsert(3, "c"), upsert(5, "e")]
+FIRST = [
+    upsert(1, "a"),
+    upsert(2, "b"),
+    upsert(1, "a2"),
+    upsert(3, "c"),
+    upsert(2, None),
+    upsert(4, None),
+    upsert(3, "c"),
+    upsert(5, "e"),
+]
 SECOND = [upsert(3, None), upsert(2, "b2"), upsert(5, "e"), upsert(1, "a3"), upsert(6, "f")]
 
 
@@ -95,8 +107,15 @@ def test_streaming_reads_a_changelog_and_resumes_after_a_restart(kafka_bootstrap
     src = kafka_client.create_topic(partitions=2, config=COMPACTED)
     kafka_client.produce(src, FIRST)
     ck = tmp_path / "ck"
-    job = compile_job(tmp_path, TO_FILES.format(name="upsert_stream", mode="streaming", src=src,
-                                                checkpoint=f"checkpoint: {ck}\n      trigger: available-now"))
+    job = compile_job(
+        tmp_path,
+        TO_FILES.format(
+            name="upsert_stream",
+            mode="streaming",
+            src=src,
+            checkpoint=f"checkpoint: {ck}\n      trigger: available-now",
+        ),
+    )
     args = ["--bootstrap-servers", kafka_bootstrap, "--sink-path", str(tmp_path / "out")]
     assert job.main(args) == 0
     offsets = {}  # (id, name) -> the offset of its first record
@@ -105,23 +124,31 @@ def test_streaming_reads_a_changelog_and_resumes_after_a_restart(kafka_bootstrap
             offsets.setdefault((json.loads(r.key)["id"], json.loads(r.value)["name"]), r.offset)
     first = rows_written(spark, tmp_path / "out")
     changes = sorted((i, n, op) for i, n, op, _ in first)
-    assert changes == sorted([
-        (1, "a", "+I"), (1, "a", "-U"), (1, "a2", "+U"),
-        (2, "b", "+I"), (2, "b", "-D"),
-        (3, "c", "+I"),  # the identical re-upsert emits nothing; the delete of unseen key 4 emits nothing
-        (5, "e", "+I"),
-    ])
+    assert changes == sorted(
+        [
+            (1, "a", "+I"),
+            (1, "a", "-U"),
+            (1, "a2", "+U"),
+            (2, "b", "+I"),
+            (2, "b", "-D"),
+            (3, "c", "+I"),  # the identical re-upsert emits nothing; the delete of unseen key 4 emits nothing
+            (5, "e", "+I"),
+        ]
+    )
 
     # stopped; new data arrives; the restarted job continues from its checkpoint and its state
     kafka_client.produce(src, SECOND)
     assert job.main(args) == 0
     second = [r for r in rows_written(spark, tmp_path / "out") if r not in first]
-    assert sorted((i, n, op) for i, n, op, _ in second) == sorted([
-        (3, "c", "-D"),
-        (2, "b2", "+I"),  # deleted before the restart: an insert again
-        (1, "a2", "-U"), (1, "a3", "+U"),
-        (6, "f", "+I"),  # 5 re-upserted identically: nothing
-    ])
+    assert sorted((i, n, op) for i, n, op, _ in second) == sorted(
+        [
+            (3, "c", "-D"),
+            (2, "b2", "+I"),  # deleted before the restart: an insert again
+            (1, "a2", "-U"),
+            (1, "a3", "+U"),
+            (6, "f", "+I"),  # 5 re-upserted identically: nothing
+        ]
+    )
     # -U and -D carry the stored image: the earlier record's offset (event order per key is asserted by the
     # record tests, tests/connectors/pipelines/upsert_changelog.yaml: files read back have no order)
     images = {(i, n, op): offset for i, n, op, offset in rows_written(spark, tmp_path / "out")}
@@ -144,21 +171,33 @@ def latest_per_key(records) -> dict:
 def test_upsert_to_upsert_leaves_the_right_table_in_the_output_topic(kafka_bootstrap, kafka_client, spark, tmp_path):
     src = kafka_client.create_topic(partitions=2, config=COMPACTED)
     dst = kafka_client.create_topic(partitions=3, config=COMPACTED)
-    job = compile_job(tmp_path, TO_UPSERT.format(name="upsert_copy", mode="streaming", src=src, dst=dst, ck=tmp_path / "ck"))
+    job = compile_job(
+        tmp_path, TO_UPSERT.format(name="upsert_copy", mode="streaming", src=src, dst=dst, ck=tmp_path / "ck")
+    )
     kafka_client.produce(src, FIRST)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     out = kafka_client.consume(dst)
-    assert latest_per_key(out) == {1: {"name": "a2", "via": "pipec"}, 3: {"name": "c", "via": "pipec"},
-                                   5: {"name": "e", "via": "pipec"}}
+    assert latest_per_key(out) == {
+        1: {"name": "a2", "via": "pipec"},
+        3: {"name": "c", "via": "pipec"},
+        5: {"name": "e", "via": "pipec"},
+    }
     # one micro-batch: only each key's last change is written (key 1 once, not +I then +U); the delete of the
     # key 2 seen in this batch is its last change (a tombstone); the unseen key 4 writes nothing
-    assert sorted((json.loads(r.key)["id"], r.value is None) for r in out) == [(1, False), (2, True), (3, False), (5, False)]
+    assert sorted((json.loads(r.key)["id"], r.value is None) for r in out) == [
+        (1, False),
+        (2, True),
+        (3, False),
+        (5, False),
+    ]
     for r in out:  # every record of a key in the key's partition (the producer's hash of the serialized key)
         assert r.partition == kafka_client.partition_for(r.key, 3)
 
     kafka_client.produce(src, SECOND)
     assert job.main(["--bootstrap-servers", kafka_bootstrap]) == 0
     assert latest_per_key(kafka_client.consume(dst)) == {
-        1: {"name": "a3", "via": "pipec"}, 2: {"name": "b2", "via": "pipec"},
-        5: {"name": "e", "via": "pipec"}, 6: {"name": "f", "via": "pipec"},
+        1: {"name": "a3", "via": "pipec"},
+        2: {"name": "b2", "via": "pipec"},
+        5: {"name": "e", "via": "pipec"},
+        6: {"name": "f", "via": "pipec"},
     }

@@ -17,7 +17,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from pipec.project.driver import build_all
 
 HERE = Path(__file__).resolve().parent
@@ -29,8 +28,14 @@ REFUSAL = re.compile(r"^# refused: (E\d+) (\d+):(\d+) (.+)$", re.M)
 
 
 def _params(paths: list[Path]) -> list:
-    return [pytest.param(p, id=p.stem, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_DEFECTS[p.stem])]
-                         if p.stem in KNOWN_DEFECTS else []) for p in paths]
+    return [
+        pytest.param(
+            p,
+            id=p.stem,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_DEFECTS[p.stem])] if p.stem in KNOWN_DEFECTS else [],
+        )
+        for p in paths
+    ]
 
 
 def test_every_known_defect_names_a_corpus_file():

@@ -7,7 +7,6 @@ import uuid
 
 import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient
-
 from registry_service import run_registry_script
 
 

@@ -14,7 +14,6 @@ import textwrap
 
 import pytest
 from confluent_kafka.schema_registry import Schema
-
 from pipec.cli import main as pipec
 from pipec.lower.record_path import lower
 from pipec.project.driver import build_all
@@ -67,18 +66,25 @@ def validate(tmp_path, capsys, text: str, url: str) -> tuple[int, list[str]]:
     return code, capsys.readouterr().err.strip().splitlines()
 
 
-def test_declared_columns_read_the_latest_schema_with_promotions(schema_registry_url, schema_registry_client, subject, tmp_path, capsys):
+def test_declared_columns_read_the_latest_schema_with_promotions(
+    schema_registry_url, schema_registry_client, subject, tmp_path, capsys
+):
     old = record("Order", {"name": "id", "type": "int"}, {"name": "amount", "type": "int"})
     schema_registry_client.register_schema(subject, Schema(old, "AVRO"))
-    latest = record("Order", {"name": "id", "type": "int"}, {"name": "amount", "type": "float"},
-                    {"name": "extra", "type": ["null", "string"], "default": None})
+    latest = record(
+        "Order",
+        {"name": "id", "type": "int"},
+        {"name": "amount", "type": "float"},
+        {"name": "extra", "type": ["null", "string"], "default": None},
+    )
     schema_registry_client.register_schema(subject, Schema(latest, "AVRO"))
     code, err = validate(tmp_path, capsys, SOURCE.format(subject=subject, amount="DOUBLE"), schema_registry_url)
     assert (code, err) == (0, []), err  # int -> long and float -> double promote; only the latest version counts
 
 
 def test_a_column_the_writer_type_cannot_be_read_as_is_an_error_at_the_column(
-        schema_registry_url, schema_registry_client, subject, tmp_path, capsys):
+    schema_registry_url, schema_registry_client, subject, tmp_path, capsys
+):
     writer = record("Order", {"name": "id", "type": "long"}, {"name": "amount", "type": "string"})
     schema_registry_client.register_schema(subject, Schema(writer, "AVRO"))
     code, err = validate(tmp_path, capsys, SOURCE.format(subject=subject, amount="DOUBLE"), schema_registry_url)
@@ -88,8 +94,10 @@ def test_a_column_the_writer_type_cannot_be_read_as_is_an_error_at_the_column(
         "version 1 (id " + err[0].split("(id ")[1].split(")")[0] + "): the writer's string matches no branch of the "
         "reader's [null, double]"
     )
-    assert any(line.startswith(f"{tmp_path / 'p.yaml'}:12:7: warning[W250]: source.value: column 'extra' is not in")
-               for line in err), err
+    assert any(
+        line.startswith(f"{tmp_path / 'p.yaml'}:12:7: warning[W250]: source.value: column 'extra' is not in")
+        for line in err
+    ), err
     code, err = validate(tmp_path, capsys, SOURCE.format(subject=subject, amount="STRING"), schema_registry_url)
     assert code == 0 and [line for line in err if "error[" in line] == []
 
@@ -97,7 +105,10 @@ def test_a_column_the_writer_type_cannot_be_read_as_is_an_error_at_the_column(
 def test_a_subject_without_schema_is_an_error_naming_it(schema_registry_url, subject, tmp_path, capsys):
     code, err = validate(tmp_path, capsys, SOURCE.format(subject=subject, amount="DOUBLE"), schema_registry_url)
     assert code == 2
-    assert f"error[E252]: source.value: subject '{subject}' has no schema in the registry at {schema_registry_url}" in err[0]
+    assert (
+        f"error[E252]: source.value: subject '{subject}' has no schema in the registry at {schema_registry_url}"
+        in err[0]
+    )
 
 
 def test_an_unreachable_registry_is_an_error_not_a_traceback(tmp_path, capsys, subject):
@@ -118,16 +129,35 @@ def sink_schema(tmp_path, subject: str) -> str:
 SINK_CASES = {
     # (level, the subject's versions): the record is named after the pipeline, as pipec names it
     "backward, a field added": ("BACKWARD", [record("t", {"name": "id", "type": ["null", "long"], "default": None})]),
-    "backward, a type narrowed": ("BACKWARD", [record("t", {"name": "id", "type": "long"}, {"name": "name", "type": "double"})]),
-    "forward, old fields without default": ("FORWARD", [record("t", {"name": "id", "type": "long"}, {"name": "name", "type": "string"})]),
-    "full, nullable with defaults": ("FULL", [record("t", {"name": "id", "type": ["null", "long"], "default": None},
-                                                     {"name": "name", "type": ["null", "string"], "default": None})]),
-    "backward, another record name": ("BACKWARD", [record("Order", {"name": "id", "type": ["null", "long"], "default": None})]),
+    "backward, a type narrowed": (
+        "BACKWARD",
+        [record("t", {"name": "id", "type": "long"}, {"name": "name", "type": "double"})],
+    ),
+    "forward, old fields without default": (
+        "FORWARD",
+        [record("t", {"name": "id", "type": "long"}, {"name": "name", "type": "string"})],
+    ),
+    "full, nullable with defaults": (
+        "FULL",
+        [
+            record(
+                "t",
+                {"name": "id", "type": ["null", "long"], "default": None},
+                {"name": "name", "type": ["null", "string"], "default": None},
+            )
+        ],
+    ),
+    "backward, another record name": (
+        "BACKWARD",
+        [record("Order", {"name": "id", "type": ["null", "long"], "default": None})],
+    ),
 }
 
 
 @pytest.mark.parametrize("case", SINK_CASES)
-def test_a_sink_schema_is_judged_as_the_registry_judges_it(case, schema_registry_url, schema_registry_client, subject, tmp_path, capsys):
+def test_a_sink_schema_is_judged_as_the_registry_judges_it(
+    case, schema_registry_url, schema_registry_client, subject, tmp_path, capsys
+):
     level, versions = SINK_CASES[case]
     for version in versions:
         schema_registry_client.register_schema(subject, Schema(version, "AVRO"))

@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-
+from connect_formats import PAYLOADS, SCHEMA_ID, json_bytes
 from pipec.connectors import SINKS
 from pipec.types.parser import parse_type
 from pipec.types.sql import BYTES, ArrayType, MapType, SqlType, StructField, StructType
-from connect_formats import PAYLOADS, SCHEMA_ID, json_bytes
 from shape_cases import COLUMNS, FULL, FULL_AT, PREDICATES, TYPES, Recipe, recipes_for
 
 NESTED = (StructType, ArrayType, MapType)
@@ -100,7 +99,11 @@ def all_combos() -> list[Combo]:
 
 
 def pipeline(combo: Combo) -> dict:
-    source: dict[str, Any] = {"connector": "kafka", "topics": ["orders"], "properties": {"bootstrap.servers": "localhost:9092"}}
+    source: dict[str, Any] = {
+        "connector": "kafka",
+        "topics": ["orders"],
+        "properties": {"bootstrap.servers": "localhost:9092"},
+    }
     columns = combo.recipe.columns if combo.recipe else (combo.pk,)
     if combo.recipe is not None and combo.recipe.side == "key":
         source["key"] = {"format": "json", "fields": list(columns)}
@@ -118,7 +121,12 @@ def pipeline(combo: Combo) -> dict:
 
 def _sink(combo: Combo) -> dict:
     if combo.sink == "files":
-        return {"connector": "files", "path": "/tmp/pipec-cross-product-unused", "format": combo.fmt, "envelope": combo.envelope}
+        return {
+            "connector": "files",
+            "path": "/tmp/pipec-cross-product-unused",
+            "format": combo.fmt,
+            "envelope": combo.envelope,
+        }
     if combo.sink == "console":
         return {"connector": "console", "envelope": combo.envelope}
     key_fmt, value_fmt = (combo.fmt, "json") if combo.side == "key" else ("json", combo.fmt)
@@ -281,17 +289,32 @@ def yaml_text(combo: Combo) -> str:
 # every type as json and of a string, bytes and int in every key format; and files and console sinks for records
 # holding every type, a primitive, an always-null value, and a key in the envelope.
 ENCODING = {
-    *(f"ExtractField-{n}" for n, _ in COLUMNS), "SetSchemaMetadata-whole", "ReplaceField-all_primitives",
-    "ReplaceField-one_string", "ReplaceField-one_bytes", "ReplaceField-exclude_every_field", "HoistField-wrapped",
+    *(f"ExtractField-{n}" for n, _ in COLUMNS),
+    "SetSchemaMetadata-whole",
+    "ReplaceField-all_primitives",
+    "ReplaceField-one_string",
+    "ReplaceField-one_bytes",
+    "ReplaceField-exclude_every_field",
+    "HoistField-wrapped",
     "Drop-nullify",
 }
 CONFLUENT = {"ExtractField-i64", "ReplaceField-include", "ReplaceField-exclude_every_field"}  # avro plus a header
-KEY_ENCODING = {"ExtractField-s", "ExtractField-i64", "ReplaceField-one_string", "ReplaceField-exclude_every_field",
-                "Drop-nullify"}
+KEY_ENCODING = {
+    "ExtractField-s",
+    "ExtractField-i64",
+    "ReplaceField-one_string",
+    "ReplaceField-exclude_every_field",
+    "Drop-nullify",
+}
 UPSERT_VALUES = {"ReplaceField-include", "ReplaceField-one_string"}
 UPSERT_KEYS = {"s", "by", "i32"}  # primary keys written in every key format (every type is written as json)
-FILES = {"value-ReplaceField-all_primitives", "value-SetSchemaMetadata-whole", "value-ExtractField-by",
-         "key-ValueToKey-v1_struct", "value-Drop-nullify"}
+FILES = {
+    "value-ReplaceField-all_primitives",
+    "value-SetSchemaMetadata-whole",
+    "value-ExtractField-by",
+    "key-ValueToKey-v1_struct",
+    "value-Drop-nullify",
+}
 
 
 def runs_on_spark(combo: Combo) -> bool:
@@ -310,7 +333,7 @@ def runs_on_spark(combo: Combo) -> bool:
     return name in (CONFLUENT if combo.fmt == "avro-confluent" else ENCODING)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _firsts() -> dict[str, Recipe]:
     out: dict[str, Recipe] = {}
     for recipe in recipes_for("key"):

@@ -96,7 +96,11 @@ def json_text(value: Any, t: SqlType) -> str:
         return "[" + ",".join(json_text(v, t.element) for v in value) + "]"
     if isinstance(t, MapType):
         assert t.key.is_string, "JsonConverter writes other maps as arrays of pairs; not part of these cases"
-        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{json_text(v, t.value)}" for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{json_text(v, t.value)}" for k, v in value.items())
+            + "}"
+        )
     text = scalar_text(value, t)
     return json.dumps(text, ensure_ascii=False) if t.name in QUOTED else text
 

@@ -19,16 +19,42 @@ from pipec.types.sql import SqlType, StructField, StructType
 
 UTC = dt.timezone.utc
 COLUMNS = (
-    ("id", "BIGINT"), ("b", "BOOLEAN"), ("i8", "TINYINT"), ("i16", "SMALLINT"), ("i32", "INT"), ("i64", "BIGINT"),
-    ("f32", "FLOAT"), ("f64", "DOUBLE"), ("dec", "DECIMAL(10, 2)"), ("s", "STRING"), ("by", "BYTES"), ("d", "DATE"),
-    ("ts", "TIMESTAMP(3)"), ("tsl", "TIMESTAMP_LTZ(3)"), ("arr", "ARRAY<INT>"), ("m", "MAP<STRING, INT>"),
+    ("id", "BIGINT"),
+    ("b", "BOOLEAN"),
+    ("i8", "TINYINT"),
+    ("i16", "SMALLINT"),
+    ("i32", "INT"),
+    ("i64", "BIGINT"),
+    ("f32", "FLOAT"),
+    ("f64", "DOUBLE"),
+    ("dec", "DECIMAL(10, 2)"),
+    ("s", "STRING"),
+    ("by", "BYTES"),
+    ("d", "DATE"),
+    ("ts", "TIMESTAMP(3)"),
+    ("tsl", "TIMESTAMP_LTZ(3)"),
+    ("arr", "ARRAY<INT>"),
+    ("m", "MAP<STRING, INT>"),
     ("st", "STRUCT<a INT, b STRING>"),
 )
 FULL: dict[str, Any] = {
-    "id": 1, "b": True, "i8": -7, "i16": 300, "i32": -42, "i64": 9007199254740993, "f32": 17.49, "f64": 0.1,
-    "dec": Decimal("9.50"), "s": 'say "hi", ok', "by": b"\x00\xffA", "d": dt.date(2024, 1, 2),
-    "ts": dt.datetime(2024, 1, 2, 3, 4, 5, 123000), "tsl": dt.datetime(2024, 1, 2, 3, 4, 5, 123000, tzinfo=UTC),
-    "arr": [1, None, 3], "m": {"a": 1}, "st": {"a": 1, "b": "x"},
+    "id": 1,
+    "b": True,
+    "i8": -7,
+    "i16": 300,
+    "i32": -42,
+    "i64": 9007199254740993,
+    "f32": 17.49,
+    "f64": 0.1,
+    "dec": Decimal("9.50"),
+    "s": 'say "hi", ok',
+    "by": b"\x00\xffA",
+    "d": dt.date(2024, 1, 2),
+    "ts": dt.datetime(2024, 1, 2, 3, 4, 5, 123000),
+    "tsl": dt.datetime(2024, 1, 2, 3, 4, 5, 123000, tzinfo=UTC),
+    "arr": [1, None, 3],
+    "m": {"a": 1},
+    "st": {"a": 1, "b": "x"},
 }
 # The source's JSON message for FULL (what a producer writes; BYTES base64 as JsonConverter writes them).
 FULL_JSON = (
@@ -112,15 +138,40 @@ def recipes_for(side: str) -> list[Recipe]:
     out: list[Recipe] = []
     # ExtractField: each column's type, null for a null field or a null record (Kafka: the field's schema, value null)
     for name, type_ in COLUMNS:
-        out.append(Recipe("ExtractField", name, side, (name,), ({"name": "pick", "type": _t(side, "ExtractField"), "field": name},),
-                          type_, _per_input(_or_null(lambda r, n=name: r[n]))))
+        out.append(
+            Recipe(
+                "ExtractField",
+                name,
+                side,
+                (name,),
+                ({"name": "pick", "type": _t(side, "ExtractField"), "field": name},),
+                type_,
+                _per_input(_or_null(lambda r, n=name: r[n])),
+            )
+        )
     # Cast of a whole INT: the narrower and wider types (wrapping as Java's casts do), boolean (non-zero), string
     extract = {"name": "pick", "type": _t(side, "ExtractField"), "field": "i32"}
-    for target, type_, value in (("int8", "TINYINT", -42), ("int16", "SMALLINT", -42), ("int64", "BIGINT", -42),
-                                 ("float32", "FLOAT", -42.0), ("float64", "DOUBLE", -42.0), ("boolean", "BOOLEAN", True),
-                                 ("string", "STRING", "-42")):
+    for target, type_, value in (
+        ("int8", "TINYINT", -42),
+        ("int16", "SMALLINT", -42),
+        ("int64", "BIGINT", -42),
+        ("float32", "FLOAT", -42.0),
+        ("float64", "DOUBLE", -42.0),
+        ("boolean", "BOOLEAN", True),
+        ("string", "STRING", "-42"),
+    ):
         cast = {"name": "cast", "type": _t(side, "Cast"), "spec": target}
-        out.append(Recipe("Cast", target, side, ("i32",), (extract, cast), type_, {FULL_AT: value, NULLS_AT: None, TOMBSTONE_AT: None}))
+        out.append(
+            Recipe(
+                "Cast",
+                target,
+                side,
+                ("i32",),
+                (extract, cast),
+                type_,
+                {FULL_AT: value, NULLS_AT: None, TOMBSTONE_AT: None},
+            )
+        )
     # TimestampConverter of a whole TIMESTAMP_LTZ
     extract = {"name": "pick", "type": _t(side, "ExtractField"), "field": "tsl"}
     for target, type_, value, extra in (
@@ -130,8 +181,17 @@ def recipes_for(side: str) -> list[Recipe]:
         ("string", "STRING", "2024-01-02 03:04", {"format": "yyyy-MM-dd HH:mm"}),
     ):
         convert = {"name": "convert", "type": _t(side, "TimestampConverter"), "target.type": target, **extra}
-        out.append(Recipe("TimestampConverter", target, side, ("tsl",), (extract, convert), type_,
-                          {FULL_AT: value, NULLS_AT: None, TOMBSTONE_AT: None}))
+        out.append(
+            Recipe(
+                "TimestampConverter",
+                target,
+                side,
+                ("tsl",),
+                (extract, convert),
+                type_,
+                {FULL_AT: value, NULLS_AT: None, TOMBSTONE_AT: None},
+            )
+        )
     out += _struct_recipes(side)
     if side == "key":
         out += _value_to_key_recipes()
@@ -151,44 +211,158 @@ def _struct_recipes(side: str) -> list[Recipe]:
         return {"name": "step", "type": _t(side, family), **config}
 
     recipes = [
-        Recipe("ReplaceField", "include", side, ("id", "s", "by", "b"), (step("ReplaceField", include=["id", "s", "by"]),),
-               _struct("id", "s", "by"), same("id", "s", "by")),
-        Recipe("ReplaceField", "one_string", side, ("id", "s"), (step("ReplaceField", exclude="id"),), _struct("s"), same("s")),
-        Recipe("ReplaceField", "one_bytes", side, ("id", "by"), (step("ReplaceField", exclude="id"),), _struct("by"), same("by")),
-        Recipe("ReplaceField", "all_primitives", side, every, (step("ReplaceField", exclude=["arr", "m", "st"]),),
-               _struct(*flat), same(*flat)),
-        Recipe("ReplaceField", "exclude_every_field", side, ("id", "s"), (step("ReplaceField", exclude="id, s"),), "STRUCT<>",
-               _per_input(_or_null(lambda r: {}))),
-        Recipe("HeaderFrom", "move_every_field", side, ("id", "s"),
-               (step("HeaderFrom", fields="id, s", headers="id, s", operation="move"),), "STRUCT<>",
-               {FULL_AT: {}, NULLS_AT: {}, **with_error}),
-        Recipe("HeaderFrom", "copy", side, ("id", "s"), (step("HeaderFrom", fields="s", headers="s", operation="copy"),),
-               _struct("id", "s"), {**same("id", "s"), **with_error}),
-        Recipe("HoistField", "wrapped", side, ("id", "s"), (step("HoistField", field="wrapped"),),
-               f"STRUCT<wrapped {_struct('id', 's')}>", _per_input(lambda r: {"wrapped": _pick("id", "s", record=r)})),
-        Recipe("Flatten", "st", side, ("id", "st"), (step("Flatten", delimiter="_"),), "STRUCT<id BIGINT, st_a INT, st_b STRING>",
-               {FULL_AT: {"id": 1, "st_a": 1, "st_b": "x"}, NULLS_AT: {"id": None, "st_a": None, "st_b": None},
-                TOMBSTONE_AT: None}),
-        Recipe("InsertField", "static", side, ("id",), (step("InsertField", **{"static.field": "origin", "static.value": "web"}),),
-               "STRUCT<id BIGINT, origin STRING>",
-               {FULL_AT: {"id": 1, "origin": "web"}, NULLS_AT: {"id": None, "origin": "web"}, TOMBSTONE_AT: None}),
-        Recipe("MaskField", "s", side, ("id", "s"), (step("MaskField", fields="s"),), _struct("id", "s"),
-               {FULL_AT: {"id": 1, "s": ""}, NULLS_AT: {"id": None, "s": None}, **with_error}),
-        Recipe("Cast", "field", side, ("id", "i32"), (step("Cast", spec="i32:string"),), "STRUCT<id BIGINT, i32 STRING>",
-               {FULL_AT: {"id": 1, "i32": "-42"}, NULLS_AT: {"id": None, "i32": None}, TOMBSTONE_AT: None}),
-        Recipe("TimestampConverter", "field", side, ("id", "tsl"),
-               (step("TimestampConverter", field="tsl", **{"target.type": "unix"}),), "STRUCT<id BIGINT, tsl BIGINT>",
-               {FULL_AT: {"id": 1, "tsl": TSL_MILLIS}, NULLS_AT: {"id": None, "tsl": None}, TOMBSTONE_AT: None}),
-        Recipe("SetSchemaMetadata", "whole", side, every, (step("SetSchemaMetadata", **{"schema.name": "com.example.Order"}),),
-               _struct(*every), same(*every)),
-        Recipe("ExtractField", "nested_struct", side, ("st",), (step("ExtractField", field="st"),), "STRUCT<a INT, b STRING>",
-               _per_input(_or_null(lambda r: r["st"]))),
+        Recipe(
+            "ReplaceField",
+            "include",
+            side,
+            ("id", "s", "by", "b"),
+            (step("ReplaceField", include=["id", "s", "by"]),),
+            _struct("id", "s", "by"),
+            same("id", "s", "by"),
+        ),
+        Recipe(
+            "ReplaceField",
+            "one_string",
+            side,
+            ("id", "s"),
+            (step("ReplaceField", exclude="id"),),
+            _struct("s"),
+            same("s"),
+        ),
+        Recipe(
+            "ReplaceField",
+            "one_bytes",
+            side,
+            ("id", "by"),
+            (step("ReplaceField", exclude="id"),),
+            _struct("by"),
+            same("by"),
+        ),
+        Recipe(
+            "ReplaceField",
+            "all_primitives",
+            side,
+            every,
+            (step("ReplaceField", exclude=["arr", "m", "st"]),),
+            _struct(*flat),
+            same(*flat),
+        ),
+        Recipe(
+            "ReplaceField",
+            "exclude_every_field",
+            side,
+            ("id", "s"),
+            (step("ReplaceField", exclude="id, s"),),
+            "STRUCT<>",
+            _per_input(_or_null(lambda r: {})),
+        ),
+        Recipe(
+            "HeaderFrom",
+            "move_every_field",
+            side,
+            ("id", "s"),
+            (step("HeaderFrom", fields="id, s", headers="id, s", operation="move"),),
+            "STRUCT<>",
+            {FULL_AT: {}, NULLS_AT: {}, **with_error},
+        ),
+        Recipe(
+            "HeaderFrom",
+            "copy",
+            side,
+            ("id", "s"),
+            (step("HeaderFrom", fields="s", headers="s", operation="copy"),),
+            _struct("id", "s"),
+            {**same("id", "s"), **with_error},
+        ),
+        Recipe(
+            "HoistField",
+            "wrapped",
+            side,
+            ("id", "s"),
+            (step("HoistField", field="wrapped"),),
+            f"STRUCT<wrapped {_struct('id', 's')}>",
+            _per_input(lambda r: {"wrapped": _pick("id", "s", record=r)}),
+        ),
+        Recipe(
+            "Flatten",
+            "st",
+            side,
+            ("id", "st"),
+            (step("Flatten", delimiter="_"),),
+            "STRUCT<id BIGINT, st_a INT, st_b STRING>",
+            {
+                FULL_AT: {"id": 1, "st_a": 1, "st_b": "x"},
+                NULLS_AT: {"id": None, "st_a": None, "st_b": None},
+                TOMBSTONE_AT: None,
+            },
+        ),
+        Recipe(
+            "InsertField",
+            "static",
+            side,
+            ("id",),
+            (step("InsertField", **{"static.field": "origin", "static.value": "web"}),),
+            "STRUCT<id BIGINT, origin STRING>",
+            {FULL_AT: {"id": 1, "origin": "web"}, NULLS_AT: {"id": None, "origin": "web"}, TOMBSTONE_AT: None},
+        ),
+        Recipe(
+            "MaskField",
+            "s",
+            side,
+            ("id", "s"),
+            (step("MaskField", fields="s"),),
+            _struct("id", "s"),
+            {FULL_AT: {"id": 1, "s": ""}, NULLS_AT: {"id": None, "s": None}, **with_error},
+        ),
+        Recipe(
+            "Cast",
+            "field",
+            side,
+            ("id", "i32"),
+            (step("Cast", spec="i32:string"),),
+            "STRUCT<id BIGINT, i32 STRING>",
+            {FULL_AT: {"id": 1, "i32": "-42"}, NULLS_AT: {"id": None, "i32": None}, TOMBSTONE_AT: None},
+        ),
+        Recipe(
+            "TimestampConverter",
+            "field",
+            side,
+            ("id", "tsl"),
+            (step("TimestampConverter", field="tsl", **{"target.type": "unix"}),),
+            "STRUCT<id BIGINT, tsl BIGINT>",
+            {FULL_AT: {"id": 1, "tsl": TSL_MILLIS}, NULLS_AT: {"id": None, "tsl": None}, TOMBSTONE_AT: None},
+        ),
+        Recipe(
+            "SetSchemaMetadata",
+            "whole",
+            side,
+            every,
+            (step("SetSchemaMetadata", **{"schema.name": "com.example.Order"}),),
+            _struct(*every),
+            same(*every),
+        ),
+        Recipe(
+            "ExtractField",
+            "nested_struct",
+            side,
+            ("st",),
+            (step("ExtractField", field="st"),),
+            "STRUCT<a INT, b STRING>",
+            _per_input(_or_null(lambda r: r["st"])),
+        ),
     ]
     # Drop (Confluent's): every key or value null, without a type (nullify) or keeping the struct's (retain)
     recipes += [
         Recipe("Drop", "nullify", side, ("id", "s"), (step("Drop"),), ALWAYS_NULL, _per_input(lambda r: None)),
-        Recipe("Drop", "retain", side, ("id", "s"), (step("Drop", **{"schema.behavior": "retain"}),), _struct("id", "s"),
-               _per_input(lambda r: None)),
+        Recipe(
+            "Drop",
+            "retain",
+            side,
+            ("id", "s"),
+            (step("Drop", **{"schema.behavior": "retain"}),),
+            _struct("id", "s"),
+            _per_input(lambda r: None),
+        ),
     ]
     # Record-level families keep the key and value as they are
     for family, config in (
@@ -198,19 +372,35 @@ def _struct_recipes(side: str) -> list[Recipe]:
         ("TimestampRouter", {"topic.format": "${topic}-${timestamp}", "timestamp.format": "yyyy"}),
         ("Filter", {"predicate": "never"}),
     ):
-        recipes.append(Recipe(family, "keeps", side, ("id",), ({"name": "step", "type": family, **config},),
-                              _struct("id"), same("id")))
+        recipes.append(
+            Recipe(
+                family, "keeps", side, ("id",), ({"name": "step", "type": family, **config},), _struct("id"), same("id")
+            )
+        )
     return recipes
 
 
 def _value_to_key_recipes() -> list[Recipe]:
     """ValueToKey: V1 a struct key of the fields; V2 with one path the value found there (KIP-821)."""
     return [
-        Recipe("ValueToKey", "v1_struct", "key", ("id", "s"), ({"name": "key", "type": "ValueToKey", "fields": "id, s"},),
-               _struct("id", "s"), {FULL_AT: {"id": 1, "s": FULL["s"]}, NULLS_AT: {"id": None, "s": None}, TOMBSTONE_AT: ERROR}),
-        Recipe("ValueToKey", "v2_primitive", "key", ("st",),
-               ({"name": "key", "type": "ValueToKey", "field.syntax.version": "V2", "fields": "st.a"},), "INT",
-               {FULL_AT: 1, NULLS_AT: None, TOMBSTONE_AT: ERROR}),
+        Recipe(
+            "ValueToKey",
+            "v1_struct",
+            "key",
+            ("id", "s"),
+            ({"name": "key", "type": "ValueToKey", "fields": "id, s"},),
+            _struct("id", "s"),
+            {FULL_AT: {"id": 1, "s": FULL["s"]}, NULLS_AT: {"id": None, "s": None}, TOMBSTONE_AT: ERROR},
+        ),
+        Recipe(
+            "ValueToKey",
+            "v2_primitive",
+            "key",
+            ("st",),
+            ({"name": "key", "type": "ValueToKey", "field.syntax.version": "V2", "fields": "st.a"},),
+            "INT",
+            {FULL_AT: 1, NULLS_AT: None, TOMBSTONE_AT: ERROR},
+        ),
     ]
 
 

@@ -38,11 +38,16 @@ if str(HERE) not in sys.path:  # the helper modules beside this file
     sys.path.insert(0, str(HERE))
 
 from combos import (  # noqa: E402
-    Combo, all_combos, column_types, kafka_expected, refusals, row_columns, runs_on_spark, yaml_text,
+    Combo,
+    all_combos,
+    column_types,
+    kafka_expected,
+    refusals,
+    row_columns,
+    runs_on_spark,
+    yaml_text,
 )
 from connect_formats import csv_line, json_text  # noqa: E402
-from shape_cases import FULL_JSON, INPUTS, NULLS_JSON, recipes_for  # noqa: E402
-
 from pipec.connectors import SINKS  # noqa: E402
 from pipec.emit.job import job_text  # noqa: E402
 from pipec.project.driver import build_all  # noqa: E402
@@ -51,6 +56,7 @@ from pipec.testing.kafka_rows import EPOCH, KAFKA_ROW_SCHEMA  # noqa: E402
 from pipec.testing.runner import load_job  # noqa: E402
 from pipec.transforms import REGISTRY  # noqa: E402
 from pipec.types.sql import BYTES, ArrayType, MapType, SqlType, StructField, StructType  # noqa: E402
+from shape_cases import FULL_JSON, INPUTS, NULLS_JSON, recipes_for  # noqa: E402
 
 COMBOS = all_combos()
 UTC = dt.timezone.utc
@@ -110,7 +116,9 @@ def test_refused_combinations_are_refused_at_compile_time_at_the_node_at_fault(e
             located = [path for code, path in want if code == d.code and _inside(text, path, d.loc)]
             got.add((d.code, located[0]) if located else (d.code, f"at {d.loc.line}:{d.loc.col}: {d.message}"))
         if got != want:
-            problems.append(f"{combo.label}: expected {sorted(want) or 'no error'}, got {sorted(got, key=str) or 'no error'}")
+            problems.append(
+                f"{combo.label}: expected {sorted(want) or 'no error'}, got {sorted(got, key=str) or 'no error'}"
+            )
         elif not want and compiled is None:
             problems.append(f"{combo.label}: not compiled")
     assert not problems, f"{len(problems)} of {len(everything)} combinations:\n" + "\n".join(problems[:40])
@@ -171,8 +179,10 @@ def test_accepted_combinations_write_what_kafka_connect_documents(everything, sp
         for found in pool.map(lambda args: _check_files(spark, *args), zip(writes.values(), folders)):
             problems += found
     timings["total"] = time.monotonic() - started
-    print(f"cross product: {len(jobs)} jobs run ({len(writes)} file writes) of {len(everything)} combinations; "
-          + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))
+    print(
+        f"cross product: {len(jobs)} jobs run ({len(writes)} file writes) of {len(everything)} combinations; "
+        + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items())
+    )
     assert not problems, f"{len(problems)} mismatches:\n" + "\n".join(problems[:40])
 
 
@@ -193,7 +203,7 @@ def _union(frames: list):
 
 def _collect(pool, ran: list) -> list:
     """The rows of every (combo, frame), a few unions at a time (one Spark job each)."""
-    batches = [_union([f for _, f in ran[i:i + UNION_BATCH]]) for i in range(0, len(ran), UNION_BATCH)]
+    batches = [_union([f for _, f in ran[i : i + UNION_BATCH]]) for i in range(0, len(ran), UNION_BATCH)]
     return [row for rows in pool.map(lambda df: df.collect(), batches) for row in rows]
 
 
@@ -230,7 +240,9 @@ def _check_sink_rows(pool, ran: list) -> list[str]:
     for combo, _ in ran:
         want = Counter(_canonical_json(json.loads(json_text(cols, t))) for cols, t in _expected_rows(combo))
         if written[combo.index] != want:
-            problems.append(f"{combo.label}: wrote {sorted(written[combo.index].elements())}, expected {sorted(want.elements())}")
+            problems.append(
+                f"{combo.label}: wrote {sorted(written[combo.index].elements())}, expected {sorted(want.elements())}"
+            )
     return problems
 
 
@@ -253,7 +265,9 @@ def _check_files(spark, members: list, folder: Path) -> list[str]:
     job.write_sink(_union([out for _, _, out in members]), job.parse_args(["--sink-path", str(folder)]))
     expected = [row for member, _, _ in members for row in _expected_rows(member)]
     if combo.fmt in ("json", "csv"):
-        lines = [line for part in sorted(folder.glob("part-*")) for line in part.read_text(encoding="utf-8").splitlines()]
+        lines = [
+            line for part in sorted(folder.glob("part-*")) for line in part.read_text(encoding="utf-8").splitlines()
+        ]
         if combo.fmt == "csv":
             want, got = Counter(csv_line(cols, t) for cols, t in expected), Counter(lines)
         elif not combo.envelope:
@@ -265,12 +279,16 @@ def _check_files(spark, members: list, folder: Path) -> list[str]:
     else:
         t = expected[0][1]
         want = Counter(_canonical_json(canonical(cols, t)) for cols, t in expected)
-        got = Counter(_canonical_json(canonical({f.name: row[f.name] for f in t.fields}, t))
-                      for row in spark.read.format(combo.fmt).load(str(folder)).collect())
+        got = Counter(
+            _canonical_json(canonical({f.name: row[f.name] for f in t.fields}, t))
+            for row in spark.read.format(combo.fmt).load(str(folder)).collect()
+        )
     if want == got:
         return []
     labels = ", ".join(c.label for c, _, _ in members)
-    return [f"{labels}:\n    missing {sorted((want - got).elements())}\n    unexpected {sorted((got - want).elements())}"]
+    return [
+        f"{labels}:\n    missing {sorted((want - got).elements())}\n    unexpected {sorted((got - want).elements())}"
+    ]
 
 
 def _canonical_json(value: Any) -> str:

@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from changelog_model import normalize
 from pipec.testing.runner import load_job
 

@@ -30,10 +30,9 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-
 from pipec.diagnostics import CompileError
-from pipec.project.driver import build_all, generate_all
 from pipec.emit.render import comment_text
+from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job, write_given_files
 
 pytestmark = pytest.mark.spark
@@ -41,12 +40,80 @@ pytestmark = pytest.mark.spark
 NAME = "adversarial"
 
 SPECIALS = [
-    "'", '"', "\\", "\\\\", "\n", "\r", "\r\n", "\t", '"""', "'''", "\\'", '\\"', '"""\'\'\'',
-    "{{ }}", "{{", "}}", "{% %}", "{%", "{#", "#}", "${", "$${", "$${env:HOME}", "${x}", "$", "#", "# comment",
-    "\x00", "\x7f", "\x0b", "\x0c", "\x1b", "\x85", "\u2028", "\u2029", "\ufeff", "\u200b",
-    "`", "``", ".", "..", ":", ",", ";", "(", ")", "[", "]", "*", "?", "!", "%", "%s", "%(prog)s", "{0}", "{}",
-    "\\x00", "\\n", "\\u0000", "\\N{BULLET}", "é", "ß", "日本語", "😀", "👩\u200d💻", "\U0001f600\U0001f64f",
-    "null", "true", "~", "- ", ": ", "& *a !!str", "'; DROP TABLE x; --", "); import os; (",
+    "'",
+    '"',
+    "\\",
+    "\\\\",
+    "\n",
+    "\r",
+    "\r\n",
+    "\t",
+    '"""',
+    "'''",
+    "\\'",
+    '\\"',
+    "\"\"\"'''",
+    "{{ }}",
+    "{{",
+    "}}",
+    "{% %}",
+    "{%",
+    "{#",
+    "#}",
+    "${",
+    "$${",
+    "$${env:HOME}",
+    "${x}",
+    "$",
+    "#",
+    "# comment",
+    "\x00",
+    "\x7f",
+    "\x0b",
+    "\x0c",
+    "\x1b",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\u200b",
+    "`",
+    "``",
+    ".",
+    "..",
+    ":",
+    ",",
+    ";",
+    "(",
+    ")",
+    "[",
+    "]",
+    "*",
+    "?",
+    "!",
+    "%",
+    "%s",
+    "%(prog)s",
+    "{0}",
+    "{}",
+    "\\x00",
+    "\\n",
+    "\\u0000",
+    "\\N{BULLET}",
+    "é",
+    "ß",
+    "日本語",
+    "😀",
+    "👩\u200d💻",
+    "\U0001f600\U0001f64f",
+    "null",
+    "true",
+    "~",
+    "- ",
+    ": ",
+    "& *a !!str",
+    "'; DROP TABLE x; --",
+    "); import os; (",
 ]
 
 adversarial = st.lists(st.one_of(st.text(), st.sampled_from(SPECIALS)), max_size=6).map("".join)
@@ -102,7 +169,9 @@ def _same_ignoring_case(a: str, b: str) -> bool:
 
 def regex_literal(text: str) -> str:
     """A regex matching exactly `text`: re.escape, with trim-able characters as \\uXXXX (Java and Python alike)."""
-    return "".join(f"\\u{ord(ch):04x}" if _trimmable(ch) or ord(ch) < 0x20 or ch == "\x7f" else re.escape(ch) for ch in text)
+    return "".join(
+        f"\\u{ord(ch):04x}" if _trimmable(ch) or ord(ch) < 0x20 or ch == "\x7f" else re.escape(ch) for ch in text
+    )
 
 
 config_text = adversarial.map(untrimmed).filter(lambda s: not mentions_env(s))
@@ -145,7 +214,12 @@ def pipeline_doc(c: dict) -> dict:
                 "static.field": c["static_field"],
                 "static.value": c["static_value"],
             },
-            {"name": "rename", "type": "ReplaceField$Value", "field.syntax.version": "V1", "renames": [f"{c['column']}:{c['renamed']}"]},
+            {
+                "name": "rename",
+                "type": "ReplaceField$Value",
+                "field.syntax.version": "V1",
+                "renames": [f"{c['column']}:{c['renamed']}"],
+            },
         ],
         "sink": {"connector": "files", "path": "unused/out", "format": "json"},
     }
@@ -230,7 +304,10 @@ def distinct_fields(case: dict) -> bool:
 
 
 def check_case(spark, case: dict) -> None:
-    topic_field, static_field = inserted_name(literal(case["topic_field"])), inserted_name(literal(case["static_field"]))
+    topic_field, static_field = (
+        inserted_name(literal(case["topic_field"])),
+        inserted_name(literal(case["static_field"])),
+    )
     with tempfile.TemporaryDirectory(prefix="pipec-escaping-") as tmp:
         folder = Path(tmp)
         try:
@@ -253,36 +330,59 @@ def check_case(spark, case: dict) -> None:
     if re.fullmatch(regex_literal(case["other_topic"]), case["topic"]):
         assert rows == [], "the second Filter should have dropped the record: its topic matches that pattern"
     else:
-        expected = [(literal(case["renamed"]), case["value"]), (topic_field, case["topic"]),
-                    (static_field, literal(case["static_value"]))]
+        expected = [
+            (literal(case["renamed"]), case["value"]),
+            (topic_field, case["topic"]),
+            (static_field, literal(case["static_value"])),
+        ]
         assert rows == [expected]
 
 
 NASTY = {
-    "description": "Ends in a backslash \\ and \"\"\"triple\"\"\" ''' {{ jinja }} {% raw %} ${x} $${y} # no comment\x00\\",
+    "description": 'Ends in a backslash \\ and """triple""" \'\'\' {{ jinja }} {% raw %} ${x} $${y} # no comment\x00\\',
     "topic": "to'p\"ic\\\n\r\t{{x}}{%y%}${z}#\U0001f600\x00end\\",
     "other_topic": "to'p\"ic\\",
     "column": "col `with` back``ticks, dots.and \"quotes\" and 'single' \\ and\nnewline\x00nul",
     "value": "v'a\"l\\ue\n\r\x00\u2028\U0001f600",
-    "topic_field": "topic.field `x` \\ \"'\"\"\" {{ }}",
+    "topic_field": 'topic.field `x` \\ "\'""" {{ }}',
     "static_field": "static field\n#{% %}$${env:HOME}\\",
     "static_value": "'''\"\"\"\\\\\\ \x00 ${ $${env:X} {{ x }} {% if %} \r\n end\\",
-    "renamed": "renamed\\`.``\"\"\"'\u2029\u00df",
+    "renamed": 'renamed\\`.``"""\'\u2029\u00df',
 }
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(case=cases())
 @example(case=NASTY)
 @example(case={**NASTY, "other_topic": NASTY["topic"]})  # the second Filter drops the record
-@example(case={
-    "description": "\\", "topic": "\\", "other_topic": "\\\\", "column": "\\'''", "value": "\\",
-    "topic_field": "\\\"\"\"", "static_field": "{{ x }}\\", "static_value": "\\", "renamed": "{% endraw %}\\\\",
-})
-@example(case={
-    "description": "select * from x", "topic": "from", "other_topic": "fro", "column": "select", "value": "where",
-    "topic_field": "from", "static_field": "table!", "static_value": "null", "renamed": "order",
-})
+@example(
+    case={
+        "description": "\\",
+        "topic": "\\",
+        "other_topic": "\\\\",
+        "column": "\\'''",
+        "value": "\\",
+        "topic_field": '\\"""',
+        "static_field": "{{ x }}\\",
+        "static_value": "\\",
+        "renamed": "{% endraw %}\\\\",
+    }
+)
+@example(
+    case={
+        "description": "select * from x",
+        "topic": "from",
+        "other_topic": "fro",
+        "column": "select",
+        "value": "where",
+        "topic_field": "from",
+        "static_field": "table!",
+        "static_value": "null",
+        "renamed": "order",
+    }
+)
 def test_adversarial_strings_reach_the_output_exactly(spark, case):
     assume(distinct_fields(case))
     check_case(spark, case)
@@ -293,8 +393,15 @@ def test_adversarial_strings_reach_the_output_exactly(spark, case):
 
 def _plain(**over) -> dict:
     base = {
-        "description": "d", "topic": "t", "other_topic": "other", "column": "c", "value": "v",
-        "topic_field": "tf", "static_field": "sf", "static_value": "sv", "renamed": "r",
+        "description": "d",
+        "topic": "t",
+        "other_topic": "other",
+        "column": "c",
+        "value": "v",
+        "topic_field": "tf",
+        "static_field": "sf",
+        "static_value": "sv",
+        "renamed": "r",
     }
     return {**base, **over}
 
@@ -359,7 +466,9 @@ def test_names_spark_keeps_apart_are_accepted(spark):
 
 
 def test_names_spark_confuses_are_a_compile_error():
-    rejected = isinstance(_build_without_traceback(pipeline_doc(_plain(topic_field="I", static_field="\u0131"))), CompileError)
+    rejected = isinstance(
+        _build_without_traceback(pipeline_doc(_plain(topic_field="I", static_field="\u0131"))), CompileError
+    )
     assert rejected, "compiled, but the job fails: [AMBIGUOUS_REFERENCE_TO_FIELDS] Ambiguous reference to the field `I`"
 
 

@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 
 import pytest
-
 from pipec.project.batch import compile_all, stale
 from pipec.project.driver import SUFFIXES, build_all, generate_all
 from pipec.testing.runner import load_job, run_tests
@@ -36,7 +35,7 @@ def test_example_record_tests_pass(pipeline: Path, spark, tmp_path, in_repo):
     files = generate_all(result)  # raises CompileError (with every diagnostic) if the example is invalid
     assert len(result.compiled) == 1 and len(files) == 1
     (compiled,) = result.compiled
-    (name, source), = files.items()
+    ((name, source),) = files.items()
     assert name == f"{compiled.pipeline.name}.py"
 
     job_file = tmp_path / name

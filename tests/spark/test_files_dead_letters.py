@@ -16,9 +16,8 @@ import json
 import textwrap
 
 import pytest
-
-from pipec.testing.runner import compile_job as compile_yaml_job
 from native_plan import python_operators
+from pipec.testing.runner import compile_job as compile_yaml_job
 
 pytestmark = pytest.mark.spark
 
@@ -70,20 +69,36 @@ def check_letter(letter: dict, path, line: int, text: str, converter: str, pipel
     message = letter["error"]["message"]
     assert message.endswith(f"(file {uri}, line {line})"), message
     assert {k: v for k, v in letter.items() if k not in ("timestamp", "headers")} == {
-        "key": None, "value": b64, "topic": "readings", "partition": 0, "offset": line, "file": uri,
+        "key": None,
+        "value": b64,
+        "topic": "readings",
+        "partition": 0,
+        "offset": line,
+        "file": uri,
         "error": {"stage": "VALUE_CONVERTER", "class": converter, "message": message},
     }
     context = {h["key"]: base64.b64decode(h["value"]).decode() for h in letter["headers"]}
     assert context == {
-        "__connect.errors.topic": "readings", "__connect.errors.partition": "0", "__connect.errors.offset": str(line),
-        "__connect.errors.stage": "VALUE_CONVERTER", "__connect.errors.class.name": converter,
-        "__connect.errors.exception.message": message, "__connect.errors.connector.name": pipeline,
-        "__pipec.errors.file.path": uri, "__pipec.errors.file.line": str(line),
+        "__connect.errors.topic": "readings",
+        "__connect.errors.partition": "0",
+        "__connect.errors.offset": str(line),
+        "__connect.errors.stage": "VALUE_CONVERTER",
+        "__connect.errors.class.name": converter,
+        "__connect.errors.exception.message": message,
+        "__connect.errors.connector.name": pipeline,
+        "__pipec.errors.file.path": uri,
+        "__pipec.errors.file.line": str(line),
     }
 
 
-CSV_A = ["sensor;celsius;taken_at", "t-1;21.5;2024-05-06T08:00:00Z", "t-2;22", "", "t-3;abc;2024-05-06T08:00:00Z",
-         "t-4;1.25;2024-05-06T09:00:00Z"]
+CSV_A = [
+    "sensor;celsius;taken_at",
+    "t-1;21.5;2024-05-06T08:00:00Z",
+    "t-2;22",
+    "",
+    "t-3;abc;2024-05-06T08:00:00Z",
+    "t-4;1.25;2024-05-06T09:00:00Z",
+]
 CSV_B = ["# exported", "sensor;celsius;taken_at", "u-1;3;2024-05-06T08:00:00Z;extra", "u-2;4;2024-05-06T08:00:00Z"]
 
 
@@ -92,8 +107,15 @@ def test_batch_csv_malformed_lines_go_to_the_dead_letters_with_file_and_line(spa
     src.mkdir()
     (src / "a.csv").write_text("\n".join(CSV_A) + "\n", encoding="utf-8")
     (src / "b.csv").write_text("\r\n".join(CSV_B) + "\r\n", encoding="utf-8")
-    job = compile_job(tmp_path, name="csv_dlq", mode="batch", format="csv", checkpoint="", dead=dead,
-                      options='{header: true, sep: ";", comment: "#"}')
+    job = compile_job(
+        tmp_path,
+        name="csv_dlq",
+        mode="batch",
+        format="csv",
+        checkpoint="",
+        dead=dead,
+        options='{header: true, sep: ";", comment: "#"}',
+    )
     assert job.main(["--source-path", str(src), "--sink-path", str(out)]) == 0
     # records: 4 lines of a.csv (not the header, not the blank line), 2 of b.csv (not the comment, not the header)
     assert "[csv_dlq] batch: in=6 written=3 filtered=0 superseded=0 dead_lettered=3" in capsys.readouterr().out
@@ -110,7 +132,9 @@ def test_line_numbers_span_the_blocks_of_a_file_read_by_several_tasks(spark, tmp
     from the file's start, and each line is read once (the scan's output rows are the file's lines)."""
     src, out, dead = tmp_path / "in", tmp_path / "out", tmp_path / "dead"
     src.mkdir()
-    lines = [json.dumps({"sensor": f"s-{i}", "celsius": i % 100, "taken_at": "2024-05-06T08:00:00Z"}) for i in range(3000)]
+    lines = [
+        json.dumps({"sensor": f"s-{i}", "celsius": i % 100, "taken_at": "2024-05-06T08:00:00Z"}) for i in range(3000)
+    ]
     bad = {417: "{not json", 1999: "[1, 2]", 2998: '{"sensor": "x", "celsius": "warm"}'}
     for i, text in bad.items():
         lines[i] = text
@@ -131,7 +155,9 @@ def test_line_numbers_span_the_blocks_of_a_file_read_by_several_tasks(spark, tmp
         assert job.main(["--source-path", str(src), "--sink-path", str(out)]) == 0
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
-    assert "[json_blocks] batch: in=3000 written=2997 filtered=0 superseded=0 dead_lettered=3" in capsys.readouterr().out
+    assert (
+        "[json_blocks] batch: in=3000 written=2997 filtered=0 superseded=0 dead_lettered=3" in capsys.readouterr().out
+    )
 
 
 def _plan_nodes(df) -> list[tuple[str, object]]:
@@ -157,16 +183,29 @@ def test_streaming_json_malformed_lines_go_to_the_dead_letters_per_micro_batch(s
     src.mkdir()
     first = ['{"sensor": "a", "celsius": 1}', "", "{not json", '{"sensor": "b", "celsius": 2}']
     (src / "first.json").write_text("\n".join(first) + "\n", encoding="utf-8")
-    job = compile_job(tmp_path, name="json_stream_dlq", mode="streaming", format="json", dead=dead, options="{}",
-                      checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    job = compile_job(
+        tmp_path,
+        name="json_stream_dlq",
+        mode="streaming",
+        format="json",
+        dead=dead,
+        options="{}",
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     run = ["--source-path", str(src), "--sink-path", str(out)]
     assert job.main(run) == 0
-    assert "[json_stream_dlq] micro-batch 0: in=3 written=2 filtered=0 superseded=0 dead_lettered=1" in capsys.readouterr().out
+    assert (
+        "[json_stream_dlq] micro-batch 0: in=3 written=2 filtered=0 superseded=0 dead_lettered=1"
+        in capsys.readouterr().out
+    )
 
     second = ['{"sensor": "c", "celsius": 3, "taken_at": "yesterday"}', '{"sensor": "d", "celsius": 4}']
     (src / "second.json").write_text("\n".join(second), encoding="utf-8")  # no newline at the end
     assert job.main(run) == 0
-    assert "[json_stream_dlq] micro-batch 1: in=2 written=1 filtered=0 superseded=0 dead_lettered=1" in capsys.readouterr().out
+    assert (
+        "[json_stream_dlq] micro-batch 1: in=2 written=1 filtered=0 superseded=0 dead_lettered=1"
+        in capsys.readouterr().out
+    )
     assert written(out) == [("a", 1), ("b", 2), ("d", 4)]
     letters = sorted(dead_letters(dead), key=lambda d: d["file"])
     check_letter(letters[0], src / "first.json", 3, "{not json", JSON_CONVERTER, "json_stream_dlq")

@@ -17,9 +17,8 @@ import json
 import textwrap
 
 import pytest
-
-from pipec.testing.runner import compile_job as compile_yaml_job
 from native_plan import python_operators
+from pipec.testing.runner import compile_job as compile_yaml_job
 
 pytestmark = pytest.mark.spark
 
@@ -67,13 +66,18 @@ def run_failing(job, capsys, argv) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("bad, reason", [
-    ("{not json", NOT_JSON),
-    ('{"sensor": "x", "celsius": "warm"}', NOT_JSON),  # a field that does not convert to its column's type
-    ("[1, 2]", NOT_JSON),  # an array of scalars: no record
-    ('{"sensor": "x", "taken_at": "yesterday"}',
-     "VALUE_CONVERTER: source value: field 'taken_at' is neither epoch milliseconds nor an ISO-8601 timestamp"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ("{not json", NOT_JSON),
+        ('{"sensor": "x", "celsius": "warm"}', NOT_JSON),  # a field that does not convert to its column's type
+        ("[1, 2]", NOT_JSON),  # an array of scalars: no record
+        (
+            '{"sensor": "x", "taken_at": "yesterday"}',
+            "VALUE_CONVERTER: source value: field 'taken_at' is neither epoch milliseconds nor an ISO-8601 timestamp",
+        ),
+    ],
+)
 def test_batch_json_fails_on_a_malformed_line_naming_the_file(spark, tmp_path, capsys, bad, reason):
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()
@@ -104,15 +108,22 @@ def test_the_check_keeps_the_plan_native_with_one_read_of_the_files(spark, tmp_p
 CSV_GOOD = ["sensor;celsius;taken_at", "t-1;21.5;2024-05-06T08:00:00Z", "", "t-2;3;2024-05-06T09:00:00Z"]
 
 
-@pytest.mark.parametrize("bad, enforce", [
-    ("t-3;22", "true"), ("t-3;abc;2024-05-06T08:00:00Z", "true"), ("t-3;1;2024-05-06T08:00:00Z;extra", "true"),
-    ("t-3;22", "false"),  # Spark checks the header's names against the declared columns
-])
+@pytest.mark.parametrize(
+    "bad, enforce",
+    [
+        ("t-3;22", "true"),
+        ("t-3;abc;2024-05-06T08:00:00Z", "true"),
+        ("t-3;1;2024-05-06T08:00:00Z;extra", "true"),
+        ("t-3;22", "false"),  # Spark checks the header's names against the declared columns
+    ],
+)
 def test_batch_csv_with_a_header_fails_on_a_malformed_line(spark, tmp_path, capsys, bad, enforce):
     """Too few fields, a field that does not convert, too many fields; the header line is no record."""
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()
-    job = compile_job(tmp_path, "csv_none", format="csv", options=f'{{header: true, sep: ";", enforceSchema: {enforce}}}')
+    job = compile_job(
+        tmp_path, "csv_none", format="csv", options=f'{{header: true, sep: ";", enforceSchema: {enforce}}}'
+    )
     (src / "a.csv").write_text("\n".join(CSV_GOOD) + "\n", encoding="utf-8")
     assert job.main(["--source-path", str(src), "--sink-path", str(out)]) == 0
     assert "[csv_none] batch: in=2 written=2 filtered=0 superseded=0 dead_lettered=0" in capsys.readouterr().out
@@ -126,21 +137,30 @@ def test_streaming_json_fails_on_a_malformed_line_after_the_good_micro_batches(s
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()
     (src / "first.json").write_text("\n".join(GOOD) + "\n", encoding="utf-8")
-    job = compile_job(tmp_path, "json_stream_none", mode="streaming",
-                      checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now")
+    job = compile_job(
+        tmp_path,
+        "json_stream_none",
+        mode="streaming",
+        checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
+    )
     run = ["--source-path", str(src), "--sink-path", str(out)]
     assert job.main(run) == 0
     assert "[json_stream_none] micro-batch 0: in=2 written=2" in capsys.readouterr().out
-    (src / "second.json").write_text('{"sensor": "c", "celsius": 3}\n{"sensor": "d", "celsius": "warm"}\n', encoding="utf-8")
+    (src / "second.json").write_text(
+        '{"sensor": "c", "celsius": 3}\n{"sensor": "d", "celsius": "warm"}\n', encoding="utf-8"
+    )
     line = run_failing(job, capsys, run)
     assert line == f"json_stream_none: failed: record error: {NOT_JSON} (file file:{src / 'second.json'})", line
     assert written(out) == [("a", 1), ("b", 2)]
 
 
-@pytest.mark.parametrize("mode, rows", [
-    ("PERMISSIVE", [("a", 1), ("b", 2), (None, None)]),  # Spark's nulls, as the user asked
-    ("DROPMALFORMED", [("a", 1), ("b", 2)]),
-])
+@pytest.mark.parametrize(
+    "mode, rows",
+    [
+        ("PERMISSIVE", [("a", 1), ("b", 2), (None, None)]),  # Spark's nulls, as the user asked
+        ("DROPMALFORMED", [("a", 1), ("b", 2)]),
+    ],
+)
 def test_an_explicit_mode_keeps_spark_s_meaning(spark, tmp_path, capsys, mode, rows):
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()

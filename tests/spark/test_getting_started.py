@@ -48,8 +48,11 @@ def test_the_page_has_files_and_commands():
 def test_getting_started_as_written(tmp_path):
     bin_dir = Path(sys.executable).parent
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")}
-    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PIPEC_SPARK_LOG=str(tmp_path / "spark.log"),
-               PIPEC_CACHE_DIR="")
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+        PIPEC_SPARK_LOG=str(tmp_path / "spark.log"),
+        PIPEC_CACHE_DIR="",
+    )
     project = tmp_path / "project"
     project.mkdir()
     for kind, what, body in steps(PAGE.read_text(encoding="utf-8")):
@@ -57,8 +60,15 @@ def test_getting_started_as_written(tmp_path):
             (project / what).parent.mkdir(parents=True, exist_ok=True)
             (project / what).write_text(body, encoding="utf-8")
             continue
-        done = subprocess.run(["bash", "-c", what], cwd=project, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=900)
+        done = subprocess.run(
+            ["bash", "-c", what],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=900,
+        )
         assert done.returncode == 0, f"$ {what}\n{done.stdout}"
         if body.strip():
             assert normal(done.stdout) == normal(body), f"$ {what}\nthe page shows:\n{body}\nit printed:\n{done.stdout}"

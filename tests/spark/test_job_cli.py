@@ -31,7 +31,11 @@ def _run(cwd: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProce
     python = str(PYTHON) if PYTHON.exists() else sys.executable
     return subprocess.run(
         [python, str(ROOT / "generated" / f"{JOB}.py"), *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -43,10 +47,15 @@ def _expected_rows() -> list[dict]:
         for line in part.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 v = json.loads(line, parse_float=Decimal)
-                rows.append({
-                    "order_id": v["order_id"], "customer": v["customer"], "total": v["amount"],
-                    "kafka_topic": "orders", "origin": "web-shop",
-                })
+                rows.append(
+                    {
+                        "order_id": v["order_id"],
+                        "customer": v["customer"],
+                        "total": v["amount"],
+                        "kafka_topic": "orders",
+                        "origin": "web-shop",
+                    }
+                )
     return rows
 
 
@@ -58,7 +67,9 @@ def test_batch_job_runs_as_a_script(tmp_path):
     expected = _expected_rows()
     assert expected, f"no data rows under {DATA}"
     counts = re.findall(
-        rf"^\[{JOB}\] batch: in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) dead_lettered=(\d+)$", done.stdout, re.MULTILINE
+        rf"^\[{JOB}\] batch: in=(\d+) written=(\d+) filtered=(\d+) superseded=(\d+) dead_lettered=(\d+)$",
+        done.stdout,
+        re.MULTILINE,
     )
     assert counts == [(str(len(expected)), str(len(expected)), "0", "0", "0")], done.stdout
 
@@ -77,7 +88,9 @@ def test_help_names_the_spark_packages(tmp_path):
     done = _run(tmp_path, "--help", timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: {JOB}"), done.stdout
-    assert re.search(r"^Spark packages for this pyspark \(\d+\.\d+\.\d+\):\n  none$", done.stdout, re.MULTILINE), done.stdout
+    assert re.search(r"^Spark packages for this pyspark \(\d+\.\d+\.\d+\):\n  none$", done.stdout, re.MULTILINE), (
+        done.stdout
+    )
     assert "ignored under spark-submit, whose --master stands" in " ".join(done.stdout.split())
     for flag in ("--checkpoint", "--trigger", "--master", "--conf", "--bootstrap-servers", "--sink-path"):
         assert flag in done.stdout
@@ -89,16 +102,31 @@ def test_a_connector_of_another_spark_line_fails_at_start_in_one_line(tmp_path):
     import pyspark
 
     done = subprocess.run(
-        [str(PYTHON) if PYTHON.exists() else sys.executable, str(ROOT / "generated" / "clicks_traced.py"), "--spark-packages-version",
-         "4.1.1", "--bootstrap-servers", "127.0.0.1:9", "--checkpoint", str(tmp_path / "ck"), "--sink-path", str(tmp_path / "out")],
-        cwd=tmp_path, env={k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")},
-        capture_output=True, text=True, timeout=600,
+        [
+            str(PYTHON) if PYTHON.exists() else sys.executable,
+            str(ROOT / "generated" / "clicks_traced.py"),
+            "--spark-packages-version",
+            "4.1.1",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--checkpoint",
+            str(tmp_path / "ck"),
+            "--sink-path",
+            str(tmp_path / "out"),
+        ],
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")},
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     line = pyspark.__version__.rsplit(".", 1)[0]
     assert done.returncode == 1, done.stderr[-3000:]
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("clicks_traced: connector org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1 does not match "
-                           f"Spark {pyspark.__version__}: pass --spark-packages-version {line}.N"), last
+    assert last.startswith(
+        "clicks_traced: connector org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1 does not match "
+        f"Spark {pyspark.__version__}: pass --spark-packages-version {line}.N"
+    ), last
     assert "Traceback" not in done.stderr
 
 

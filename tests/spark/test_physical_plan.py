@@ -12,17 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pyspark.sql import functions as F
-
+from native_plan import python_operators_in
 from pipec.project.driver import SUFFIXES, build_all, generate_all
 from pipec.testing.frames import rows_frame
 from pipec.testing.runner import load_job, write_given_files
-from native_plan import python_operators_in
+from pyspark.sql import functions as F
 
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINES = sorted(p for p in (ROOT / "pipelines").rglob("*") if p.suffix in SUFFIXES and p.is_file())
+
 
 def executed_plan(df) -> str:
     return df._jdf.queryExecution().executedPlan().toString()
@@ -62,7 +62,7 @@ def test_example_plan_is_native(pipeline: Path, spark, tmp_path, monkeypatch):
     (compiled,) = result.compiled
     if not compiled.pipeline.tests:
         pytest.fail(f"{pipeline.name} has no tests: the plan check needs the first test case's records as input")
-    (name, text), = files.items()
+    ((name, text),) = files.items()
     (tmp_path / name).write_text(text, encoding="utf-8")
     job = load_job(tmp_path / name)
     for key, value in job.SESSION_CONF.items():

@@ -25,8 +25,9 @@ def test_pipec_test_leaves_the_current_directory_empty(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY")}
     env["TMPDIR"] = str(temp)  # the JVM's own folder goes here, and must be gone afterwards
     command = [str(PIPEC)] if PIPEC.exists() else [sys.executable, "-m", "pipec"]
-    done = subprocess.run([*command, "test", str(EXAMPLE)], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [*command, "test", str(EXAMPLE)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
     cases = EXAMPLE.read_text(encoding="utf-8").split("\ntests:", 1)[1].count("\n  - name:")
     assert cases and done.stdout.splitlines()[-1] == f"{cases} passed, 0 failed", done.stdout

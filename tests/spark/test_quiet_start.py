@@ -51,7 +51,9 @@ def _job(tmp_path: Path) -> Path:
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "part.json").write_text('{"id": 1}\n{"id": 2}\n', encoding="utf-8")
     pipec = [str(BIN / "pipec")] if (BIN / "pipec").exists() else [sys.executable, "-m", "pipec"]
-    subprocess.run([*pipec, "compile", "quiet_avro.yaml", "--out", "gen"], cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run(
+        [*pipec, "compile", "quiet_avro.yaml", "--out", "gen"], cwd=tmp_path, check=True, capture_output=True
+    )
     return tmp_path / "gen" / "quiet_avro.py"
 
 
@@ -61,8 +63,14 @@ def _python() -> str:
 
 def test_a_job_says_one_line_while_spark_starts(tmp_path):
     job = _job(tmp_path)
-    done = subprocess.run([_python(), str(job), "--master", "local[1]"], cwd=tmp_path, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [_python(), str(job), "--master", "local[1]"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
     assert re.fullmatch(r"resolving spark-avro \S+ \.\.\. done in \d+\.\d s\n", done.stderr), done.stderr
     assert re.fullmatch(r"\[quiet_avro\] batch: in=2 written=2 filtered=0 superseded=0 dead_lettered=0\n", done.stdout)
@@ -72,8 +80,14 @@ def test_a_job_says_one_line_while_spark_starts(tmp_path):
 
 def test_verbose_shows_the_jvm_output(tmp_path):
     job = _job(tmp_path)
-    done = subprocess.run([_python(), str(job), "--master", "local[1]", "--verbose"], cwd=tmp_path, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [_python(), str(job), "--master", "local[1]", "--verbose"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert ":: resolving dependencies ::" in done.stderr and "resolving spark-avro" not in done.stderr
     assert not (tmp_path / "spark.log").exists()
@@ -82,8 +96,14 @@ def test_verbose_shows_the_jvm_output(tmp_path):
 def test_pipec_test_says_one_line_while_spark_starts(tmp_path):
     _job(tmp_path)
     pipec = [str(BIN / "pipec")] if (BIN / "pipec").exists() else [sys.executable, "-m", "pipec"]
-    done = subprocess.run([*pipec, "test", "quiet_avro.yaml"], cwd=tmp_path, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [*pipec, "test", "quiet_avro.yaml"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
     assert re.fullmatch(ONE_LINE, done.stderr), done.stderr
     assert done.stdout == "PASS quiet_avro.yaml:15 passes through\n1 passed, 0 failed\n", done.stdout

@@ -43,9 +43,17 @@ tests:
 {expect}
 """
 # Debezium's tutorial (debezium-examples, tutorial/mysql inventory.products): id, name, weight FLOAT
-PRODUCTS = [(101, "scooter", "3.14"), (102, "car battery", "8.1"), (103, "12-pack drill bits", "0.8"),
-            (104, "hammer", "0.75"), (105, "hammer", "0.875"), (106, "hammer", "1.0"), (107, "rocks", "5.3"),
-            (108, "jacket", "0.1"), (109, "spare tire", "22.2")]
+PRODUCTS = [
+    (101, "scooter", "3.14"),
+    (102, "car battery", "8.1"),
+    (103, "12-pack drill bits", "0.8"),
+    (104, "hammer", "0.75"),
+    (105, "hammer", "0.875"),
+    (106, "hammer", "1.0"),
+    (107, "rocks", "5.3"),
+    (108, "jacket", "0.1"),
+    (109, "spare tire", "22.2"),
+]
 KAFKA = "  connector: kafka\n  topic: products\n  key: {{format: raw}}\n  value: {{format: {fmt}}}"
 FILES = "  connector: files\n  path: out\n  format: {fmt}\n  envelope: true"  # csv: no nested envelope columns
 SINKS = {
@@ -59,11 +67,14 @@ SINKS = {
 
 
 def pipeline(name: str, sink: str, expect_weight=lambda w: w, key_of=lambda i: f"p{i}") -> str:
-    given = "\n".join(f'      - {{key: "p{i}", value: {{id: {i}, name: "{n}", weight: {w}, price: "{w}"}}}}'
-                      for i, n, w in PRODUCTS)
+    given = "\n".join(
+        f'      - {{key: "p{i}", value: {{id: {i}, name: "{n}", weight: {w}, price: "{w}"}}}}' for i, n, w in PRODUCTS
+    )
     given += '\n      - {key: {base64: "/wA="}, value: {id: 110, name: bytes, weight: 1.5, price: "2.5"}}'
-    expect = "\n".join(f'      - {{key: {key_of(i)}, value: {{id: {i}, name: "{n}", weight: {expect_weight(w)}, price: {w}}}}}'
-                       for i, n, w in PRODUCTS)
+    expect = "\n".join(
+        f'      - {{key: {key_of(i)}, value: {{id: {i}, name: "{n}", weight: {expect_weight(w)}, price: {w}}}}}'
+        for i, n, w in PRODUCTS
+    )
     expect += '\n      - {key: {base64: "/wA="}, value: {id: 110, name: bytes, weight: 1.5, price: 2.5}}'
     return PIPELINE.format(name=name, sink=SINKS[sink], given=given, expect=expect)
 
@@ -88,7 +99,10 @@ def test_a_wrong_weight_fails_and_the_report_says_where_and_how(compile_text, sp
     passed, report = run(compile_text, spark, text, "products_wrong")
     assert not passed
     lines = report.splitlines()
-    assert "    the closest written record differs at value.weight: expected 3.15 (number), written 3.14 (float32)" in lines, report
+    assert (
+        "    the closest written record differs at value.weight: expected 3.15 (number), written 3.14 (float32)"
+        in lines
+    ), report
     assert sum("the closest written record differs" in line for line in lines) == 1, report
 
 
@@ -97,4 +111,7 @@ def test_a_key_expected_as_base64_text_is_not_the_text_given(compile_text, spark
     text = pipeline("products_b64_key", "kafka-json", key_of=lambda i: "cDEwMQ==" if i == 101 else f"p{i}")
     passed, report = run(compile_text, spark, text, "products_b64_key")
     assert not passed
-    assert '    the closest written record differs at key: expected "cDEwMQ==" (string), written "p101" (bytes)' in report.splitlines(), report
+    assert (
+        '    the closest written record differs at key: expected "cDEwMQ==" (string), written "p101" (bytes)'
+        in report.splitlines()
+    ), report

@@ -52,8 +52,10 @@ tests:
     expect:
       - {{value: {{id: 1, amount: 5}}}}
 """
-CAST_ERROR = ("the job failed: record error: Cast$Value 'amount_int': field 'amount': cannot cast the string to int32 "
-              "(not a decimal integer in range) (topic orders, partition 0, offset 1)")
+CAST_ERROR = (
+    "the job failed: record error: Cast$Value 'amount_int': field 'amount': cannot cast the string to int32 "
+    "(not a decimal integer in range) (topic orders, partition 0, offset 1)"
+)
 CASES = {  # source, sink
     "kafka_to_kafka": (KAFKA_SOURCE, "kafka"),
     "kafka_to_upsert": (KAFKA_SOURCE, "upsert-kafka"),  # the job's own foreachBatch step (micro_batch)
@@ -81,8 +83,9 @@ def test_streaming_record_test_says_the_batch_line(compile_text, spark, case):
     lines = {}
     for mode, batches in (("batch", ("", "")), ("streaming", ("", "")), ("streaming", (", batch: 0", ", batch: 1"))):
         name = f"{case}_{mode}_{'batched' if batches[0] else 'one'}"
-        text = PIPELINE.format(name=name, mode=mode, source=source, sink=SINKS[sink],
-                               first_batch=batches[0], second_batch=batches[1])
+        text = PIPELINE.format(
+            name=name, mode=mode, source=source, sink=SINKS[sink], first_batch=batches[0], second_batch=batches[1]
+        )
         lines[name] = failure_line(run(compile_text, spark, text, name))
     batch = lines.pop(f"{case}_batch_one")
     if case.startswith("kafka"):
@@ -125,14 +128,21 @@ def test_a_record_error_is_one_line_whatever_the_field_name_holds(compile_text, 
 def test_expect_error_needs_a_record_error_not_any_failure(compile_text, spark, tmp_path, monkeypatch):
     """`expect_error` says a record fails with a record error; a job that fails otherwise (here an ANSI cast Spark
     raises itself, as a pipec bug would) fails the case, in batch and in streaming, and says why."""
+    from pipec.testing.runner import load_job, run_case
     from pyspark.sql import functions as F
 
-    from pipec.testing.runner import load_job, run_case
-
     for mode in ("batch", "streaming"):
-        text = PIPELINE.format(name=f"not_a_record_error_{mode}", mode=mode, source=KAFKA_SOURCE, sink=SINKS["kafka"],
-                               first_batch="", second_batch="")
-        text = text.replace("    expect:\n      - {value: {id: 1, amount: 5}}\n", "    expect_error: amount is no int32\n")
+        text = PIPELINE.format(
+            name=f"not_a_record_error_{mode}",
+            mode=mode,
+            source=KAFKA_SOURCE,
+            sink=SINKS["kafka"],
+            first_batch="",
+            second_batch="",
+        )
+        text = text.replace(
+            "    expect:\n      - {value: {id: 1, amount: 5}}\n", "    expect_error: amount is no int32\n"
+        )
         result, files = compile_text(text, f"not_a_record_error_{mode}.yaml")
         ((name, source),) = files.items()
         (tmp_path / name).write_text(source, encoding="utf-8")
@@ -148,8 +158,10 @@ def test_expect_error_needs_a_record_error_not_any_failure(compile_text, spark, 
         outcome = run_case(spark, job, compiled, case)
         assert not outcome.passed
         (line,) = outcome.lines
-        assert line.startswith("  the job failed: [CAST_INVALID_INPUT] The value 'x' of the type \"STRING\" cannot be "
-                               "cast to \"INT\" because it is malformed."), line
+        assert line.startswith(
+            "  the job failed: [CAST_INVALID_INPUT] The value 'x' of the type \"STRING\" cannot be "
+            'cast to "INT" because it is malformed.'
+        ), line
 
 
 FILES_STREAM = f"""\
@@ -184,5 +196,7 @@ def test_a_streaming_job_says_the_record_error_in_one_line(compile_text, spark, 
     argv = ["--source-path", str(landing), "--sink-path", str(tmp_path / "out"), "--checkpoint", str(tmp_path / "ck")]
     assert job.main(argv) == 1
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line == ("files_stream_fails: failed: record error: Cast$Value 'amount_int': field 'amount': cannot cast "
-                    "the string to int32 (not a decimal integer in range) (topic orders, partition 0, offset null)")
+    assert line == (
+        "files_stream_fails: failed: record error: Cast$Value 'amount_int': field 'amount': cannot cast "
+        "the string to int32 (not a decimal integer in range) (topic orders, partition 0, offset null)"
+    )

@@ -12,10 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from pyspark.sql.streaming import StreamingQueryManager
-
-from pipec.project.driver import build_all, generate_all
 from pipec.testing.runner import load_job, run_tests
+from pyspark.sql.streaming import StreamingQueryManager
 
 pytestmark = pytest.mark.spark
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from pipec.testing.runner import load_job
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,22 +45,36 @@ def errors(compile_text, text: str) -> list[str]:
 def test_key_and_sequence_columns_are_located_errors(compile_text):
     text = UPSERT.replace("primary-key: [id]", "primary-key: [idd]").replace("sequence-by: version", "sequence-by: ver")
     found = errors(compile_text, text)
-    assert any(":16:17: error[E563]: delta sink: primary-key column 'idd' is not in the table; columns: id, owner, version" in f
-               for f in found), found
-    assert any(":17:16: error[E564]: delta sink: sequence-by column 'ver' is not in the table" in f for f in found), found
+    assert any(
+        ":16:17: error[E563]: delta sink: primary-key column 'idd' is not in the table; columns: id, owner, version"
+        in f
+        for f in found
+    ), found
+    assert any(":17:16: error[E564]: delta sink: sequence-by column 'ver' is not in the table" in f for f in found), (
+        found
+    )
 
 
 def test_upsert_needs_a_key_and_append_takes_none(compile_text):
-    assert any("E562" in f for f in errors(compile_text, UPSERT.replace("  primary-key: [id]\n", "").replace("  sequence-by: version\n", "")))
+    assert any(
+        "E562" in f
+        for f in errors(
+            compile_text, UPSERT.replace("  primary-key: [id]\n", "").replace("  sequence-by: version\n", "")
+        )
+    )
     append = UPSERT.replace("apply: upsert", "apply: append")
-    assert any("E567" in f and "primary-key applies to apply: upsert and history" in f for f in errors(compile_text, append))
+    assert any(
+        "E567" in f and "primary-key applies to apply: upsert and history" in f for f in errors(compile_text, append)
+    )
 
 
 def test_iceberg_on_a_line_without_its_runtime_is_a_compile_error(compile_text):
     text = UPSERT.replace("connector: delta\n  path: lake/accounts", "connector: iceberg\n  table: local.db.accounts")
     found = errors(compile_text, text.replace("mode: batch\n", 'mode: batch\nspark: {version: "4.2"}\n'))
-    assert any("E901" in f and "iceberg publishes no Spark runtime for Spark 4.2; Spark lines with one: 3.5, 4.0, 4.1" in f
-               for f in found), found
+    assert any(
+        "E901" in f and "iceberg publishes no Spark runtime for Spark 4.2; Spark lines with one: 3.5, 4.0, 4.1" in f
+        for f in found
+    ), found
     compile_text(text.replace("mode: batch\n", 'mode: batch\nspark: {version: "4.1"}\n'))  # 4.1 has one
 
 
@@ -101,11 +114,18 @@ def test_a_replayed_micro_batch_changes_nothing_and_delta_rs_reads_the_table(spa
     args = job.parse_args(["--sink-path", str(tmp_path / "accounts"), "--checkpoint", str(tmp_path / "ck")])
     table = job.sink_table(args)
     raw = spark.createDataFrame(
-        [(1, "ann", 1), (2, "bob", 1), (1, "anna", 2), (3, "cy", 5), (3, "cy-late", 4)], "id BIGINT, owner STRING, version INT"
+        [(1, "ann", 1), (2, "bob", 1), (1, "anna", 2), (3, "cy", 5), (3, "cy-late", 4)],
+        "id BIGINT, owner STRING, version INT",
     )
-    records = raw.selectExpr("CAST(NULL AS BINARY) AS key", "struct(id, owner, version) AS value", "'t' AS topic",
-                             "0 AS partition", "CAST(monotonically_increasing_id() AS BIGINT) AS offset",
-                             "TIMESTAMP'2024-01-01 00:00:00' AS timestamp", "0 AS timestampType")
+    records = raw.selectExpr(
+        "CAST(NULL AS BINARY) AS key",
+        "struct(id, owner, version) AS value",
+        "'t' AS topic",
+        "0 AS partition",
+        "CAST(monotonically_increasing_id() AS BIGINT) AS offset",
+        "TIMESTAMP'2024-01-01 00:00:00' AS timestamp",
+        "0 AS timestampType",
+    )
     rows = job.encode(job.chain(records))
     args.batch_id = 7
     job.write_sink(rows, args)
@@ -124,8 +144,14 @@ def test_a_replayed_micro_batch_changes_nothing_and_delta_rs_reads_the_table(spa
     read = deltalake.DeltaTable(str(tmp_path / "accounts")).to_pyarrow_table().to_pylist()
     assert sorted((r["id"], r["owner"], r["version"]) for r in read) == expected
 
-    append = _job(tmp_path, compile_text, UPSERT.replace("name: accounts", "name: ledger").replace(
-        "apply: upsert\n  primary-key: [id]\n  sequence-by: version\n", "apply: append\n"), "ledger")
+    append = _job(
+        tmp_path,
+        compile_text,
+        UPSERT.replace("name: accounts", "name: ledger").replace(
+            "apply: upsert\n  primary-key: [id]\n  sequence-by: version\n", "apply: append\n"
+        ),
+        "ledger",
+    )
     args = append.parse_args(["--sink-path", str(tmp_path / "ledger"), "--checkpoint", str(tmp_path / "ck2")])
     args.batch_id = 0
     append.write_sink(append.encode(append.chain(records)), args)
@@ -137,7 +163,9 @@ def test_a_replayed_micro_batch_changes_nothing_and_delta_rs_reads_the_table(spa
 def test_an_existing_table_whose_columns_differ_fails_at_start_naming_them(spark, tmp_path, compile_text):
     job = _job(tmp_path, compile_text, UPSERT, "accounts")
     path = tmp_path / "accounts"
-    spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, owner INT, version INT, extra STRING, __SEQUENCE STRUCT<version: INT>) USING delta")
+    spark.sql(
+        f"CREATE TABLE delta.`{path}` (id BIGINT, owner INT, version INT, extra STRING, __SEQUENCE STRUCT<version: INT>) USING delta"
+    )
     args = job.parse_args(["--sink-path", str(path)])
     job._PREPARED.clear()
     with pytest.raises(SystemExit) as failed:
@@ -146,8 +174,14 @@ def test_an_existing_table_whose_columns_differ_fails_at_start_naming_them(spark
     assert "table columns the pipeline does not write: extra" in message
     assert "columns of another type: owner (table int, pipeline string)" in message
 
-    evolving = _job(tmp_path, compile_text, UPSERT.replace("sequence-by: version", "sequence-by: version\n  schema-evolution: add-columns")
-                    .replace("name: accounts", "name: evolving"), "evolving")
+    evolving = _job(
+        tmp_path,
+        compile_text,
+        UPSERT.replace("sequence-by: version", "sequence-by: version\n  schema-evolution: add-columns").replace(
+            "name: accounts", "name: evolving"
+        ),
+        "evolving",
+    )
     path = tmp_path / "evolving"
     spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, version INT, __SEQUENCE STRUCT<version: INT>) USING delta")
     evolving._PREPARED.clear()

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pyspark
 import pytest
-
-from pipec.connectors.tables import runtimes
+from pipec.connectors.table_formats import runtimes
 from pipec.spark_versions import line_of
 from pipec.testing.runner import load_job
 
@@ -40,11 +39,15 @@ def test_pyiceberg_reads_what_the_job_wrote(spark, tmp_path, compile_text):
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "orders.json").write_text(
         '{"order_id": 1, "status": "placed", "version": 1}\n{"order_id": 1, "status": "paid", "version": 2}\n'
-        '{"order_id": 2, "status": "placed", "version": 1}\n', encoding="utf-8")
+        '{"order_id": 2, "status": "placed", "version": 1}\n',
+        encoding="utf-8",
+    )
     args = job.parse_args(["--source-path", str(tmp_path / "in"), "--sink-path", str(tmp_path / "wh")])
     job._PREPARED.clear()
     job.start(job.read_source(session, args), args, job.Counts(False))
-    metadata = sorted((tmp_path / "wh" / "shop" / "orders" / "metadata").glob("v*.metadata.json"),
-                      key=lambda p: int(p.name[1:].split(".")[0]))[-1]
+    metadata = sorted(
+        (tmp_path / "wh" / "shop" / "orders" / "metadata").glob("v*.metadata.json"),
+        key=lambda p: int(p.name[1:].split(".")[0]),
+    )[-1]
     rows = StaticTable.from_metadata(str(metadata)).scan().to_arrow().to_pylist()
     assert sorted((r["order_id"], r["status"], r["version"]) for r in rows) == [(1, "paid", 2), (2, "placed", 1)]

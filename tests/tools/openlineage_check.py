@@ -85,7 +85,9 @@ def _object(cls, data, where: str):
             continue
         if not f.init:
             continue
-        kwargs[f.alias if getattr(f, "alias", None) else name.lstrip("_")] = _build(hints[name], data[name], f"{where}.{name}")
+        kwargs[f.alias if getattr(f, "alias", None) else name.lstrip("_")] = _build(
+            hints[name], data[name], f"{where}.{name}"
+        )
     obj = cls(**kwargs)
     if "_schemaURL" in fields and data.get("_schemaURL") != obj._schemaURL:
         raise Invalid(f"{where}: _schemaURL {data.get('_schemaURL')!r}, but {cls.__name__} is {obj._schemaURL!r}")

@@ -4,11 +4,13 @@ generated job) changed, or all of them when a shared file or the pipec version c
 from __future__ import annotations
 
 import pytest
-
 from pipec import __version__
+
 from tests.tools.gitrepo import Repo
 
-pytestmark = pytest.mark.slow  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
+pytestmark = (
+    pytest.mark.slow
+)  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
 
 PIPELINE = """version: 1
 name: {name}

@@ -15,7 +15,9 @@ import yaml
 
 from tests.tools.gitrepo import ROOT, Repo
 
-pytestmark = pytest.mark.slow  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
+pytestmark = (
+    pytest.mark.slow
+)  # subprocesses (a wheel build, git, cold starts): the full suite runs it, not the fast lane
 
 PIPELINE = """version: 1
 name: orders_clean
@@ -39,7 +41,8 @@ tests:
     expect: [{value: {id: 1, card: "****"}}]
 """
 STREAMING = PIPELINE.replace("mode: batch", "mode: streaming").replace(
-    "  format: json\ntests:", "  format: json\n  checkpoint: ck/orders\ntests:")
+    "  format: json\ntests:", "  format: json\n  checkpoint: ck/orders\ntests:"
+)
 
 
 def workflow_steps() -> list[dict]:
@@ -52,14 +55,21 @@ def run_workflow(repo: Repo) -> list[tuple[str, int, str]]:
     """Each `run:` step but the install, in order, stopping at the first failure: (name, exit code, output)."""
     bin_dir = Path(sys.executable).parent
     summary = repo.path.parent / "summary.md"
-    env = {**os.environ, "GITHUB_BASE_REF": "main", "GITHUB_STEP_SUMMARY": str(summary), "PYTHONPATH": str(ROOT),
-           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYSPARK_PYTHON": sys.executable}
+    env = {
+        **os.environ,
+        "GITHUB_BASE_REF": "main",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "PYTHONPATH": str(ROOT),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYSPARK_PYTHON": sys.executable,
+    }
     results = []
     for step in workflow_steps():
         if "run" not in step or step["run"].startswith("pip install"):
             continue
-        proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo.path, env=env, capture_output=True, text=True,
-                              timeout=600)
+        proc = subprocess.run(
+            ["bash", "-e", "-c", step["run"]], cwd=repo.path, env=env, capture_output=True, text=True, timeout=600
+        )
         results.append((step.get("name", step["run"]), proc.returncode, proc.stdout + proc.stderr))
         if proc.returncode:
             break
@@ -80,13 +90,19 @@ def repo(tmp_path) -> Repo:
 
 def test_the_workflow_has_the_three_checks():
     runs = [s["run"] for s in workflow_steps() if "run" in s]
-    assert any("pipec check" in r for r in runs) and any("pipec diff" in r for r in runs) and any("pipec test" in r for r in runs)
+    assert (
+        any("pipec check" in r for r in runs)
+        and any("pipec diff" in r for r in runs)
+        and any("pipec test" in r for r in runs)
+    )
 
 
 @pytest.mark.spark
 def test_a_safe_pull_request_passes_every_step(repo):
-    repo.write("pipelines/orders.yaml", STREAMING.replace('replacement: "****"', 'replacement: "xxxx"')
-               .replace('card: "****"}', 'card: "xxxx"}'))
+    repo.write(
+        "pipelines/orders.yaml",
+        STREAMING.replace('replacement: "****"', 'replacement: "xxxx"').replace('card: "****"}', 'card: "xxxx"}'),
+    )
     assert repo.pipec("compile", "pipelines").returncode == 0
     repo.commit("mask with x")
     results = run_workflow(repo)
@@ -102,7 +118,10 @@ def test_a_topic_change_fails_at_the_diff_step_with_a_summary(repo):
     assert repo.pipec("compile", "pipelines").returncode == 0
     repo.commit("read another folder")
     results = run_workflow(repo)
-    assert [(name, code) for name, code, _ in results] == [("generated jobs are current", 0), ("checkpoint and contract verdicts", 1)]
+    assert [(name, code) for name, code, _ in results] == [
+        ("generated jobs are current", 0),
+        ("checkpoint and contract verdicts", 1),
+    ]
     summary = (repo.path.parent / "summary.md").read_text()
     assert "| `orders_clean` | `pipelines/orders.yaml` | :x: needs a new checkpoint or state reset |" in summary
 
@@ -118,7 +137,11 @@ def test_pre_commit_hooks_run_as_pre_commit_runs_them(repo):
     hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"pipec-validate", "pipec-check"}
     files = repo.git("ls-files").split()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
 
     def run(hook: dict) -> subprocess.CompletedProcess:
         selected = [f for f in files if re.search(hook["files"], f)]
@@ -129,6 +152,10 @@ def test_pre_commit_hooks_run_as_pre_commit_runs_them(repo):
     assert run(hooks["pipec-check"]).returncode == 0
     repo.write("pipelines/orders.yaml", STREAMING.replace("MaskField$Value", "MaskFeld$Value"))
     bad = run(hooks["pipec-validate"])
-    assert bad.returncode == 2 and "pipelines/orders.yaml:12:" in bad.stderr and "did you mean 'MaskField$Value'" in bad.stderr
+    assert (
+        bad.returncode == 2
+        and "pipelines/orders.yaml:12:" in bad.stderr
+        and "did you mean 'MaskField$Value'" in bad.stderr
+    )
     repo.write("pipelines/orders.yaml", STREAMING.replace('"****"', '"####"'))
     assert run(hooks["pipec-check"]).returncode == 1

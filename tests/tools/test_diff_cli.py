@@ -71,8 +71,12 @@ def test_topic_change_needs_a_new_checkpoint(repo):
 
 def test_rate_limit_and_filter_are_safe(repo):
     change(repo, "maxOffsetsPerTrigger: 1000", "maxOffsetsPerTrigger: 50")
-    change(repo, "transforms:\n", "predicates:\n  never: {type: TopicNameMatches, pattern: nope}\ntransforms:\n"
-           "  - {name: drop_none, type: Filter, predicate: never}\n")
+    change(
+        repo,
+        "transforms:\n",
+        "predicates:\n  never: {type: TopicNameMatches, pattern: nope}\ntransforms:\n"
+        "  - {name: drop_none, type: Filter, predicate: never}\n",
+    )
     repo.commit("tune")
     code, report = repo.diff_json("--against", "main")
     v = only(report)
@@ -99,7 +103,9 @@ def test_output_topic_change_is_allowed_but_breaks_consumers(repo):
 
 
 def test_field_added_is_compatible_retyped_and_removed_are_breaking(repo):
-    change(repo, "    - {name: card, type: STRING}", "    - {name: card, type: STRING}\n    - {name: note, type: STRING}")
+    change(
+        repo, "    - {name: card, type: STRING}", "    - {name: card, type: STRING}\n    - {name: note, type: STRING}"
+    )
     assert only(repo.diff_json()[1])["verdict"] == "compatible"
     change(repo, "{name: amount, type: DOUBLE}", "{name: amount, type: STRING}")
     change(repo, "    - {name: card, type: STRING}\n", "")
@@ -110,26 +116,36 @@ def test_field_added_is_compatible_retyped_and_removed_are_breaking(repo):
 
 
 def test_kafka_sink_to_files_sink_is_not_allowed(repo):
-    change(repo, """  connector: kafka
+    change(
+        repo,
+        """  connector: kafka
   topic: orders-clean
-  value: {format: json}""", """  connector: files
+  value: {format: json}""",
+        """  connector: files
   path: /tmp/out/orders
-  format: json""")
+  format: json""",
+    )
     code, report = repo.diff_json()
     assert code == 1 and "sink-kafka-to-file" in [r["rule"] for r in only(report)["reasons"]]
 
 
 def test_dead_letters_to_a_folder_make_the_stream_foreach_batch_which_kafka_allows(repo):
-    repo.write("pipelines/orders.yaml", (repo.path / "pipelines/orders.yaml").read_text()
-               + "errors: {tolerance: all, deadletterqueue.path: /tmp/orders-dlq}\n")
+    repo.write(
+        "pipelines/orders.yaml",
+        (repo.path / "pipelines/orders.yaml").read_text()
+        + "errors: {tolerance: all, deadletterqueue.path: /tmp/orders-dlq}\n",
+    )
     code, report = repo.diff_json()
     assert code == 0 and "sink-kafka-foreach" in [r["rule"] for r in only(report)["reasons"]]
 
 
 def test_dead_letters_to_a_topic_keep_the_kafka_sink(repo):
     """The sink's rows and the dead letters go out in one write of Spark's Kafka sink (docs/errors.md)."""
-    repo.write("pipelines/orders.yaml", (repo.path / "pipelines/orders.yaml").read_text()
-               + "errors: {tolerance: all, deadletterqueue.topic.name: orders-dlq}\n")
+    repo.write(
+        "pipelines/orders.yaml",
+        (repo.path / "pipelines/orders.yaml").read_text()
+        + "errors: {tolerance: all, deadletterqueue.topic.name: orders-dlq}\n",
+    )
     code, report = repo.diff_json()
     assert code == 0 and not [r for r in only(report)["reasons"] if r["rule"].startswith("sink-")], report
 
@@ -159,7 +175,7 @@ def test_bad_input_exits_2(repo):
 
 
 def test_text_form_names_each_rule(repo):
-    change(repo, "topics: [orders]", "topic-pattern: \"orders.*\"")
+    change(repo, "topics: [orders]", 'topic-pattern: "orders.*"')
     proc = repo.pipec("diff")
     assert proc.returncode == 1
     assert "pipelines/orders.yaml: orders_clean: needs a new checkpoint or state reset" in proc.stdout
@@ -168,9 +184,11 @@ def test_text_form_names_each_rule(repo):
 
 
 def test_a_table_sink_knows_what_needs_a_new_table(repo):
-    table = ("sink:\n  connector: delta\n  path: /lake/orders\n  apply: upsert\n  primary-key: [id]\n"
-             "  checkpoint: /tmp/checkpoints/orders_clean\n")
-    change(repo, ORDERS[ORDERS.index("sink:"):], table)
+    table = (
+        "sink:\n  connector: delta\n  path: /lake/orders\n  apply: upsert\n  primary-key: [id]\n"
+        "  checkpoint: /tmp/checkpoints/orders_clean\n"
+    )
+    change(repo, ORDERS[ORDERS.index("sink:") :], table)
     repo.commit("to a delta table")
     repo.git("branch", "-f", "main", "HEAD")  # the table sink is what main has
     change(repo, "apply: upsert\n  primary-key: [id]", "apply: history\n  primary-key: [id, amount]")

@@ -43,7 +43,9 @@ def sink_rows(folder: Path) -> list[dict]:
     """Rows of every file the sink's _spark_metadata log lists as committed (what Spark reads)."""
     rows = []
     log = folder / "_spark_metadata"
-    for entry in sorted((p for p in log.iterdir() if p.name.split(".")[0].isdigit()), key=lambda p: int(p.name.split(".")[0])):
+    for entry in sorted(
+        (p for p in log.iterdir() if p.name.split(".")[0].isdigit()), key=lambda p: int(p.name.split(".")[0])
+    ):
         for line in entry.read_text().splitlines()[1:]:  # the first line is the log's version
             path = json.loads(line)["path"]
             rows += [json.loads(r) for r in Path(path.removeprefix("file:")).read_text().splitlines() if r]
@@ -63,7 +65,9 @@ class Scenario:
 
     def land(self, folder: str, name: str, ids: range) -> None:
         """A new input file (written aside and renamed in, as a file source needs)."""
-        rows = "".join(json.dumps({"id": i, "kind": "test" if i % 5 == 0 else "sale", "amount": i * 1.5}) + "\n" for i in ids)
+        rows = "".join(
+            json.dumps({"id": i, "kind": "test" if i % 5 == 0 else "sale", "amount": i * 1.5}) + "\n" for i in ids
+        )
         tmp = self.dirs[folder] / f".{name}.tmp"
         tmp.write_text(rows)
         tmp.rename(self.dirs[folder] / name)
@@ -74,9 +78,23 @@ class Scenario:
         compiled = self.repo.pipec("compile", "pipelines", "--out", str(out))
         assert compiled.returncode == 0, compiled.stderr
         env = {**os.environ, **{k: str(v) for k, v in self.dirs.items()}, "PYSPARK_PYTHON": sys.executable}
-        return subprocess.run([sys.executable, str(out / "events.py"), "--master", "local[1]",
-                               "--conf", "spark.sql.shuffle.partitions=1", "--conf", "spark.ui.enabled=false"],
-                              capture_output=True, text=True, env=env, timeout=300, cwd=self.repo.path)
+        return subprocess.run(
+            [
+                sys.executable,
+                str(out / "events.py"),
+                "--master",
+                "local[1]",
+                "--conf",
+                "spark.sql.shuffle.partitions=1",
+                "--conf",
+                "spark.ui.enabled=false",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=self.repo.path,
+        )
 
     def change(self, old: str, new: str) -> tuple[int, dict]:
         """Edit the pipeline on a branch, commit, and ask diff about it against main."""
@@ -105,11 +123,14 @@ def verdict(report: dict) -> dict:
 
 
 def test_safe_change_restarts_and_writes_each_record_once(scenario):
-    code, report = scenario.change("transforms: []", """transforms:
+    code, report = scenario.change(
+        "transforms: []",
+        """transforms:
   - {name: drop_tests, type: Filter, predicate: is_test}
   - {name: tag, type: InsertField$Value, static.field: origin, static.value: shop}
 predicates:
-  is_test: {type: TopicNameMatches, pattern: "nothing-matches"}""")
+  is_test: {type: TopicNameMatches, pattern: "nothing-matches"}""",
+    )
     v = verdict(report)
     assert code == 0 and v["needs_reset"] is False, v
     assert v["verdict"] == "compatible"  # checkpoint-safe; consumers see a new field
@@ -146,8 +167,11 @@ def test_changed_source_folder_fails_the_restart(scenario):
 
 
 def test_breaking_contract_change_restarts_but_consumers_lose_a_field(scenario):
-    code, report = scenario.change("transforms: []", """transforms:
-  - {name: drop_amount, type: ReplaceField$Value, exclude: [amount]}""")
+    code, report = scenario.change(
+        "transforms: []",
+        """transforms:
+  - {name: drop_amount, type: ReplaceField$Value, exclude: [amount]}""",
+    )
     v = verdict(report)
     assert code == 0 and v["verdict"] == "breaking" and v["breaking"], v
     assert any("'amount'" in r["message"] and r["severity"] == "breaking" for r in v["reasons"])

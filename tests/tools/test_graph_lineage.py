@@ -99,8 +99,13 @@ def test_dot_and_svg(repo):
 
 def lineage(event: dict) -> dict[str, list[tuple[str, str, bool]]]:
     facet = event["outputs"][0]["facets"]["columnLineage"]
-    return {out: [(f["field"], f["transformations"][0]["subtype"], f["transformations"][0].get("masking", False))
-                  for f in spec["inputFields"]] for out, spec in facet["fields"].items()}
+    return {
+        out: [
+            (f["field"], f["transformations"][0]["subtype"], f["transformations"][0].get("masking", False))
+            for f in spec["inputFields"]
+        ]
+        for out, spec in facet["fields"].items()
+    }
 
 
 def test_column_lineage_follows_each_step(repo):
@@ -120,10 +125,14 @@ def test_column_lineage_follows_each_step(repo):
     assert "shop" not in fields  # a literal has no input field
     assert fields["key.buyer_name"] == [("customer.name", "IDENTITY", False)]  # ValueToKey
     assert fields["header:city"] == [("customer.address.city", "IDENTITY", False)]  # HeaderFrom
-    indirect = {(f["field"], f["transformations"][0]["subtype"])
-                for f in event["outputs"][0]["facets"]["columnLineage"]["dataset"]}
+    indirect = {
+        (f["field"], f["transformations"][0]["subtype"])
+        for f in event["outputs"][0]["facets"]["columnLineage"]["dataset"]
+    }
     assert indirect == {("metadata:topic", "FILTER"), ("header:trace-id", "CONDITIONAL")}
-    assert event["inputs"] == [{"namespace": "kafka://broker:9092", "name": "orders", "facets": event["inputs"][0]["facets"]}]
+    assert event["inputs"] == [
+        {"namespace": "kafka://broker:9092", "name": "orders", "facets": event["inputs"][0]["facets"]}
+    ]
     assert event["outputs"][0]["name"] == "${env:ENRICHED_TOPIC:-orders-enriched}"
     assert event["job"]["facets"]["jobType"]["processingType"] == "STREAMING"
 

@@ -7,29 +7,39 @@ to_timestamp on thousands of instants between 1900 and 2100.
 from __future__ import annotations
 
 import pytest
-
 from pipec.transforms.javadates import LETTERS, NO_EXACT_PARSE, PatternError, spark_pattern
 
 SAME = [
-    "yyyyMMdd", "yyyy-MM-dd'T'HH:mm:ss.SSSZ", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", "yyyy MM dd HH mm ss SSS z",
-    "d MMM yyyy HH:mm:ss zzzz", "y yyy yyyyy", "K:mm a", "hh kk", "D DD DDD", "LLL LLLL", "X XX XXX", "",
-    "yyyy.MM.dd G 'at' HH:mm:ss z", "'o''clock'",
+    "yyyyMMdd",
+    "yyyy-MM-dd'T'HH:mm:ss.SSSZ",
+    "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+    "yyyy MM dd HH mm ss SSS z",
+    "d MMM yyyy HH:mm:ss zzzz",
+    "y yyy yyyyy",
+    "K:mm a",
+    "hh kk",
+    "D DD DDD",
+    "LLL LLLL",
+    "X XX XXX",
+    "",
+    "yyyy.MM.dd G 'at' HH:mm:ss z",
+    "'o''clock'",
 ]
 
 CHANGED = [
-    ("GGGG yyyy", "G yyyy"),            # Java's era text is always short
-    ("MMMMM", "MMMM"),                  # full month name in Java, refused by Spark
+    ("GGGG yyyy", "G yyyy"),  # Java's era text is always short
+    ("MMMMM", "MMMM"),  # full month name in Java, refused by Spark
     ("EEEEE", "EEEE"),
     ("aa", "a"),
-    ("ZZZZ", "Z"),                      # "+0000" in Java, "GMT" in Spark
+    ("ZZZZ", "Z"),  # "+0000" in Java, "GMT" in Spark
     ("zzzzz", "zzzz"),
-    ("yyyy#MM", "yyyy'#'MM"),           # '#', '[', ']', '{', '}' are reserved in Spark
+    ("yyyy#MM", "yyyy'#'MM"),  # '#', '[', ']', '{', '}' are reserved in Spark
     ("yyyy[MM]", "yyyy'['MM']'"),
-    ("''", "''"),                       # a lone quote
+    ("''", "''"),  # a lone quote
     ("'at' h", "'at' h"),
     ("yyyy'T'HH", "yyyy'T'HH"),
     ("'a''b'", "'a''b'"),
-    ("'-'yyyy", "-yyyy"),               # quoted text that needs no quotes
+    ("'-'yyyy", "-yyyy"),  # quoted text that needs no quotes
 ]
 
 REFUSED = [  # (pattern, parsing, part of the message)

@@ -35,5 +35,8 @@ def compile_pipeline(text: str) -> tuple[str | None, list[str], Pipeline | None]
 
 def literals(source: str) -> set[str | bytes]:
     """Every str and bytes constant of a Python module (docstrings included)."""
-    return {node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)
-            and isinstance(node.value, (str, bytes))}
+    return {
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+    }

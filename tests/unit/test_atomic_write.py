@@ -8,7 +8,6 @@ import os
 import stat
 
 import pytest
-
 from pipec.project import atomic_write as atomic
 
 

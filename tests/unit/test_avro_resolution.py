@@ -5,7 +5,6 @@ new schema reads data of the latest; FORWARD, the latest reads the new; FULL, bo
 from __future__ import annotations
 
 import pytest
-
 from pipec.tools.avro_resolution import compatibility_problems, read_problems
 
 
@@ -17,18 +16,36 @@ def field(name: str, avro_type, **extra) -> dict:
     return {"name": name, "type": avro_type, **extra}
 
 
-@pytest.mark.parametrize("writer, reader", [
-    ("int", "long"), ("int", "float"), ("int", "double"), ("long", "float"), ("long", "double"), ("float", "double"),
-    ("string", "bytes"), ("bytes", "string"), ("int", ["null", "long"]), (["null", "int"], ["null", "double"]),
-    ({"type": "int", "logicalType": "date"}, "int"),
-])
+@pytest.mark.parametrize(
+    "writer, reader",
+    [
+        ("int", "long"),
+        ("int", "float"),
+        ("int", "double"),
+        ("long", "float"),
+        ("long", "double"),
+        ("float", "double"),
+        ("string", "bytes"),
+        ("bytes", "string"),
+        ("int", ["null", "long"]),
+        (["null", "int"], ["null", "double"]),
+        ({"type": "int", "logicalType": "date"}, "int"),
+    ],
+)
 def test_promotions_and_unions_resolve(writer, reader):
     assert read_problems(record("R", field("f", reader)), record("R", field("f", writer))) == []
 
 
-@pytest.mark.parametrize("writer, reader", [
-    ("long", "int"), ("double", "float"), ("string", "long"), ("boolean", "int"), (["null", "string"], "string"),
-])
+@pytest.mark.parametrize(
+    "writer, reader",
+    [
+        ("long", "int"),
+        ("double", "float"),
+        ("string", "long"),
+        ("boolean", "int"),
+        (["null", "string"], "string"),
+    ],
+)
 def test_what_does_not_resolve_names_the_field(writer, reader):
     (problem,) = read_problems(record("R", field("f", reader)), record("R", field("f", writer)))
     assert problem.field == "f"
@@ -45,10 +62,17 @@ def test_fields_are_matched_by_name_or_alias_and_missing_ones_need_a_default():
 def test_nested_records_arrays_maps_and_enums():
     inner_w = record("In", field("x", "int"))
     inner_r = record("In", field("x", "long"), field("y", "string", default=""))
-    assert read_problems(record("R", field("n", {"type": "array", "items": inner_r})),
-                         record("R", field("n", {"type": "array", "items": inner_w}))) == []
-    (problem,) = read_problems(record("R", field("m", {"type": "map", "values": "int"})),
-                               record("R", field("m", {"type": "map", "values": "string"})))
+    assert (
+        read_problems(
+            record("R", field("n", {"type": "array", "items": inner_r})),
+            record("R", field("n", {"type": "array", "items": inner_w})),
+        )
+        == []
+    )
+    (problem,) = read_problems(
+        record("R", field("m", {"type": "map", "values": "int"})),
+        record("R", field("m", {"type": "map", "values": "string"})),
+    )
     assert problem.path == ("m", "{}")
     enum = lambda *symbols, **extra: {"type": "enum", "name": "E", "symbols": list(symbols), **extra}  # noqa: E731
     assert read_problems(record("R", field("e", enum("A", "B", "C"))), record("R", field("e", enum("A", "B")))) == []

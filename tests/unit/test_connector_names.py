@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from name_tests import name_tests as find_name_tests
-
 from pipec.connectors import SINKS, SOURCES
 
 COMPILER = Path(__file__).resolve().parents[2] / "compiler"
@@ -46,8 +45,13 @@ def test_the_check_lets_other_strings_and_writes_of_a_name_pass():
 
 def test_no_module_outside_connectors_tests_a_connector_name():
     # compiler/runtime/ is the jobs' code, not the compiler's: a table part compares the format it is given
-    outside = [p for p in sorted(COMPILER.rglob("*.py")) if not {"connectors", "runtime"} & set(p.relative_to(COMPILER).parts)]
+    outside = [
+        p for p in sorted(COMPILER.rglob("*.py")) if not {"connectors", "runtime"} & set(p.relative_to(COMPILER).parts)
+    ]
     assert len(outside) > 20
-    found = [f"{p.relative_to(COMPILER.parent)}:{line}: {code}"
-             for p in outside for line, code in name_tests(p.read_text(encoding="utf-8"))]
+    found = [
+        f"{p.relative_to(COMPILER.parent)}:{line}: {code}"
+        for p in outside
+        for line, code in name_tests(p.read_text(encoding="utf-8"))
+    ]
     assert found == [], "ask the connector (compiler/connectors/base.py) instead:\n" + "\n".join(found)

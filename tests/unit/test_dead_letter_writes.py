@@ -11,7 +11,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from pipec.tools.checkpoint_diff import spark_sink
 
 PIPELINE = """\
@@ -32,7 +31,9 @@ PIPELINE = """\
       checkpoint: /tmp/ck
     errors: {{tolerance: all, {target}}}
 """
-KAFKA_SINK = 'connector: kafka\n      topic: out\n      properties: {security.protocol: PLAINTEXT}\n      value: {format: json}'
+KAFKA_SINK = (
+    "connector: kafka\n      topic: out\n      properties: {security.protocol: PLAINTEXT}\n      value: {format: json}"
+)
 FILES_SINK = "connector: files\n      path: /tmp/out\n      format: json"
 
 
@@ -49,18 +50,21 @@ def test_a_kafka_sink_and_a_dead_letter_topic_through_the_same_producer_are_one_
     assert "def with_dead_letters(rows: DataFrame, topic: str) -> DataFrame:" in job
     assert 'return write_kafka(with_dead_letters(rows, "dlq"), args)' in job
     assert job.count('.format("kafka")') == 2  # the source's read and the one write
-    writer = "rows.writeStream.format(\"kafka\")" if mode == "streaming" else "rows.write.format(\"kafka\")"
+    writer = 'rows.writeStream.format("kafka")' if mode == "streaming" else 'rows.write.format("kafka")'
     assert writer in job
     if mode == "streaming":
         assert spark_sink(pipeline) == "kafka"  # pipec diff: the stream writes through Spark's Kafka sink
 
 
-@pytest.mark.parametrize("sink, target", [
-    (KAFKA_SINK, "deadletterqueue.path: /tmp/dlq"),  # a folder
-    (FILES_SINK, "deadletterqueue.topic.name: dlq"),  # another sink
-    (KAFKA_SINK, "deadletterqueue.topic.name: dlq, deadletterqueue.properties: {acks: all}"),  # another producer
-    (KAFKA_SINK.replace("PLAINTEXT}", "PLAINTEXT, acks: all}"), "deadletterqueue.topic.name: dlq"),
-])
+@pytest.mark.parametrize(
+    "sink, target",
+    [
+        (KAFKA_SINK, "deadletterqueue.path: /tmp/dlq"),  # a folder
+        (FILES_SINK, "deadletterqueue.topic.name: dlq"),  # another sink
+        (KAFKA_SINK, "deadletterqueue.topic.name: dlq, deadletterqueue.properties: {acks: all}"),  # another producer
+        (KAFKA_SINK.replace("PLAINTEXT}", "PLAINTEXT, acks: all}"), "deadletterqueue.topic.name: dlq"),
+    ],
+)
 def test_other_pairs_read_each_batch_once_and_write_twice(compile_text, sink, target):
     pipeline, job = build(compile_text, "streaming", sink, target)
     assert "with_dead_letters" not in job

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from black_style import is_formatted
-from pipec.emit.render import comment_text
 from job_text import compile_text
+from pipec.emit.render import comment_text
 
 BASE = """\
 version: 1
@@ -26,7 +25,7 @@ sink: {connector: files, path: out, format: json}
 """
 DESCRIPTIONS = [
     'Orders "cleared" by the C:\\payments\\ service',
-    'Ends in a backslash \\',
+    "Ends in a backslash \\",
     'Ends in a quote "',
     'Triple """ and \'\'\' quotes, \\" and \\\\ and \\n as typed',
     "Keeps 100% of %(prog)s records, {{ jinja }} and ${x}",

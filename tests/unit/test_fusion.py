@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from pipec.lower import fusion
 from pipec import ir
+from pipec.lower import fusion
 from pipec.lower.fusion import Run, Unfusable, split_path
 from pipec.shape import Shape
 from pipec.transforms.structs import spark_field_path
@@ -33,7 +32,10 @@ def block(expr: ir.Expr) -> ir.Block:
 
 def test_an_edit_that_reads_the_whole_value_does_not_join():
     run = Run.start("value", SHAPE)
-    assert not run.add(block(ir.Method(VALUE, "withField", (ir.Arg("copy"), ir.Func("to_json", (VALUE,))))), ir.Func("to_json", (VALUE,)))
+    assert not run.add(
+        block(ir.Method(VALUE, "withField", (ir.Arg("copy"), ir.Func("to_json", (VALUE,))))),
+        ir.Func("to_json", (VALUE,)),
+    )
     assert not run.add(block(VALUE), ir.Method(VALUE, "withField", (ir.Arg("copy"), ir.Func("to_json", (VALUE,)))))
 
 
@@ -46,7 +48,11 @@ def test_a_name_spark_resolves_ignoring_case_does_not_join():
 def test_each_edit_reads_the_fields_before_its_step():
     """Kafka's `withField` chain of one step reads the step's input: the swap is one update, not two assignments."""
     run = Run.start("value", SHAPE)
-    swap = ir.Method(ir.Method(VALUE, "withField", (ir.Arg("id"), ir.Get(VALUE, "name"))), "withField", (ir.Arg("name"), ir.Get(VALUE, "id")))
+    swap = ir.Method(
+        ir.Method(VALUE, "withField", (ir.Arg("id"), ir.Get(VALUE, "name"))),
+        "withField",
+        (ir.Arg("name"), ir.Get(VALUE, "id")),
+    )
     assert run.add(block(swap), swap)
     ((_, ops),) = run.steps
     assert ops == [ir.SetFields("value", (("id", ir.Field("value", "name")), ("name", ir.Field("value", "id"))))]
@@ -86,7 +92,9 @@ def built(blocks: list[ir.Block]) -> ir.Expr:
 def test_a_run_at_the_start_of_the_chain_reads_the_parsed_payload_not_the_decoded_struct():
     blocks = fusion.fuse([block(RENAME)], [SHAPE], {"value": DECODED})
     assert blocks[0].ops[0] == ir.NewFields("value", DECODED.fields)
-    assert built(blocks) == ir.NullSafe(PARSED, ir.Struct((("id", ir.Field("value", "id")), ("name", ir.Field("value", "name")))))
+    assert built(blocks) == ir.NullSafe(
+        PARSED, ir.Struct((("id", ir.Field("value", "id")), ("name", ir.Field("value", "name"))))
+    )
 
 
 def test_a_filter_before_the_run_keeps_the_parsed_payload_readable():

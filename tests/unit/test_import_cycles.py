@@ -98,7 +98,11 @@ def test_the_graph_sees_relative_absolute_and_function_level_imports(tmp_path):
         (tmp_path / "pkg" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "pkg" / rel).write_text(text, encoding="utf-8")
     assert import_graph(tmp_path, "pkg") == {
-        "pkg": {"pkg.a"}, "pkg.a": {"pkg.b"}, "pkg.b": set(), "pkg.sub": set(), "pkg.sub.c": {"pkg.a", "pkg.b", "pkg.sub"},
+        "pkg": {"pkg.a"},
+        "pkg.a": {"pkg.b"},
+        "pkg.b": set(),
+        "pkg.sub": set(),
+        "pkg.sub.c": {"pkg.a", "pkg.b", "pkg.sub"},
     }
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert path_through({"a": {"b"}, "b": {"a", "c"}, "c": {"a"}}, ["a", "b", "c"]) == "a -> b -> a"

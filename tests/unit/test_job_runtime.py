@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from pyspark.sql import Row
-
 from pipec.runtime import arguments, counts, handover, paths, streaming
+from pyspark.sql import Row
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,8 +52,13 @@ def started(monkeypatch):
     return started_at
 
 
-SCHEMA = {"type": "struct", "fields": [{"name": "rows", "type": "long", "nullable": False, "metadata": {}},
-                                       {"name": "dead", "type": "long", "nullable": False, "metadata": {}}]}
+SCHEMA = {
+    "type": "struct",
+    "fields": [
+        {"name": "rows", "type": "long", "nullable": False, "metadata": {}},
+        {"name": "dead", "type": "long", "nullable": False, "metadata": {}},
+    ],
+}
 
 
 @pytest.mark.parametrize(
@@ -102,7 +106,9 @@ def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, sta
     assert (args.sink_path, args.checkpoint) == (str(tmp_path / "out"), str(tmp_path / "ck"))
 
 
-def test_a_path_resolves_against_the_client_even_where_the_server_runs_the_function(job, started, monkeypatch, tmp_path):
+def test_a_path_resolves_against_the_client_even_where_the_server_runs_the_function(
+    job, started, monkeypatch, tmp_path
+):
     """A micro-batch function Spark Connect runs in its server's Python worker, without SPARK_REMOTE and in another
     working directory, still resolves the YAML's relative paths against the client's directory it carries."""
     client, server = tmp_path / "client", tmp_path / "server"
@@ -235,8 +241,10 @@ def test_counts_a_micro_batch_could_not_read_reach_the_clients_stderr(job, start
     assert job.report_progress({"batchId": 2, "observedMetrics": {}}, -1, Session(server)) == 2
     out = capsys.readouterr()
     assert out.out == ""
-    assert out.err == "[orders_enriched] micro-batch 2: counts unavailable (RuntimeError: [NO_METRICS] the query " \
-                      "reported no observed metrics)\n"
+    assert (
+        out.err == "[orders_enriched] micro-batch 2: counts unavailable (RuntimeError: [NO_METRICS] the query "
+        "reported no observed metrics)\n"
+    )
     assert server.views == {}
 
 
@@ -259,6 +267,8 @@ def test_a_line_the_function_cannot_hand_over_never_fails_the_micro_batch(job, s
     started(("/client", True))
     server = Server()
     job.report_micro_batch(counted(job), MicroBatch(Refusing(server)), 3)  # no exception: the batch still commits
-    assert capsys.readouterr().err == "[orders_enriched] micro-batch 3: counts unavailable (RuntimeError: " \
-                                      "[INTERNAL_ERROR] no)\n"  # in the server's log
+    assert (
+        capsys.readouterr().err == "[orders_enriched] micro-batch 3: counts unavailable (RuntimeError: "
+        "[INTERNAL_ERROR] no)\n"
+    )  # in the server's log
     assert server.views == {}

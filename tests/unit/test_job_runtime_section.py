@@ -12,12 +12,12 @@ import itertools
 from pathlib import Path
 
 import pytest
-
-from bench.synthetic import pipeline_yaml
 from pipec import __version__
 from pipec.emit import runtime_text
-from pipec.runtime import PARTS
 from pipec.project.driver import build_all, generate_all
+from pipec.runtime import PARTS
+
+from bench.synthetic import pipeline_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "# pipec runtime"
@@ -49,7 +49,7 @@ def matrix() -> dict[str, str]:
     """name -> YAML for each source x sink x mode x dead-letter queue that pipec accepts: dead letters from a
     kafka source to a sink other than upsert-kafka (E109), a streaming changelog into no plain kafka sink (E540)."""
     out = {}
-    for (source, sink, mode, dlq) in itertools.product(SOURCES, SINKS, ("batch", "streaming"), DEAD_LETTERS):
+    for source, sink, mode, dlq in itertools.product(SOURCES, SINKS, ("batch", "streaming"), DEAD_LETTERS):
         if dlq != "none" and (source != "kafka" or sink == "upsert-kafka"):
             continue
         if (source, sink, mode) == ("upsert-kafka", "kafka", "streaming"):
@@ -60,14 +60,20 @@ def matrix() -> dict[str, str]:
             "transforms:\n  - {name: mask, type: MaskField$Value, fields: [name]}\n"
             f"sink: {SINKS[sink]}\n{DEAD_LETTERS[dlq]}"
         )
-    offsets = SOURCES["kafka"].replace("columns:", "startup: {mode: specific-offsets, specific-offsets: 'partition:0,offset:4'}, columns:")
-    out["kafka_offsets"] = out["kafka_kafka_streaming_none"].replace(SOURCES["kafka"], offsets).replace("kafka_kafka_streaming_none", "kafka_offsets")
+    offsets = SOURCES["kafka"].replace(
+        "columns:", "startup: {mode: specific-offsets, specific-offsets: 'partition:0,offset:4'}, columns:"
+    )
+    out["kafka_offsets"] = (
+        out["kafka_kafka_streaming_none"]
+        .replace(SOURCES["kafka"], offsets)
+        .replace("kafka_kafka_streaming_none", "kafka_offsets")
+    )
     return out
 
 
 def runtime(source: str) -> str:
     """From the marker line to the end of the file."""
-    return source[source.index("\n" + MARKER) + 1:]
+    return source[source.index("\n" + MARKER) + 1 :]
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +122,7 @@ def test_the_runtime_is_its_parts_pasted_verbatim_in_order(jobs):
     for name, source in jobs.items():
         names = parts_of(source)
         assert names == [p for p in PARTS if p in names], name
-        expected = "\n\n\n".join([source[source.index(MARKER):].split("\n", 1)[0], *(bodies[p].body for p in names)])
+        expected = "\n\n\n".join([source[source.index(MARKER) :].split("\n", 1)[0], *(bodies[p].body for p in names)])
         assert runtime(source) == expected + "\n", name
 
 

@@ -16,24 +16,87 @@ import re
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from pipec.envrefs import mentions_env
-from pipec.emit.render import comment_text
-from pipec.transforms.base import java_trim
 from job_text import compile_pipeline, literals
+from pipec.emit.render import comment_text
+from pipec.envrefs import mentions_env
+from pipec.transforms.base import java_trim
 
 # Words YAML 1.1 reads as something other than text, and text that stresses quoting and escapes.
 TRICKY = [
-    "0123", "0x1F", "1.50", "1_000", "1e5", "1.0e+5", ".inf", "-.inf", ".nan", "+1", "-0", "0o17", "0b101", "12:30:00",
-    "yes", "No", "ON", "off", "y", "n", "true", "False", "TRUE", "null", "~", "Null", "NULL", "=", "<<",
-    "$${x}", "a$${b}c", "$${env:HOME}", "$$", "$${", "${topic}", "'quoted'", '"dq"', "back\\slash", "C:\\path\\",
-    "\\n", "tab\there", "line1\nline2", "trailing\n", "ünïcode", "日本語", "😀", "#hash", "a #b", "key: value",
-    "- dash", "[flow]", "{x}", "&anchor", "*alias", "!tag", "%pct", "@at", "`tick`", "|pipe", ">gt", "?q", ": colon",
-    "  lead", "trail  ", "\u00a0nbsp", "a\u2028b", "x\ty", "\"\"\"", "'''",
+    "0123",
+    "0x1F",
+    "1.50",
+    "1_000",
+    "1e5",
+    "1.0e+5",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "+1",
+    "-0",
+    "0o17",
+    "0b101",
+    "12:30:00",
+    "yes",
+    "No",
+    "ON",
+    "off",
+    "y",
+    "n",
+    "true",
+    "False",
+    "TRUE",
+    "null",
+    "~",
+    "Null",
+    "NULL",
+    "=",
+    "<<",
+    "$${x}",
+    "a$${b}c",
+    "$${env:HOME}",
+    "$$",
+    "$${",
+    "${topic}",
+    "'quoted'",
+    '"dq"',
+    "back\\slash",
+    "C:\\path\\",
+    "\\n",
+    "tab\there",
+    "line1\nline2",
+    "trailing\n",
+    "ünïcode",
+    "日本語",
+    "😀",
+    "#hash",
+    "a #b",
+    "key: value",
+    "- dash",
+    "[flow]",
+    "{x}",
+    "&anchor",
+    "*alias",
+    "!tag",
+    "%pct",
+    "@at",
+    "`tick`",
+    "|pipe",
+    ">gt",
+    "?q",
+    ": colon",
+    "  lead",
+    "trail  ",
+    "\u00a0nbsp",
+    "a\u2028b",
+    "x\ty",
+    '"""',
+    "'''",
 ]
 # Characters YAML may hold in a document (its printable set), the byte order mark aside.
 _PRINTABLE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\ufeff").filter(
-    lambda c: c in "\t\n" or " " <= c <= "~" or c == "\x85" or "\xa0" <= c <= "\ufffd" or c >= "\U00010000")
+    lambda c: c in "\t\n" or " " <= c <= "~" or c == "\x85" or "\xa0" <= c <= "\ufffd" or c >= "\U00010000"
+)
 TEXT = st.one_of(
     st.sampled_from(TRICKY),
     st.text(_PRINTABLE, max_size=12),
@@ -157,8 +220,10 @@ def _slot_text(slot: str):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(texts=st.fixed_dictionaries({slot: _slot_text(slot) for slot in SLOTS}),
-       styles=st.fixed_dictionaries({slot: STYLES for slot in SLOTS}))
+@given(
+    texts=st.fixed_dictionaries({slot: _slot_text(slot) for slot in SLOTS}),
+    styles=st.fixed_dictionaries({slot: STYLES for slot in SLOTS}),
+)
 def test_every_string_slot_reaches_the_job_as_the_text_written(texts, styles):
     fragments = {slot: scalar(texts[slot], styles[slot], SLOTS[slot][0]) for slot in SLOTS}
     document = PIPELINE.format(**fragments)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
-
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from pipec.transforms.field_paths import FieldPath, PathSyntaxError, format_path, parse_path, parse_syntax_version
 
 
@@ -110,17 +110,13 @@ V2_ERROR_CASES = [
 
 
 @pytest.mark.parametrize(("text", "steps"), V1_CASES)
-def test_v1_treats_the_whole_text_as_one_step(
-    text: str, steps: tuple[str, ...]
-) -> None:
+def test_v1_treats_the_whole_text_as_one_step(text: str, steps: tuple[str, ...]) -> None:
     assert parse_path(text, "V1").steps == steps
     assert parse_path(text).steps == steps  # V1 is the default
 
 
 @pytest.mark.parametrize(("text", "steps"), V2_KAFKA_CASES)
-def test_v2_splits_like_kafkas_field_path_notation_test(
-    text: str, steps: tuple[str, ...]
-) -> None:
+def test_v2_splits_like_kafkas_field_path_notation_test(text: str, steps: tuple[str, ...]) -> None:
     assert parse_path(text, "V2").steps == steps
 
 
@@ -130,16 +126,12 @@ def test_v2_matches_probed_kafka_behaviour(text: str, steps: tuple[str, ...]) ->
 
 
 @pytest.mark.parametrize(("text", "steps"), IMPLEMENTATION_NOT_WIKI_CASES)
-def test_v2_follows_the_shipped_implementation_where_the_wiki_differs(
-    text: str, steps: tuple[str, ...]
-) -> None:
+def test_v2_follows_the_shipped_implementation_where_the_wiki_differs(text: str, steps: tuple[str, ...]) -> None:
     assert parse_path(text, "V2").steps == steps
 
 
 @pytest.mark.parametrize(("text", "position"), V2_ERROR_CASES)
-def test_v2_rejects_an_unpaired_opening_backtick_with_kafkas_message(
-    text: str, position: int
-) -> None:
+def test_v2_rejects_an_unpaired_opening_backtick_with_kafkas_message(text: str, position: int) -> None:
     with pytest.raises(PathSyntaxError) as caught:
         parse_path(text, "V2")
     error = caught.value
@@ -186,16 +178,12 @@ def test_error_position_counts_python_characters(text: str, position: int) -> No
         (2, None),
     ],
 )
-def test_syntax_version_is_case_insensitive_v1_or_v2(
-    value: object, expected: str | None
-) -> None:
+def test_syntax_version_is_case_insensitive_v1_or_v2(value: object, expected: str | None) -> None:
     assert parse_syntax_version(value) == expected  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("version", "steps"), [("v1", ("a.b",)), ("v2", ("a", "b"))])
-def test_parse_path_accepts_lower_case_versions(
-    version: str, steps: tuple[str, ...]
-) -> None:
+def test_parse_path_accepts_lower_case_versions(version: str, steps: tuple[str, ...]) -> None:
     assert parse_path("a.b", version).steps == steps
 
 
@@ -273,9 +261,7 @@ FORMAT_CASES = [
 
 
 @pytest.mark.parametrize(("steps", "text"), FORMAT_CASES)
-def test_format_path_writes_the_canonical_v2_text(
-    steps: tuple[str, ...], text: str
-) -> None:
+def test_format_path_writes_the_canonical_v2_text(steps: tuple[str, ...], text: str) -> None:
     assert format_path(steps) == text
     assert parse_path(text, "V2").steps == steps
 

@@ -9,11 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-
 from pipec import ir
-from pipec.emit import render
 from pipec.connectors import SINKS
 from pipec.connectors.payload import encode_payload, payload_problem
+from pipec.emit import render
 from pipec.types.parser import parse_type
 from pipec.types.sql import StructType
 
@@ -74,12 +73,22 @@ def test_avro_writes_a_primitive_as_the_one_field_record_value():
     "fmt, type_text, refused",
     [
         ("json", "MAP<INT, STRING>", False),
-        ("raw", "INT", True), ("raw", "DATE", True), ("raw", "STRUCT<a STRING, b STRING>", True),
-        ("raw", "STRUCT<a INT>", True), ("raw", "STRUCT<a BYTES>", False), ("raw", "STRING", False),
-        ("csv", "ARRAY<INT>", True), ("csv", "MAP<STRING, INT>", True), ("csv", "STRUCT<>", True),
-        ("csv", "STRUCT<a STRUCT<b INT>>", True), ("csv", "STRUCT<a INT, b BYTES>", False), ("csv", "TIMESTAMP", False),
-        ("avro", "MAP<INT, STRING>", True), ("avro-confluent", "STRUCT<m MAP<INT, STRING>>", True),
-        ("avro", "STRUCT<>", False), ("avro", "MAP<STRING, INT>", False),
+        ("raw", "INT", True),
+        ("raw", "DATE", True),
+        ("raw", "STRUCT<a STRING, b STRING>", True),
+        ("raw", "STRUCT<a INT>", True),
+        ("raw", "STRUCT<a BYTES>", False),
+        ("raw", "STRING", False),
+        ("csv", "ARRAY<INT>", True),
+        ("csv", "MAP<STRING, INT>", True),
+        ("csv", "STRUCT<>", True),
+        ("csv", "STRUCT<a STRUCT<b INT>>", True),
+        ("csv", "STRUCT<a INT, b BYTES>", False),
+        ("csv", "TIMESTAMP", False),
+        ("avro", "MAP<INT, STRING>", True),
+        ("avro-confluent", "STRUCT<m MAP<INT, STRING>>", True),
+        ("avro", "STRUCT<>", False),
+        ("avro", "MAP<STRING, INT>", False),
     ],
 )
 def test_what_each_format_refuses(fmt, type_text, refused):

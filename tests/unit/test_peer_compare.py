@@ -10,21 +10,41 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType, Tim
 
 from bench.peer_compare import ABSENT, NULL_MAP, compare
 
-VALUE_TYPE = StructType([StructField("id", LongType()), StructField("customer_address_city", StringType()),
-                         StructField("customer_address_zip", StringType()), StructField("note", StringType()),
-                         StructField("kafka_ts", TimestampType())])
-PIPEC_VALUE = {"id": 7, "customer_address_city": None, "customer_address_zip": None, "note": None,
-               "kafka_ts": "2024-01-01T00:00:07.000Z"}
+VALUE_TYPE = StructType(
+    [
+        StructField("id", LongType()),
+        StructField("customer_address_city", StringType()),
+        StructField("customer_address_zip", StringType()),
+        StructField("note", StringType()),
+        StructField("kafka_ts", TimestampType()),
+    ]
+)
+PIPEC_VALUE = {
+    "id": 7,
+    "customer_address_city": None,
+    "customer_address_zip": None,
+    "note": None,
+    "kafka_ts": "2024-01-01T00:00:07.000Z",
+}
 
 
 def _kafka(value: dict, i: int = 0) -> dict:
-    return {"i": i, "topic": "orders-clean", "key": json.dumps({"id": value.get("id", 7)}), "value": json.dumps(value),
-            "headers": [["order-id", "7"]]}
+    return {
+        "i": i,
+        "topic": "orders-clean",
+        "key": json.dumps({"id": value.get("id", 7)}),
+        "value": json.dumps(value),
+        "headers": [["order-id", "7"]],
+    }
 
 
 def _pipec(value: dict) -> dict:
-    return {"topic": "orders-clean", "key": json.dumps({"id": value["id"]}).encode(), "value": json.dumps(value).encode(),
-            "headers": [{"key": "order-id", "value": b"7"}]}
+    return {
+        "topic": "orders-clean",
+        "key": json.dumps({"id": value["id"]}).encode(),
+        "value": json.dumps(value).encode(),
+        "headers": [{"key": "order-id", "value": b"7"}],
+    }
 
 
 def test_a_null_map_and_absent_fields_read_as_pipec_nulls():

@@ -16,8 +16,9 @@ def test_the_stages_read_as_the_flow_and_checks_stop_before_the_job():
     unit = run(Unit(PIPELINE, Collector()), CHECKS)
     assert unit.diags.errors == []
     assert unit.compiled.pipeline.name == "orders_enriched" and unit.lowered.chain
-    assert unit.name_loc.line == next(i for i, line in enumerate(PIPELINE.read_text().splitlines(), 1)
-                                      if line.startswith("name:"))
+    assert unit.name_loc.line == next(
+        i for i, line in enumerate(PIPELINE.read_text().splitlines(), 1) if line.startswith("name:")
+    )
     assert unit.job is None
 
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import black
-
 from black_style import MODE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,5 +26,7 @@ def test_the_readme_command_names_the_pinned_mode():
 
 
 def test_the_readme_command_passes_on_the_checked_in_jobs():
-    done = subprocess.run([sys.executable, "-m", *_readme_command()], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", *_readme_command()], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr

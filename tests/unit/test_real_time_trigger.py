@@ -5,7 +5,6 @@ and sink, stateless queries, update mode, no foreachBatch), and for a Spark targ
 from __future__ import annotations
 
 import pytest
-
 from pipec.diagnostics import CompileError
 from pipec.testing.runner import load_job
 
@@ -75,9 +74,12 @@ def test_a_stateless_kafka_pipeline_compiles_for_spark_41(compile_text, tmp_path
     path = tmp_path / "t.py"
     path.write_text(files["t.py"], encoding="utf-8")
     job = load_job(path)
-    assert job.TRIGGER == trigger.strip('"')
+    assert trigger.strip('"') == job.TRIGGER
     assert job.SPARK_NEEDED == "4.1"
-    assert 'SPARK_NEEDED = "4.1"  # the oldest Spark line with every function the job calls (trigger real-time)' in files["t.py"]
+    assert (
+        'SPARK_NEEDED = "4.1"  # the oldest Spark line with every function the job calls (trigger real-time)'
+        in files["t.py"]
+    )
 
 
 def test_a_declared_41_target_accepts_it(compile_text):
@@ -86,7 +88,11 @@ def test_a_declared_41_target_accepts_it(compile_text):
 
 def test_an_older_target_is_an_error_at_the_trigger(compile_text):
     (error,) = errors_of(compile_text, pipeline(extra='spark: {version: "4.0"}\n'))
-    assert error == ("E900", 19, "trigger: real-time needs Spark 4.1 or newer (real-time mode), but spark.version is 4.0")
+    assert error == (
+        "E900",
+        19,
+        "trigger: real-time needs Spark 4.1 or newer (real-time mode), but spark.version is 4.0",
+    )
 
 
 def test_a_files_source_is_an_error_at_its_connector(compile_text):
@@ -96,14 +102,21 @@ def test_a_files_source_is_an_error_at_its_connector(compile_text):
 
 def test_a_changelog_source_is_stateful(compile_text):
     errors = errors_of(compile_text, pipeline(source=UPSERT_SOURCE))  # and E540: its changelog into an append sink
-    assert ("E513", 5, "trigger: real-time runs stateless queries only: the upsert-kafka source keeps per-key state "
-            "across micro-batches") in errors
+    assert (
+        "E513",
+        5,
+        "trigger: real-time runs stateless queries only: the upsert-kafka source keeps per-key state "
+        "across micro-batches",
+    ) in errors
 
 
 @pytest.mark.parametrize(
     "sink, message",
     [
-        ("sink:\n  connector: files\n  path: out\n  format: json\n", "needs a kafka sink (Spark's real-time mode), not files"),
+        (
+            "sink:\n  connector: files\n  path: out\n  format: json\n",
+            "needs a kafka sink (Spark's real-time mode), not files",
+        ),
         (
             "sink:\n  connector: upsert-kafka\n  topic: out\n  primary-key: [id]\n  key: {format: json}\n"
             "  value: {format: json}\n",
@@ -119,8 +132,10 @@ def test_a_sink_it_cannot_write_is_an_error_at_its_connector(compile_text, sink,
 
 def test_dead_letters_written_apart_are_an_error_at_the_tolerance(compile_text):
     """Dead letters through other producer options than the sink's are split through foreachBatch."""
-    text = pipeline(extra="errors:\n  tolerance: all\n  deadletterqueue.topic.name: dlq\n"
-                          "  deadletterqueue.properties: {acks: all}\n")
+    text = pipeline(
+        extra="errors:\n  tolerance: all\n  deadletterqueue.topic.name: dlq\n"
+        "  deadletterqueue.properties: {acks: all}\n"
+    )
     (error,) = errors_of(compile_text, text)
     assert error[:2] == ("E513", 21) and "cannot split these dead letters" in error[2]
 

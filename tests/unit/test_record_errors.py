@@ -46,7 +46,7 @@ def test_tolerance_all_never_raises_and_carries_the_raw_record(compile_text):
     assert "raise_error" not in source
     assert '"__raw": F.struct(' in source and 'counts.mark(records, "out", *dead_letter_metrics())' in source
     assert '"org.apache.kafka.connect.transforms.Cast$Value"' in source
-    assert '"VALUE_CONVERTER"' in source and ".json(location(\"/tmp/dlq\"))" in source
+    assert '"VALUE_CONVERTER"' in source and '.json(location("/tmp/dlq"))' in source
 
 
 def test_error_of_follows_lazy_branches():
@@ -64,8 +64,13 @@ def test_dead_letter_topic_uses_the_source_cluster_unless_given_its_own(compile_
     def squeezed(errors: str) -> str:  # black may break the options dict over lines
         return "".join(job(compile_text, errors).split()).replace(",}", "}")
 
-    source = squeezed("errors: {tolerance: all, deadletterqueue.topic.name: dlq, deadletterqueue.properties: {acks: all}}\n")
-    assert '{"kafka.bootstrap.servers":args.bootstrap_serversor"localhost:9092","kafka.acks":"all"}).option("topic","dlq")' in source
+    source = squeezed(
+        "errors: {tolerance: all, deadletterqueue.topic.name: dlq, deadletterqueue.properties: {acks: all}}\n"
+    )
+    assert (
+        '{"kafka.bootstrap.servers":args.bootstrap_serversor"localhost:9092","kafka.acks":"all"}).option("topic","dlq")'
+        in source
+    )
     other = "errors: {tolerance: all, deadletterqueue.topic.name: dlq, deadletterqueue.properties: {bootstrap.servers: 'dlq:9092'}}\n"
     assert '{"kafka.bootstrap.servers":"dlq:9092"}).option("topic","dlq")' in squeezed(other)
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
-
 from pipec.package_data import SCHEMA_PATH
 from pipec.tools.reference import BLOCKS, TEST_BLOCKS, Schema, missing_examples, rendered, rows
 
@@ -32,7 +31,9 @@ def test_every_key_has_an_example_and_a_description():
     for block, name in BLOCKS + TEST_BLOCKS:
         node = schema.resolve({"$ref": f"#/$defs/{name}"})
         for _, variant in schema.variants(node) or [("", node)]:
-            undescribed += [key for key, _, resolved, _ in rows(schema, variant, f"{block}.") if not resolved.get("description")]
+            undescribed += [
+                key for key, _, resolved, _ in rows(schema, variant, f"{block}.") if not resolved.get("description")
+            ]
     assert undescribed == []
 
 
@@ -47,7 +48,9 @@ def _with_examples(node, path=()):
             yield from _with_examples(child, path + (i,))
 
 
-@pytest.mark.parametrize("path, node", list(_with_examples(RAW)), ids=lambda p: "/".join(map(str, p)) if isinstance(p, tuple) else "")
+@pytest.mark.parametrize(
+    "path, node", list(_with_examples(RAW)), ids=lambda p: "/".join(map(str, p)) if isinstance(p, tuple) else ""
+)
 def test_every_example_is_valid_where_it_stands(path, node):
     """An example an editor offers, or the reference shows, passes the schema of its own key."""
     validator = Draft202012Validator({**node, "$defs": RAW["$defs"]})

@@ -6,20 +6,19 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
-
-from pipec.validate import schema_gen
-from pipec.resolve.builder import STEP_KEYS as BUILD_STEP_KEYS
 from pipec.diagnostics import Collector
-from pipec.transforms.docs import DOC, render
 from pipec.load.document import SourceMap
 from pipec.package_data import SCHEMA_PATH
-from dataclasses import replace
+from pipec.resolve.builder import STEP_KEYS as BUILD_STEP_KEYS
 from pipec.transforms import FAMILIES, REGISTRY
 from pipec.transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, ConfigReader
+from pipec.transforms.docs import DOC, render
+from pipec.validate import schema_gen
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_TEXT = SCHEMA_PATH.read_text(encoding="utf-8")
@@ -27,8 +26,13 @@ SCHEMA = json.loads(SCHEMA_TEXT)
 DEFS = SCHEMA["$defs"]
 STEP_KEYS = list(BUILD_STEP_KEYS)
 SPECS = {**REGISTRY.transforms, **REGISTRY.predicates}
-KINDS = {"ConfigString": "STRING", "ConfigList": "LIST", "ConfigNonEmptyList": "LIST", "ConfigBoolean": "BOOLEAN",
-         "ConfigInt": "INT"}
+KINDS = {
+    "ConfigString": "STRING",
+    "ConfigList": "LIST",
+    "ConfigNonEmptyList": "LIST",
+    "ConfigBoolean": "BOOLEAN",
+    "ConfigInt": "INT",
+}
 
 
 def test_docs_are_current():
@@ -96,8 +100,18 @@ def _key_from_schema(name: str, prop: dict, owner: dict) -> ConfigKey:
     requires = tuple(owner.get("dependentRequired", {}).get(name, ()))
     description = prop["description"]
     removed = re.search(r"An error here: use `([^`]+)`\.$", description)  # only the description can say it
-    key = ConfigKey(name, kind, prop.get("default"), "", choices, required, nonempty, ignore_case, requires,
-                    removed.group(1) if removed else "")
+    key = ConfigKey(
+        name,
+        kind,
+        prop.get("default"),
+        "",
+        choices,
+        required,
+        nonempty,
+        ignore_case,
+        requires,
+        removed.group(1) if removed else "",
+    )
     assert description.endswith(key.rules()), (description, key.rules())
     return replace(key, doc=description[: len(description) - len(key.rules())].rstrip())
 
@@ -111,8 +125,15 @@ def test_the_schema_states_every_key_exactly_as_registered(name):
     stated = [_key_from_schema(k, v, owner) for k, v in props.items() if k not in fixed]
     assert stated == [replace(k, names=()) for k in spec.keys]  # what a key names is no part of the schema
     assert owner["additionalProperties"] is False
-    assert set(owner) <= {"$comment", "type", "description", "properties", "required", "dependentRequired",
-                          "additionalProperties"}
+    assert set(owner) <= {
+        "$comment",
+        "type",
+        "description",
+        "properties",
+        "required",
+        "dependentRequired",
+        "additionalProperties",
+    }
 
 
 def test_generated_defs_are_exactly_the_registry():
@@ -131,9 +152,10 @@ def test_type_enums_are_exactly_the_registered_spellings():
     assert REGISTRY.lookup(PACKAGE + "Drop$Value") == (None, None)
     assert REGISTRY.lookup("io.confluent.connect.transforms.Cast$Value") == (None, None)
     predicates = DEFS["Predicate"]["properties"]["type"]["enum"]
-    assert sorted(predicates) == sorted(list(REGISTRY.predicates) + [PREDICATE_PACKAGE + p for p in REGISTRY.predicates])
+    assert sorted(predicates) == sorted(
+        list(REGISTRY.predicates) + [PREDICATE_PACKAGE + p for p in REGISTRY.predicates]
+    )
     assert all(REGISTRY.lookup_predicate(p) is not None for p in predicates)
-
 
 
 # The parsers read keys the way the registry declares them (the schema stops most mistakes first; the parsers
@@ -175,7 +197,9 @@ def test_the_parser_enforces_each_declared_rule(name):
         if k.removed:
             bad.append((f"removed {k.name}", {**example, k.name: ["a"]}))
         for needed in k.requires:
-            bad.append((f"{k.name} without {needed}", {**{n: v for n, v in example.items() if n != needed}, k.name: "a"}))
+            bad.append(
+                (f"{k.name} without {needed}", {**{n: v for n, v in example.items() if n != needed}, k.name: "a"})
+            )
     for what, raw in bad:
         assert _parse_errors(name, raw), f"{name}: {what} parses without an error"
     for k in SPECS[name].keys:

@@ -9,12 +9,23 @@ import importlib
 from pathlib import Path
 
 import pytest
-
 from black_style import is_formatted
 from pipec import record_errors, spark_versions
-from pipec.emit import formatter, job as emit_job, runtime_text
-from pipec.runtime import ALTERNATIVES, PARTS, changelog, counts, env, failures, offsets, records, session, spark_lines
-from pipec.runtime import stream_writer
+from pipec.emit import formatter, runtime_text
+from pipec.emit import job as emit_job
+from pipec.runtime import (
+    ALTERNATIVES,
+    PARTS,
+    changelog,
+    counts,
+    env,
+    failures,
+    offsets,
+    records,
+    session,
+    spark_lines,
+    stream_writer,
+)
 
 RUNTIME = Path(runtime_text.RUNTIME)
 
@@ -47,6 +58,20 @@ def test_the_decode_helpers_read_the_compilers_names():
 def test_the_tables_a_job_carries_are_the_compilers():
     assert {k: tuple(v) for k, v in spark_lines.SPARK_LINES.items()} == spark_versions.job_tables()
     assert session.JVM_OPTIONS == emit_job.JVM_OPTIONS
+    from pipec.connectors import table_source as compiler_table_source
+    from pipec.runtime import table_source
+
+    assert table_source.CHANGE_COLUMNS == compiler_table_source.CHANGE_COLUMNS
+    assert sorted(table_source.ICEBERG_CHANGES.values()) == sorted(compiler_table_source.CHANGE_OPS)
+
+
+def test_table_sql_quotes_names_and_text_and_compares_types_as_the_format_stores_them():
+    from pipec.runtime.table_sql import quoted, same_type, sql_text
+
+    assert quoted("a`b") == "`a``b`"
+    assert sql_text("it's \\ here") == "'it\\'s \\\\ here'"
+    assert same_type("STRUCT<`a`: INT>", "struct<a:int>", "delta")
+    assert same_type("smallint", "INT", "iceberg") and not same_type("smallint", "INT", "delta")
 
 
 @pytest.mark.parametrize(
@@ -94,7 +119,7 @@ class Raised(Exception):
             "IOException: disk full",
         ),
         (
-            "outer\nTraceback (most recent call last):\n  File \"j.py\", line 1\n    raise X\nValueError: inner",
+            'outer\nTraceback (most recent call last):\n  File "j.py", line 1\n    raise X\nValueError: inner',
             "ValueError: inner",
         ),
         ("", "Raised"),
@@ -106,7 +131,11 @@ def test_failure_is_one_line_that_says_why(text, expected):
 
 def test_counts_add_up_and_say_the_first_dead_letter(monkeypatch):
     monkeypatch.setattr(counts, "PIPELINE", "p")
-    metrics = {"in": {"rows": 10}, "out": {"rows": 8, "dead": 3, "first": "bad"}, "fates": {"superseded": 2, "filtered": 1}}
+    metrics = {
+        "in": {"rows": 10},
+        "out": {"rows": 8, "dead": 3, "first": "bad"},
+        "fates": {"superseded": 2, "filtered": 1},
+    }
     assert counts.Counts.lines("batch", metrics) == [
         ("[p] batch: in=10 written=2 filtered=3 superseded=2 dead_lettered=3", True),
         ("[p] dead letter: bad (and 2 more in this batch)", False),

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import pytest
-
+from job_text import compile_text, literals
 from pipec.diagnostics import Collector
 from pipec.load.document import load_text
 from pipec.project.driver import build_all
 from pipec.validate.schema import validate_document
-from job_text import compile_text, literals
 
 TEXTS = """\
 version: 1
@@ -66,17 +65,23 @@ def test_test_names_and_record_keys_are_text():
 
 def test_yaml_1_1_value_and_merge_words_are_text_as_values():
     """`=` (YAML 1.1's "value" type, which PyYAML cannot construct) and `<<` (a merge key only as a key)."""
-    source, diagnostics = compile_text(_with_step("{name: s, type: InsertField$Value, static.field: f, static.value: =}")
-                                       .replace("name: yes, type: BIGINT", "name: <<, type: BIGINT"))
+    source, diagnostics = compile_text(
+        _with_step("{name: s, type: InsertField$Value, static.field: f, static.value: =}").replace(
+            "name: yes, type: BIGINT", "name: <<, type: BIGINT"
+        )
+    )
     assert source is not None, diagnostics
     assert {"=", "<<"} <= literals(source)
 
 
-@pytest.mark.parametrize("slot", [
-    "{name: s, type: InsertField$Value, static.field: f, static.value: '$${env:HOME}'}",
-    "{name: s, type: InsertField$Value, static.field: f, static.value: \"$${env:HOME}\"}",
-    "name: s\n    type: InsertField$Value\n    static.field: f\n    static.value: $${env:HOME}",
-])
+@pytest.mark.parametrize(
+    "slot",
+    [
+        "{name: s, type: InsertField$Value, static.field: f, static.value: '$${env:HOME}'}",
+        '{name: s, type: InsertField$Value, static.field: f, static.value: "$${env:HOME}"}',
+        "name: s\n    type: InsertField$Value\n    static.field: f\n    static.value: $${env:HOME}",
+    ],
+)
 def test_a_doubled_dollar_brace_is_a_literal_in_a_static_value(slot):
     source, diagnostics = compile_text(_with_step(slot))
     assert source is not None, diagnostics
@@ -85,13 +90,17 @@ def test_a_doubled_dollar_brace_is_a_literal_in_a_static_value(slot):
 
 
 def test_a_doubled_dollar_brace_is_a_literal_header_value():
-    source, diagnostics = compile_text(_with_step("{name: s, type: InsertHeader, header: h, value.literal: '$${env:X} $${y}'}"))
+    source, diagnostics = compile_text(
+        _with_step("{name: s, type: InsertHeader, header: h, value.literal: '$${env:X} $${y}'}")
+    )
     assert source is not None, diagnostics
     assert b"${env:X} ${y}" in literals(source)
 
 
 def test_an_env_reference_in_a_static_value_is_still_refused():
-    _, diagnostics = compile_text(_with_step("{name: s, type: InsertField$Value, static.field: f, static.value: '${env:HOME}'}"))
+    _, diagnostics = compile_text(
+        _with_step("{name: s, type: InsertField$Value, static.field: f, static.value: '${env:HOME}'}")
+    )
     assert any("error[E106]" in d for d in diagnostics), diagnostics
 
 
@@ -143,7 +152,8 @@ def test_a_plain_scalar_settles_by_its_slot(key, yaml_text, path, value):
 @pytest.mark.parametrize("spelling, negate", [("false", False), ("'false'", False), ("' TRUE '", True), ("True", True)])
 def test_negate_reads_kafkas_boolean_spellings(spelling, negate):
     text = _with_step("{name: s, type: Filter, predicate: p, negate: %s}" % spelling).replace(
-        "transforms:", "predicates:\n  p: {type: HasHeaderKey, name: h}\ntransforms:")
+        "transforms:", "predicates:\n  p: {type: HasHeaderKey, name: h}\ntransforms:"
+    )
     result = build_all([_write(text)])
     assert not result.diags.errors, result.diags.errors
     assert result.compiled[0].pipeline.steps[0].negate is negate
@@ -153,8 +163,11 @@ def test_negate_reads_kafkas_boolean_spellings(spelling, negate):
 # STRING and LIST keys are text; BOOLEAN keys keep true/false; INT keys keep decimal integers.
 TEXT_ONLY = {"boolean", "integer", "null"}
 KIND_TYPES = {  # kind -> (JSON types the slot must name, types it must not)
-    "STRING": ({"string"}, TEXT_ONLY), "LIST": ({"string", "array"}, TEXT_ONLY),
-    "BOOLEAN": ({"boolean", "string"}, set()), "INT": ({"integer", "string"}, set()), "LONG": ({"integer", "string"}, set()),
+    "STRING": ({"string"}, TEXT_ONLY),
+    "LIST": ({"string", "array"}, TEXT_ONLY),
+    "BOOLEAN": ({"boolean", "string"}, set()),
+    "INT": ({"integer", "string"}, set()),
+    "LONG": ({"integer", "string"}, set()),
 }
 
 
@@ -172,7 +185,12 @@ def test_the_schema_gives_each_config_key_the_slot_its_kind_needs():
 
 
 def _with_step(step: str) -> str:
-    return TEXTS.split("transforms:\n")[0] + f"transforms:\n  - {step}\n" + "sink:" + TEXTS.split("sink:")[1].split("tests:")[0]
+    return (
+        TEXTS.split("transforms:\n")[0]
+        + f"transforms:\n  - {step}\n"
+        + "sink:"
+        + TEXTS.split("sink:")[1].split("tests:")[0]
+    )
 
 
 def _write(text: str) -> str:

@@ -6,7 +6,6 @@ import re
 import pytest
 import yaml
 from jsonschema import Draft202012Validator
-
 from pipec.package_data import SCHEMA_PATH
 from pipec.transforms import PACKAGE, REGISTRY
 
@@ -70,8 +69,16 @@ def test_defs_named_by_bare_transform_and_predicate_names():
 
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
-_SCHEMA_ONE = ("items", "additionalProperties", "unevaluatedProperties", "not", "then", "else", "contains",
-               "propertyNames")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "not",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+)
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 
 
@@ -493,6 +500,22 @@ source: {connector: files, path: /in, format: json, columns: [{name: id, type: B
 sink: {connector: iceberg, table: local.db.orders, catalog: {name: local, type: hadoop, warehouse: /wh},
        apply: history, primary-key: [id]}
 """,
+    "delta_change_feed_to_delta_upsert": r"""
+version: 1
+name: customers_gold
+source: {connector: delta, path: /lake/silver, read-change-feed: true, topic: customers, key: {fields: [id]},
+         options: {startingVersion: 1, maxFilesPerTrigger: 10},
+         columns: [{name: id, type: BIGINT}, {name: v, type: BIGINT, metadata: commit-version, virtual: true}]}
+sink: {connector: delta, table: db.customers_gold, apply: upsert, primary-key: [id], checkpoint: /ck}
+""",
+    "iceberg_changelog_to_console": r"""
+version: 1
+name: orders_changes
+mode: batch
+source: {connector: iceberg, table: local.db.orders, catalog: {name: local, type: hadoop, warehouse: /wh},
+         read-change-feed: true, options: {start-snapshot-id: 1}, columns: [{name: id, type: BIGINT}]}
+sink: {connector: console}
+""",
     "text_files_to_console_minimal": r"""
 version: 1
 name: t
@@ -568,7 +591,13 @@ INVALID = {
     "bad_mode": ("mode: stream", [(("mode",), "enum", "is not one of ['streaming', 'batch']")]),
     "bad_source_connector": (
         "source: {connector: kafak, topics: [a]}",
-        [(("source", "connector"), "enum", "'kafak' is not one of ['kafka', 'upsert-kafka', 'files']")],
+        [
+            (
+                ("source", "connector"),
+                "enum",
+                "'kafak' is not one of ['kafka', 'upsert-kafka', 'files', 'delta', 'iceberg']",
+            )
+        ],
     ),
     "bad_sink_connector": ("sink: {connector: stdout}", [(("sink", "connector"), "enum", "'stdout'")]),
     "source_missing_connector": ("source: {path: /x}", [(("source",), "required", "'connector'")]),

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from jsonschema._utils import equal as jsonschema_equal
 from jsonschema._utils import uniq as jsonschema_unique
-
 from pipec.diagnostics import Collector
 from pipec.load.document import load_text
 from pipec.validate.compiled_schema import SchemaCheck, equal, unique
@@ -21,7 +20,11 @@ from pipec.validate.schema import _validator, schema
 
 ROOT = Path(__file__).resolve().parents[2]
 YAML_FILES = sorted(p for folder in ("pipelines", "tests") for p in (ROOT / folder).rglob("*.y*ml"))
-MUTANTS_OF = {"pipelines": 1, "tests/transforms/pipelines": 4, "tests/connectors/pipelines": 4}  # folder: every n-th mutant
+MUTANTS_OF = {
+    "pipelines": 1,
+    "tests/transforms/pipelines": 4,
+    "tests/connectors/pipelines": 4,
+}  # folder: every n-th mutant
 OTHER_VALUES = (None, True, 0, 1.5, "", "x", [], ["x"], {}, {"x": 1})
 EDGE_VALUES = {int: -1, float: -0.5, str: ""}  # the same type, out of most ranges
 
@@ -109,19 +112,46 @@ def test_mutations_get_jsonschemas_answer(both, folder, stride):
     assert seen > 500 and invalid > seen // 3  # most changes break a pipeline: the check refuses them too
 
 
-@pytest.mark.parametrize("one,two", [
-    (1, True), (0, False), (1, 1.0), ("1", 1), ([1], [True]), ([1, 2], [1, 2.0]), ({"a": 1}, {"a": True}),
-    ({"a": [1]}, {"a": [1]}), ([], {}), (None, False), (math.inf, math.inf), ("a", "a"), ([[0]], [[False]]),
-])
+@pytest.mark.parametrize(
+    "one,two",
+    [
+        (1, True),
+        (0, False),
+        (1, 1.0),
+        ("1", 1),
+        ([1], [True]),
+        ([1, 2], [1, 2.0]),
+        ({"a": 1}, {"a": True}),
+        ({"a": [1]}, {"a": [1]}),
+        ([], {}),
+        (None, False),
+        (math.inf, math.inf),
+        ("a", "a"),
+        ([[0]], [[False]]),
+    ],
+)
 def test_equality_is_jsons(one, two):
     assert equal(one, two) == jsonschema_equal(one, two)
     assert equal(two, one) == jsonschema_equal(two, one)
 
 
-@pytest.mark.parametrize("items", [
-    [1, True], [0, False], [1, 1.0], ["a", "b", "a"], [{"a": 1}, {"a": 1}], [{"a": 1}, {"a": True}],
-    [[1], [True]], [None, False, 0], ["x"], [], [1, "1"], [[1, 2], [1, 2]],
-])
+@pytest.mark.parametrize(
+    "items",
+    [
+        [1, True],
+        [0, False],
+        [1, 1.0],
+        ["a", "b", "a"],
+        [{"a": 1}, {"a": 1}],
+        [{"a": 1}, {"a": True}],
+        [[1], [True]],
+        [None, False, 0],
+        ["x"],
+        [],
+        [1, "1"],
+        [[1, 2], [1, 2]],
+    ],
+)
 def test_uniqueness_is_jsons(items):
     assert unique(items) == jsonschema_unique(items)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pipec.resolve.builder import Builder
 from pipec.diagnostics import Collector
 from pipec.load.document import load_text
+from pipec.resolve.builder import Builder
 from pipec.validate.schema import validate_document
 
 PIPELINE = """\

@@ -3,14 +3,14 @@ tree as before, the job's text stays linear in what the YAML asks."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pipec import ir
-from pipec.emit import render, subexpressions as sharing
-from pipec.project.driver import build_all, generate_all
-from dataclasses import replace
-
+from pipec.emit import render
+from pipec.emit import subexpressions as sharing
 from pipec.ir import field_names
+from pipec.project.driver import build_all, generate_all
 from pipec.transforms.javanumbers import decode_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +55,21 @@ def test_small_statements_and_small_repeats_stay_as_written():
 
 def test_a_repeat_that_reads_a_lambda_parameter_stays_inside_its_lambda():
     x = ir.Var("x")
-    heavy = ir.Func("concat", tuple(ir.Func("lower", (ir.Func("concat", (x, ir.Lit(str(i))),)),) for i in range(6)))
+    heavy = ir.Func(
+        "concat",
+        tuple(
+            ir.Func(
+                "lower",
+                (
+                    ir.Func(
+                        "concat",
+                        (x, ir.Lit(str(i))),
+                    )
+                ),
+            )
+            for i in range(6)
+        ),
+    )
     body = ir.Func("concat", (heavy, heavy))
     op = _set_value(ir.Func("transform", (ir.Col("items"), ir.Lambda("x", body))))
     shared, rewritten = sharing.hoist(op)

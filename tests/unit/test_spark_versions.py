@@ -9,10 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from pipec.emit import render
 from pipec import spark_versions
 from pipec.diagnostics import CompileError
+from pipec.emit import render
 from pipec.spark_versions import AVRO, KAFKA, LINES, SINCE, coordinates
 from pipec.testing.runner import load_job
 
@@ -87,7 +86,10 @@ def test_generated_jobs_do_not_depend_on_the_installed_pyspark(compile_text, tmp
 def test_the_override_option_and_variable_are_named_alike(compile_text, tmp_path):
     _, source = job_module(compile_text, KAFKA_AVRO, tmp_path)
     assert spark_versions.PACKAGES_VERSION_OPTION in source and spark_versions.PACKAGES_VERSION_ENV in source
-    assert spark_versions.PACKAGES_VERSION_ENV == "PIPEC_" + spark_versions.PACKAGES_VERSION_OPTION[2:].upper().replace("-", "_")
+    assert (
+        "PIPEC_" + spark_versions.PACKAGES_VERSION_OPTION[2:].upper().replace("-", "_")
+        == spark_versions.PACKAGES_VERSION_ENV
+    )
 
 
 def test_help_names_the_packages_for_the_installed_pyspark_and_the_master_rule(compile_text, tmp_path, capsys):

@@ -1,10 +1,13 @@
 """`startup.specific-offsets` is checked at compile time in Flink's format (the job would fail when it starts)."""
 
 import pytest
-
 from pipec.connectors.kafka_rules import specific_offsets_problem
 
-GOOD = ["partition:0,offset:42", "partition:0,offset:42;partition:1,offset:300", "partition:0,offset:-2;partition:1,offset:-1"]
+GOOD = [
+    "partition:0,offset:42",
+    "partition:0,offset:42;partition:1,offset:300",
+    "partition:0,offset:-2;partition:1,offset:-1",
+]
 BAD = [  # text, offset of the mistake, words of the message
     ("partition:0,offset:42;", 22, "'' is not"),
     ("partition:0;offset:42", 0, "'partition:0' is not"),

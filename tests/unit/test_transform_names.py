@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from name_tests import name_tests
-
 from pipec.transforms import REGISTRY
 
 COMPILER = Path(__file__).resolve().parents[2] / "compiler"
@@ -40,6 +39,9 @@ def test_the_check_lets_writes_of_a_name_pass():
 def test_no_module_outside_transforms_tests_a_transform_name():
     outside = [p for p in sorted(COMPILER.rglob("*.py")) if "transforms" not in p.relative_to(COMPILER).parts]
     assert len(outside) > 20
-    found = [f"{p.relative_to(COMPILER.parent)}:{line}: {code}"
-             for p in outside for line, code in name_tests(p.read_text(encoding="utf-8"), NAMES)]
+    found = [
+        f"{p.relative_to(COMPILER.parent)}:{line}: {code}"
+        for p in outside
+        for line, code in name_tests(p.read_text(encoding="utf-8"), NAMES)
+    ]
     assert found == [], "ask the transform's spec (compiler/transforms/base.py) instead:\n" + "\n".join(found)

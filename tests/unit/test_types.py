@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from pipec.types.connect import CONNECT_TYPES, connect_type_name
 from pipec.types.parser import TypeSyntaxError, parse_type
 from pipec.types.sql import (
@@ -580,7 +579,7 @@ CONNECT = [
 
 
 def test_connect_types_cover_exactly_the_cast_names():
-    assert CONNECT_TYPES == dict(CONNECT)
+    assert dict(CONNECT) == CONNECT_TYPES
 
 
 @pytest.mark.parametrize("name, t", CONNECT)
@@ -608,9 +607,7 @@ def test_connect_type_name_is_none_without_a_connect_equivalent(t):
 # --- property tests --------------------------------------------------------------------
 
 primitives = st.one_of(
-    st.sampled_from(
-        [BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING, BYTES, DATE]
-    ),
+    st.sampled_from([BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING, BYTES, DATE]),
     st.integers(1, 38).flatmap(lambda p: st.builds(dec, st.just(p), st.integers(0, p))),
     st.builds(ts, st.integers(0, 6)),
     st.builds(ltz, st.integers(0, 6)),
@@ -682,16 +679,9 @@ def _expected_spark_type(t: SqlType):
     if isinstance(t, ArrayType):
         return T.ArrayType(_expected_spark_type(t.element), True)
     if isinstance(t, MapType):
-        return T.MapType(
-            _expected_spark_type(t.key), _expected_spark_type(t.value), True
-        )
+        return T.MapType(_expected_spark_type(t.key), _expected_spark_type(t.value), True)
     if isinstance(t, StructType):
-        return T.StructType(
-            [
-                T.StructField(f.name, _expected_spark_type(f.type), True)
-                for f in t.fields
-            ]
-        )
+        return T.StructType([T.StructField(f.name, _expected_spark_type(f.type), True) for f in t.fields])
     simple = {
         "BOOLEAN": T.BooleanType(),
         "TINYINT": T.ByteType(),
@@ -753,7 +743,11 @@ def test_folded_names_compare_as_java_compares_them_ignoring_case():
 
     from pipec.types.field_names import fold
 
-    cased = [chr(i) for i in range(0x10000) if not 0xD800 <= i <= 0xDFFF and (chr(i).upper() != chr(i) or chr(i).lower() != chr(i))]
+    cased = [
+        chr(i)
+        for i in range(0x10000)
+        if not 0xD800 <= i <= 0xDFFF and (chr(i).upper() != chr(i) or chr(i).lower() != chr(i))
+    ]
     groups: dict = defaultdict(set)
     for c in cased:
         up = c.upper() if len(c.upper()) == 1 else c

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from pipec.load.document import _FastLoader, _Loader
 from pipec.load.limits import MAX_DEPTH, MAX_VALUES, scan, within
 
