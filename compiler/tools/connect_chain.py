@@ -20,7 +20,7 @@ ERRORS = {  # Connect's errors.* key -> pipec's errors: key
 }
 
 
-def _connect_boolean(text: str) -> bool | str:
+def connect_boolean(text: str) -> bool | str:
     """ConfigDef's BOOLEAN: `true`/`false` in any case, trimmed; other text stays text (validate refuses it)."""
     word = text.strip().lower()
     return word == "true" if word in ("true", "false") else text.strip()
@@ -30,9 +30,9 @@ def _connect_boolean(text: str) -> bool | str:
 # BOOLEAN is true or false in any case, trimmed; errors.tolerance is none or all in any case (ToleranceType).
 ERROR_VALUES = {
     "tolerance": lambda text: text.strip().lower(),
-    "deadletterqueue.context.headers.enable": _connect_boolean,
-    "log.enable": _connect_boolean,
-    "log.include.messages": _connect_boolean,
+    "deadletterqueue.context.headers.enable": connect_boolean,
+    "log.enable": connect_boolean,
+    "log.include.messages": connect_boolean,
 }
 
 

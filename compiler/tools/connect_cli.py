@@ -17,7 +17,14 @@ from .connect_import import Imported, Importer
 # Where a compile error of the imported YAML points back to in the connector config, by top-level YAML key.
 SECTION_KEYS = {
     "source": ("topics", "topics.regex", "value.converter"),
-    "sink": ("value.converter", "key.converter", "connector.class"),
+    "sink": (
+        "iceberg.tables",
+        "delta.lake.topic2table.map",
+        "delta.lake.table.format",
+        "value.converter",
+        "key.converter",
+        "connector.class",
+    ),
     "errors": ("errors.tolerance",),
     "predicates": ("predicates",),
 }

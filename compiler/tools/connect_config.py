@@ -50,6 +50,16 @@ class ConnectorConfig:
         return [e for k, e in self.entries.items() if k.startswith(prefix)]
 
 
+SECRET = re.compile(r"password|secret|credential|jaas|token|access[._-]?key", re.I)
+
+
+def hide_secret(key: str, value: str) -> str:
+    """Secrets never land in YAML: a password-like setting (a password, token, credential, access key, or a key
+    that is not a converter's or a record's) is shown as [hidden]."""
+    keyish = key.lower().endswith("key") and not key.endswith(("converter", ".key"))
+    return "[hidden]" if SECRET.search(key) or keyish else value
+
+
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 
 

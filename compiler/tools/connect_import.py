@@ -24,7 +24,7 @@ from ..diagnostics import Collector
 from ..transforms import REGISTRY
 from .connect_chain import ChainImport
 from .connect_columns import Sample, columns_from_steps
-from .connect_config import ConnectorConfig
+from .connect_config import ConnectorConfig, hide_secret
 from .connect_debezium import (
     FLAT_SUFFIX,
     FLAT_TOPIC,
@@ -37,6 +37,7 @@ from .connect_debezium import (
     flattening,
     row_columns,
 )
+from .connect_tables import TableImport, TablePlan
 from .yaml_text import YamlWriter
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
@@ -79,7 +80,7 @@ def pipeline_name(name: str) -> str:
     return cleaned if re.match(r"[a-z]", cleaned or "") else f"connector_{cleaned or 'imported'}"
 
 
-class Importer(ChainImport):
+class Importer(ChainImport, TableImport):
     def __init__(self, config: ConnectorConfig, value_sample: Sample | None = None, key_sample: Sample | None = None):
         self.c, self.value_sample, self.key_sample = config, value_sample, key_sample
         self.out = Imported(pipeline_name(config.name), "sink" if self.is_sink else "source")
@@ -87,6 +88,7 @@ class Importer(ChainImport):
         self.used: set[str] = set()
         self.flat: Flattening | None = None  # Debezium's ExtractNewRecordState, read as a debezium-json changelog
         self.key_columns: list[tuple[str, str]] = []
+        self.table: TablePlan | None = None  # a lakehouse table sink connector's table (connect_tables.py)
 
     @property
     def is_sink(self) -> bool:
@@ -143,6 +145,8 @@ class Importer(ChainImport):
         if self.value_sample:
             return (row_columns(self.value_sample) if self.flat else self.value_sample.columns), ()
         inferred = columns_from_steps(steps, "value")
+        if self.table:  # the columns the table sink names (its primary key, partitioning)
+            inferred += [(n, "STRING") for n in self.table.columns if n not in dict(inferred)]
         todo = (
             "TODO: Connect configs declare no schema: these columns are the fields the transforms name, typed as",
             "they read them; declare every field of the records (or import again with --value-sample FILE)",
@@ -320,6 +324,8 @@ class Importer(ChainImport):
                         "records are written as plain JSON: pipec writes no {schema, payload} envelope",
                         "consumers read them with value.converter.schemas.enable=false",
                     )
+            elif self.table:
+                self.write_table_sink(y)
             elif cls in OBJECT_STORE_SINKS:
                 scheme, bucket_key = OBJECT_STORE_SINKS[cls]
                 bucket = self.take(bucket_key) or self.placeholder(
@@ -347,7 +353,7 @@ class Importer(ChainImport):
                 y.pair("format", "json")
                 if self.json_converter:
                     y.pair("timestamp-format", "epoch-millis")
-            if self.is_sink:
+            if self.is_sink and not self.table:
                 y.pair("envelope", True)
             y.pair("checkpoint", f"${{env:CHECKPOINT_DIR:-checkpoints}}/{self.out.name}")
 
@@ -393,6 +399,7 @@ class Importer(ChainImport):
                     f"debezium-json; this value.converter gives {value.name}",
                     "use JsonConverter",
                 )
+        self.table = self.table_plan() if self.is_sink else None
         kinds = [
             (REGISTRY.lookup(t.value.strip())[0], REGISTRY.lookup(t.value.strip())[1], cfg) for _, t, cfg, _ in steps
         ]
@@ -414,29 +421,23 @@ class Importer(ChainImport):
         self.write_steps(chain, steps, predicates)
         if self.upsert_sink:
             flat_topic_step(chain)
+        self.table_steps(chain)
         if getattr(chain, "items", 0):
             y.comment(*self.comments_of("transforms"))
             y.key("transforms")
         y.extend(chain)
         self.write_sink(y, key, value)
         self.write_errors(y)
+        self.write_spark_conf(y)
         rest = [e for k, e in c.entries.items() if k not in self.used]
         if rest:
             y.comment(
                 f"connector settings with no pipec counterpart ({self.out.kind} connector {c.get('connector.class', '?')}):"
             )
             for e in rest:
-                y.comment(f"  {e.key}={_hide(e.key, e.value)}")
+                y.comment(f"  {e.key}={hide_secret(e.key, e.value)}")
         self.out.text = y.text()
         return self.out
-
-
-SECRET = re.compile(r"password|secret|credential|jaas|token|key$", re.I)
-
-
-def _hide(key: str, value: str) -> str:
-    """Secrets never land in YAML: a password-like setting is shown as [hidden]."""
-    return "[hidden]" if SECRET.search(key) and not key.endswith(("converter", ".key")) else value
 
 
 def _struct(columns: list[tuple[str, str]]) -> str:
