@@ -17,10 +17,11 @@ import copy
 import statistics
 from pathlib import Path
 
-KEY_PARSE = """            "__key": F.from_json(
-                F.col("key").cast("STRING"),
-                "STRUCT<`id`: BIGINT, `__pipec_corrupt`: STRING>",
-                {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "__pipec_corrupt"},
+KEY_PARSE = """            "__key": parsed_json(F.col("key"), "STRUCT<`id`: BIGINT, `__pipec_corrupt`: STRING>"),
+"""
+KEY_CHECK = """            "__key": null_unless_corrupt(
+                F.col("__key"),
+                record_error("KEY_CONVERTER: source key: not valid json for the declared columns"),
             ),
 """
 KEY_STRUCT = """        F.when(
@@ -38,9 +39,7 @@ def _replace(source: str, old: str, new: str) -> str:
 def _key_as_read(source: str) -> str:
     """No parse of the key and no check of it: the raw key travels to the sink."""
     source = _replace(source, KEY_PARSE, "")
-    start = source.index('            "__key": F.when(')
-    end = source.index('.otherwise(F.col("__key")),\n', start) + len('.otherwise(F.col("__key")),\n')
-    source = source[:start] + source[end:]
+    source = _replace(source, KEY_CHECK, "")
     source = _replace(source, KEY_STRUCT, '        F.col("key").alias("key"),')
     return _replace(source, KEY_ENCODE, 'F.col("key").alias("key")')
 
