@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import ir
+from .record_raises import NULL, coalesce, error_of, when, without_raises
 
 ERROR = "__error"  # STRUCT<stage, class, message>: the first record error of the row, else null
 RAW = (
@@ -54,7 +55,6 @@ DECODERS = {
     "from_avro": False,
     "from_registry": False,
 }  # name -> has a corrupt-record field
-NULL = ir.Func("lit", (ir.Arg(None),))  # what a record error reads as under tolerance: all
 # A json payload whose text is the JSON literal null, with JSON's whitespace around it: Kafka Connect's JsonConverter
 # reads it as a null key or value, where Spark's from_json gives a corrupt record (and null for blank text, which
 # JsonConverter also reads as null).
@@ -86,94 +86,6 @@ def in_source_file(text: str) -> ir.Expr:
     its format's reader has no line numbers: docs/errors.md)."""
     message = f"{text.replace('%', '%%')} (file %s)"
     return ir.Func("format_string", (ir.Arg(message), ir.Get(ir.Col("_metadata"), "file_path")))
-
-
-# ---------------------------------------------------------------------------------------------------- analysis
-
-
-def _is_raise(node: object) -> bool:
-    return isinstance(node, ir.Func) and node.name == "raise_error"
-
-
-def _coalesce(parts: list[ir.Expr | None]) -> ir.Expr | None:
-    parts = [p for p in parts if p is not None]
-    if not parts:
-        return None
-    return parts[0] if len(parts) == 1 else ir.Func("coalesce", tuple(parts))
-
-
-def _when(cond: ir.Expr, then: ir.Expr | None, otherwise: ir.Expr | None = None, ddl: str = "STRING") -> ir.Expr | None:
-    """when(cond, then).otherwise(otherwise), a null of `ddl` standing for a missing branch."""
-    if then is None and otherwise is None:
-        return None
-    return ir.If(cond, then or ir.Null(ddl), otherwise or ir.Null(ddl))
-
-
-def error_of(node: ir.Expr) -> ir.Expr | None:
-    """The message (a STRING expression) of the record error evaluating `node` raises for a row, null for rows it
-    does not fail; None when `node` never raises. Follows Spark's lazy evaluation of when/coalesce branches."""
-    if _is_raise(node):
-        return _coalesce([error_of(node.args[0]), node.args[0]])
-    if isinstance(node, ir.If):
-        return _coalesce([error_of(node.cond), _when(node.cond, error_of(node.then), error_of(node.otherwise))])
-    if isinstance(node, ir.NullSafe):
-        inner = error_of(node.rebuilt)
-        return _coalesce([error_of(node.base), inner and _when(ir.Not(ir.IsNull(node.base)), inner)])
-    if isinstance(node, ir.Func) and node.name == "coalesce":
-        parts, before = [], []
-        for arg in node.args:
-            err = error_of(arg)
-            if err is not None:
-                parts.append(err if not before else _when(_all_null(before), err))
-            before.append(arg)
-        return _coalesce(parts)
-    if isinstance(node, ir.Func) and any(isinstance(a, ir.Lambda) for a in node.args):
-        return _lambda_error(node)
-    children = [getattr(node, f) for f in ir.field_names(node) or ()]
-    parts: list[ir.Expr | None] = []
-    for child in children:
-        for item in child if isinstance(child, tuple) else (child,):
-            if isinstance(item, tuple):  # (name, expr) pairs of a Struct
-                item = item[1]
-            if isinstance(item, ir.Expr):
-                parts.append(error_of(item))
-    return _coalesce(parts)
-
-
-def _all_null(args: list[ir.Expr]) -> ir.Expr:
-    cond: ir.Expr = ir.IsNull(args[0])
-    for a in args[1:]:
-        cond = ir.BinOp("&", cond, ir.IsNull(a))
-    return cond
-
-
-def _lambda_error(node: ir.Func) -> ir.Expr | None:
-    """A higher-order function over an array whose lambda may fail: the first element's error."""
-    array, *rest = node.args
-    lambdas = [a for a in rest if isinstance(a, ir.Lambda)]
-    errors = [(lam, error_of(lam.body)) for lam in lambdas]
-    failing = [(lam, err) for lam, err in errors if err is not None]
-    if not failing:
-        return error_of(array)
-    if node.name not in ("transform", "filter", "exists") or len(lambdas) != 1:
-        raise NotImplementedError(f"record errors inside {node.name} lambdas")
-    lam, err = failing[0]
-    per_element = ir.Func("transform", (array, ir.Lambda(lam.name, err)))
-    first = ir.Func(
-        "try_element_at", (ir.Func("filter", (per_element, ir.Lambda("e", ir.Not(ir.IsNull(ir.Var("e")))))), ir.Lit(1))
-    )
-    return _coalesce([error_of(array), first])
-
-
-def without_raises(node: object) -> object:
-    """`node` with every record error reading as null (tolerance: all: the error is in `__error` instead)."""
-    if _is_raise(node):
-        return NULL
-    if isinstance(node, tuple):
-        return tuple(without_raises(n) for n in node)
-    if isinstance(node, (ir.Expr, ir.Op)) and (names := ir.field_names(node)):
-        return replace(node, **{f: without_raises(getattr(node, f)) for f in names})
-    return node
 
 
 # ---------------------------------------------------------------------------------------------------- decoders
@@ -298,7 +210,7 @@ def tolerate_decode(
             # Kafka Connect converts the key before the value: a record whose key and value both fail is a key error
             found = sorted(found, key=lambda d: list(CONVERTER_STAGES).index(d.reads))
             post = [
-                _when(
+                when(
                     decode_failed(d, d.json_null(formats, nulls)),
                     error_struct(_decoder_stage(d, formats), position(decode_message(d, formats[d.reads]))),
                     ddl=ERROR_DDL,
@@ -344,12 +256,12 @@ def _stage_error(columns, stage_of) -> tuple[ir.Op, ...]:
         return ()
     stages = {stage for stage, _ in messages}
     if len(stages) == 1:  # one stage: one message column, read twice below
-        message = ir.SetColumns(((MESSAGE, _coalesce([m for _, m in messages])),))
+        message = ir.SetColumns(((MESSAGE, coalesce([m for _, m in messages])),))
         set_error = first_error(
-            [_when(ir.Not(ir.IsNull(ir.Col(MESSAGE))), error_struct(stages.pop(), ir.Col(MESSAGE)), ddl=ERROR_DDL)]
+            [when(ir.Not(ir.IsNull(ir.Col(MESSAGE))), error_struct(stages.pop(), ir.Col(MESSAGE)), ddl=ERROR_DDL)]
         )
         return (message, set_error)
-    return (first_error([_when(ir.Not(ir.IsNull(m)), error_struct(stage, m), ddl=ERROR_DDL) for stage, m in messages]),)
+    return (first_error([when(ir.Not(ir.IsNull(m)), error_struct(stage, m), ddl=ERROR_DDL) for stage, m in messages]),)
 
 
 def tolerate_op(op: ir.Op, stage_of) -> tuple[ir.Op, ...]:

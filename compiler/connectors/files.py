@@ -38,6 +38,7 @@ from .base import (
     header_columns,
 )
 from .cdc_json import foreign_key_hint
+from .file_options import CONSOLE_OPTIONS, FILE_READ_OPTIONS, FILE_WRITE_OPTIONS
 from .spark_io import file_writer, table_ddl
 
 AVRO_PACKAGE = spark_versions.AVRO
@@ -192,73 +193,6 @@ def record(
             ("headers", empty_headers()),
         )
     )
-
-
-# Spark's file reader and writer options (csv/json/text/parquet/avro and the streaming file source).
-_TEXT_OPTIONS = {"encoding", "lineSep", "dateFormat", "timestampFormat", "timestampNTZFormat", "locale", "compression"}
-_CSV_OPTIONS = {
-    "header",
-    "sep",
-    "delimiter",
-    "quote",
-    "escape",
-    "comment",
-    "nullValue",
-    "emptyValue",
-    "nanValue",
-    "ignoreLeadingWhiteSpace",
-    "ignoreTrailingWhiteSpace",
-    "quoteAll",
-    "escapeQuotes",
-    "charToEscapeQuoteEscaping",
-}
-FILE_READ_OPTIONS = frozenset(
-    _TEXT_OPTIONS
-    | _CSV_OPTIONS
-    | {
-        "mode",
-        "multiLine",
-        "columnNameOfCorruptRecord",
-        "maxColumns",
-        "maxCharsPerColumn",
-        "enforceSchema",
-        "allowComments",
-        "allowUnquotedFieldNames",
-        "allowSingleQuotes",
-        "allowNumericLeadingZeros",
-        "allowNonNumericNumbers",
-        "allowBackslashEscapingAnyCharacter",
-        "allowUnquotedControlChars",
-        "dropFieldIfAllNull",
-        "primitivesAsString",
-        "prefersDecimal",
-        "wholetext",
-        "recursiveFileLookup",
-        "pathGlobFilter",
-        "modifiedBefore",
-        "modifiedAfter",
-        "ignoreCorruptFiles",
-        "ignoreMissingFiles",
-        "mergeSchema",
-        "datetimeRebaseMode",
-        "int96RebaseMode",
-        "maxFilesPerTrigger",
-        "maxBytesPerTrigger",
-        "latestFirst",
-        "fileNameOnly",
-        "maxFileAge",
-        "cleanSource",
-        "sourceArchiveDir",
-        "avroSchema",
-        "positionalFieldMatching",
-    }
-)
-FILE_WRITE_OPTIONS = frozenset(
-    _TEXT_OPTIONS
-    | _CSV_OPTIONS
-    | {"ignoreNullFields", "maxRecordsPerFile", "avroSchema", "recordName", "recordNamespace"}
-)
-CONSOLE_OPTIONS = frozenset({"numRows", "truncate"})
 
 
 def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> tuple[Column, ...]:

@@ -8,11 +8,12 @@ from .. import ir
 from ..shape import Shape
 from ..types.field_names import fold, same_name
 from ..types.parser import parse_type
-from ..types.sql import BIGINT, INT, STRING, SqlType, StructField, StructType
+from ..types.sql import BIGINT, INT, STRING, SqlType, StructType
 from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
 from .field_paths import FieldPath
 from .moves import Move
+from .replace_plan import ReplaceFieldConfig, dropped_paths, plan_fields, planned_type, rebuild
 from .structs import require_field, require_struct, spark_field_path, struct_with, type_at
 
 # ---------------------------------------------------------------- InsertField
@@ -236,13 +237,6 @@ INSERT_FIELD = TransformSpec(
 # ---------------------------------------------------------------- ReplaceField
 
 
-@dataclass(frozen=True, slots=True)
-class ReplaceFieldConfig:
-    exclude: tuple[FieldPath, ...]
-    include: tuple[FieldPath, ...]
-    renames: tuple[tuple[FieldPath, str], ...]
-
-
 REMOVED_KEYS = (
     ConfigKey("whitelist", "LIST", None, "Removed in Kafka 4.0 (renamed `include`).", removed="include"),
     ConfigKey("blacklist", "LIST", None, "Removed in Kafka 4.0 (renamed `exclude`).", removed="exclude"),
@@ -271,42 +265,6 @@ def parse_replace(reader: ConfigReader) -> ReplaceFieldConfig:
     return ReplaceFieldConfig(paths("exclude"), paths("include"), tuple(renames))
 
 
-def _under(path: tuple[str, ...], paths: set[tuple[str, ...]]) -> bool:
-    """Some configured path lies strictly below `path`."""
-    return any(len(p) > len(path) and p[: len(path)] == path for p in paths)
-
-
-def _plan(
-    cfg: ReplaceFieldConfig, t: StructType, prefix: tuple[str, ...] = ()
-) -> list[tuple[StructField, str, tuple | None]]:
-    """For each kept field of `t`: (field, output name, nested plan or None when copied whole)."""
-    exclude = {p.steps for p in cfg.exclude}
-    include = {p.steps for p in cfg.include}
-    renames = {p.steps: n for p, n in cfg.renames}
-    touched = exclude | include | set(renames)
-    out = []
-    for f in t.fields:
-        path = prefix + (f.name,)
-        if path in exclude:
-            continue
-        covered = not include or path in include or any(path[: len(p)] == p for p in include)
-        if not covered and not _under(path, include):
-            continue
-        nested = None
-        if (
-            isinstance(f.type, StructType)
-            and _under(path, touched)
-            and not (path in include and not _under(path, exclude | set(renames)))
-        ):
-            nested = tuple(_plan(cfg, f.type, path))
-        out.append((f, renames.get(path, f.name), nested))
-    return out
-
-
-def _planned_type(plan) -> StructType:
-    return StructType(tuple(StructField(name, _planned_type(n) if n is not None else f.type) for f, name, n in plan))
-
-
 def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
     t = require_struct(shape.side(ctx.side), ctx, ctx.side)
     if t is None:
@@ -319,10 +277,10 @@ def infer_replace(cfg: ReplaceFieldConfig, shape: Shape, ctx: Context) -> Shape:
         require_field(t, p.steps, ctx, "renames", ctx.side, item=f"{p.text}:{new}")
     if len(ctx.diags.errors) > errors:
         return shape
-    plan = _plan(cfg, t)
+    plan = plan_fields(cfg, t)
     if not _check_names(plan, ctx):
         return shape
-    out = _planned_type(plan)  # may have no fields: Kafka leaves an empty struct, and so does F.struct()
+    out = planned_type(plan)  # may have no fields: Kafka leaves an empty struct, and so does F.struct()
     renamed = {p.steps[0] for p, _ in cfg.renames if len(p.steps) == 1}
     result = shape.with_side(ctx.side, out)
     if ctx.side == "value":  # a renamed virtual column becomes an ordinary field
@@ -348,30 +306,6 @@ def _check_names(plan, ctx: Context, where: str = "") -> bool:
     return ok
 
 
-def _rebuild(base: ir.Expr, plan) -> ir.Expr:
-    fields = []
-    for f, name, nested in plan:
-        get = ir.Get(base, f.name)
-        fields.append((name, ir.NullSafe(get, _rebuild(get, nested)) if nested is not None else get))
-    return ir.Struct(tuple(fields))
-
-
-def _drops(t: StructType, plan, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]] | None:
-    """The paths a plan drops when dropping is all it does and every struct keeps a field (Spark's `dropFields`
-    cannot drop the last one); else None."""
-    kept = [f.name for f, _, _ in plan]
-    if not kept or any(name != f.name for f, name, _ in plan) or kept != [f.name for f in t.fields if f.name in kept]:
-        return None
-    out = [prefix + (f.name,) for f in t.fields if f.name not in kept]
-    for f, _, nested in plan:
-        if nested is not None:
-            inner = _drops(f.type, nested, prefix + (f.name,))
-            if inner is None:
-                return None
-            out += inner
-    return out
-
-
 def describe_replace(cfg: ReplaceFieldConfig, side: str) -> str:
     parts = [f"drops {names(p.text for p in cfg.exclude)}"] if cfg.exclude else []
     if cfg.include:
@@ -385,13 +319,13 @@ def lower_replace(cfg: ReplaceFieldConfig, shape: Shape, low: Lowering) -> tuple
     side = low.side
     t = shape.side(side)
     assert isinstance(t, StructType)
-    col, plan = ir.Col(side), _plan(cfg, t)
-    drops = None if cfg.include else _drops(t, plan)  # include states what it keeps: the rebuild shows that
+    col, plan = ir.Col(side), plan_fields(cfg, t)
+    drops = None if cfg.include else dropped_paths(t, plan)  # include states what it keeps: the rebuild shows that
     if drops:  # a null struct (a tombstone) stays null
         return (
             ir.SetColumns(((side, ir.Method(col, "dropFields", tuple(ir.Arg(spark_field_path(p)) for p in drops))),)),
         )
-    return (ir.SetColumns(((side, ir.NullSafe(col, _rebuild(col, plan))),)),)
+    return (ir.SetColumns(((side, ir.NullSafe(col, rebuild(col, plan))),)),)
 
 
 REPLACE_FIELD = TransformSpec(

@@ -15,8 +15,8 @@ from .base import READ_FIELDS, ConfigKey, ConfigReader, Context, Lowering, Trans
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_syntax
 from .field_paths import FieldPath
 from .moves import TRANSFORMATION, Move
+from .reshaping import read_paths
 from .structs import get_expr, require_field, require_struct, spark_field_path, type_at
-from .structure import read_paths
 
 if TYPE_CHECKING:  # decimal only where a numeric replacement is given: its import costs a cold start
     from decimal import Decimal

@@ -2,60 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .. import ir
 from ..shape import Shape
 from ..types.sql import MapType, SqlType, StructField, StructType
 from .base import READ_FIELDS, READS, WRITES, ConfigKey, ConfigReader, Context, Lowering, Names, TransformSpec, names
 from .field_keys import NULL_DEFAULT_KEY, SYNTAX_KEY, read_path, read_syntax
-from .field_paths import FieldPath, format_path
+from .field_paths import FieldPath
 from .moves import Move, Moves
+from .reshaping import first_clash, read_paths, set_side, shown
 from .structs import get_expr, require_field, require_struct, spark_field_path, struct_with, type_at
-
-
-def _set_side(shape: Shape, side: str, new: SqlType, virtual: frozenset[str] | None = None) -> Shape:
-    """`shape` with `side` replaced; for the value, `virtual` (when given) replaces the virtual names."""
-    out = shape.with_side(side, new)
-    return replace(out, virtual=virtual) if side == "value" and virtual is not None else out
-
-
-def _shown(steps: tuple[str, ...]) -> str:
-    """A path as a user writes it under V2 (backticks where a name holds a dot)."""
-    try:
-        return format_path(steps)
-    except ValueError:
-        return ".".join(steps)
-
-
-def read_paths(reader: ConfigReader, key: str, version: str, code: str) -> tuple[FieldPath, ...]:
-    """A required, non-empty LIST key of field paths (an empty list is an error at the key, a missing one at the step)."""
-    items = reader.items(key)
-    if not items:
-        reader.error(
-            key if reader.has(key) else None,
-            f"'{key}' must list at least one field",
-            f"list the fields: {key}: [a, b], or Kafka's a,b",
-            code=code,
-        )
-    return tuple(p for p in (read_path(reader, key, text, version) for text in items) if p is not None)
-
-
-def _first_clash(names: list[tuple[str, str]]) -> str | None:
-    """How the first two (name, source) entries whose names are equal ignoring case (Spark's rule) clash, or None."""
-    seen: dict[str, tuple[str, str]] = {}
-    for name, source in names:
-        if name.casefold() not in seen:
-            seen[name.casefold()] = (name, source)
-            continue
-        first, first_source = seen[name.casefold()]
-        if first != name:
-            return f"fields '{first}' (from {first_source}) and '{name}' (from {source}), the same name to Spark (it ignores case)"
-        if first_source == source:
-            return f"two fields named '{name}' ({source} is listed twice)"
-        return f"two fields named '{name}' (from {first_source} and {source})"
-    return None
-
 
 # ---------------------------------------------------------------- ExtractField
 
@@ -78,7 +35,7 @@ def infer_extract(cfg: ExtractFieldConfig, shape: Shape, ctx: Context) -> Shape:
     out = require_field(t, cfg.path.steps, ctx, "field", ctx.side) if t is not None else None
     if out is None:
         return shape
-    return _set_side(shape, ctx.side, out, frozenset())  # no top-level field of the old value survives as such
+    return set_side(shape, ctx.side, out, frozenset())  # no top-level field of the old value survives as such
 
 
 def lower_extract(cfg: ExtractFieldConfig, shape: Shape, low: Lowering) -> tuple[ir.Op, ...]:
@@ -150,7 +107,7 @@ def infer_flatten(cfg: FlattenConfig, shape: Shape, ctx: Context) -> Shape:
             code="E756",
         )
         return shape
-    clash = _first_clash([(name, _shown(steps)) for name, steps, _ in plan])
+    clash = first_clash([(name, shown(steps)) for name, steps, _ in plan])
     if clash:
         ctx.error(
             "delimiter" if ctx.reader.has("delimiter") else None,
@@ -159,7 +116,7 @@ def infer_flatten(cfg: FlattenConfig, shape: Shape, ctx: Context) -> Shape:
             code="E755",
         )
         return shape
-    return _set_side(shape, ctx.side, StructType(tuple(StructField(n, ft) for n, _, ft in plan)))
+    return set_side(shape, ctx.side, StructType(tuple(StructField(n, ft) for n, _, ft in plan)))
 
 
 def flatten_moves(cfg: FlattenConfig, side: str, before: Shape) -> Moves:
@@ -239,7 +196,7 @@ def infer_hoist(cfg: HoistFieldConfig, shape: Shape, ctx: Context) -> Shape:
                 code="E762",
             )
             return shape
-        return _set_side(shape, side, StructType((StructField(cfg.field, t),)), frozenset())
+        return set_side(shape, side, StructType((StructField(cfg.field, t),)), frozenset())
     t = require_struct(t, ctx, side)
     steps = cfg.hoisted.steps
     if t is None or require_field(t, steps, ctx, "hoisted", side) is None:
@@ -250,7 +207,7 @@ def infer_hoist(cfg: HoistFieldConfig, shape: Shape, ctx: Context) -> Shape:
         (f.name for f in parent.fields if f.name != steps[-1] and f.name.casefold() == cfg.field.casefold()), None
     )
     if clash is not None:
-        where = f"'{_shown(steps[:-1])}'" if steps[:-1] else f"the {side}"
+        where = f"'{shown(steps[:-1])}'" if steps[:-1] else f"the {side}"
         ctx.error(
             "field",
             f"'{cfg.field}' would clash with the field '{clash}' already in {where}",
@@ -261,7 +218,7 @@ def infer_hoist(cfg: HoistFieldConfig, shape: Shape, ctx: Context) -> Shape:
     new_parent = _wrapped(parent, steps[-1], cfg.field)
     out = struct_with(t, steps[:-1], new_parent) if steps[:-1] else new_parent
     virtual = shape.virtual - {steps[0]} if len(steps) == 1 else shape.virtual
-    return _set_side(shape, side, out, virtual)
+    return set_side(shape, side, out, virtual)
 
 
 def hoist_moves(cfg: HoistFieldConfig, side: str, before: Shape) -> Moves:
@@ -364,7 +321,7 @@ def infer_value_to_key(cfg: ValueToKeyConfig, shape: Shape, ctx: Context) -> Sha
         return shape
     if _single(cfg):
         return shape.with_side("key", types[0])
-    clash = _first_clash([(p.name, str(p)) for p in cfg.paths])
+    clash = first_clash([(p.name, str(p)) for p in cfg.paths])
     if clash:
         ctx.error(
             "fields",

@@ -14,10 +14,10 @@ answer over every pipeline and error fixture of the tests and mutations of them.
 from __future__ import annotations
 
 import numbers
-import re
-from collections.abc import Callable, Mapping, Sequence
-from itertools import pairwise
+from collections.abc import Callable
 from typing import Any
+
+from .json_values import ecma_regex, equal, unique
 
 Check = Callable[[Any], bool]
 
@@ -72,58 +72,6 @@ _TYPES: dict[str, Check] = {
     "integer": lambda x: isinstance(x, int) and not isinstance(x, bool),
     "number": lambda x: isinstance(x, numbers.Number) and not isinstance(x, bool),
 }
-
-
-def _unbool(value: Any, true=object(), false=object()) -> Any:
-    """True and False as values no number equals (JSON has no 1 == true)."""
-    return true if value is True else false if value is False else value
-
-
-def equal(one: Any, two: Any) -> bool:
-    """JSON equality: recursive through arrays and objects, and a boolean never equals a number."""
-    if one is two:
-        return True
-    if isinstance(one, str) or isinstance(two, str):
-        return one == two
-    if isinstance(one, Sequence) and isinstance(two, Sequence):
-        return len(one) == len(two) and all(equal(a, b) for a, b in zip(one, two))
-    if isinstance(one, Mapping) and isinstance(two, Mapping):
-        return len(one) == len(two) and all(key in two and equal(value, two[key]) for key, value in one.items())
-    return _unbool(one) == _unbool(two)
-
-
-def unique(items: list) -> bool:
-    """No two items equal (`equal`): neighbours after sorting where the items sort, else every pair."""
-    try:
-        ordered = sorted(_unbool(item) for item in items)
-        return not any(equal(a, b) for a, b in pairwise(ordered))
-    except (NotImplementedError, TypeError):
-        seen: list = []
-        for item in items:
-            item = _unbool(item)
-            if any(equal(other, item) for other in seen):
-                return False
-            seen.append(item)
-        return True
-
-
-def ecma_regex(pattern: str) -> re.Pattern:
-    """`pattern` compiled with ECMA-262's meaning of `$`, as JSON Schema defines patterns: the end of the value.
-    Python's `$` also matches before a final newline, so each `$` outside a character class becomes `\\Z`."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if c == "[" and not in_class:
-            in_class = True
-        elif c == "]" and in_class:
-            in_class = False
-        out.append(r"\Z" if c == "$" and not in_class else c)
-        i += 1
-    return re.compile("".join(out))
 
 
 KEY_TEST_ANSWERS = 1024  # answers remembered per dispatching condition (a few dozen types and connectors)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .compiled_schema import ecma_regex
+from .json_values import ecma_regex
 
 _pattern = lru_cache(maxsize=None)(ecma_regex)
 

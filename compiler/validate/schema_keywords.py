@@ -15,7 +15,7 @@ from __future__ import annotations
 from jsonschema.exceptions import ValidationError
 
 from ..diagnostics import shown
-from .compiled_schema import ecma_regex, equal, unique
+from .json_values import ecma_regex, equal, unique
 
 _KIND = {"Length": "string", "Items": "array", "Properties": "object"}
 

@@ -21,7 +21,8 @@ from pipec.testing.kafka_rows import KAFKA_ROW_SCHEMA
 from pipec.testing.runner import load_job
 from pipec.tools.connect_columns import Sample, connect_schema_type
 from pipec.tools.connect_config import ConnectorConfig, read_config
-from pipec.tools.connect_import import JSON_CONVERTER, RAW_SUFFIX, Importer
+from pipec.tools.connect_formats import JSON_CONVERTER
+from pipec.tools.connect_import import RAW_SUFFIX, Importer
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = HERE / "connect_configs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from pipec import ir
-from pipec.record_errors import NULL, error_of, without_raises
+from pipec.record_raises import NULL, error_of, without_raises
 
 PIPELINE = """\
     version: 1

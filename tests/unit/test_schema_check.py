@@ -15,7 +15,8 @@ from jsonschema._utils import equal as jsonschema_equal
 from jsonschema._utils import uniq as jsonschema_unique
 from pipec.diagnostics import Collector
 from pipec.load.document import load_text
-from pipec.validate.compiled_schema import SchemaCheck, equal, unique
+from pipec.validate.compiled_schema import SchemaCheck
+from pipec.validate.json_values import equal, unique
 from pipec.validate.schema import _validator, schema
 
 ROOT = Path(__file__).resolve().parents[2]
