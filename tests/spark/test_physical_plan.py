@@ -15,6 +15,7 @@ import pytest
 from native_plan import python_operators_in
 from pipec.project.driver import SUFFIXES, build_all, generate_all
 from pipec.testing.frames import rows_frame
+from pipec.testing.given_rows import batch_rows
 from pipec.testing.runner import load_job, write_given_files
 from pyspark.sql import functions as F
 
@@ -51,6 +52,12 @@ def raw_input(spark, job, compiled, tmp_path: Path):
         schema, folder = _kafka_input(spark, compiled, tmp_path / "kafka")
         reader = spark.readStream if streaming else spark.read
         return reader.schema(schema).parquet(str(folder))
+    if source.connector in ("delta", "iceberg"):  # the rows the table yields, as the record tests give them
+        rows = batch_rows(spark, source, compiled.pipeline.tests[0])
+        folder = tmp_path / "table_rows"
+        rows.coalesce(1).write.parquet(str(folder))
+        reader = spark.readStream if streaming else spark.read
+        return reader.schema(rows.schema).parquet(str(folder))
     pytest.fail(f"no raw input for a {source.connector} source yet: extend raw_input() in {Path(__file__).name}")
 
 
