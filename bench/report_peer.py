@@ -31,8 +31,8 @@ CUT_LABELS = {
 }
 
 PROFILE_NOTES = """\
-What the profile says (the cuts and flight recordings above; the decode's pieces measured 2026-11-28 on this host at
-load 4 to 6 by variants of the decode over 300,000 records at `local[1]`, three alternating rounds):
+What the profile says (the cuts above, and the flight recordings of a run without `--no-jfr`, which the latest run
+skipped; the decode's pieces measured 2026-11-28 on this host at load 4 to 6 by variants of the decode over 300,000 records at `local[1]`, three alternating rounds):
 
 1. **Decode, about 40% of the job: Spark's JSON parse costs 2.5 to 3 times Kafka's.** Parsing the value with
    `from_json` costs about 5.3 CPU s per million records, the key's `{"id":N}` alone about 1.5 (nearly the fixed
