@@ -51,7 +51,6 @@ class SourceConfig:
     format: str | None = None  # the value format (files: the file format)
     key_format: str = "none"
     key_fields: tuple[str, ...] = ()
-    key_fields_prefix: str = ""
     fields_include: str = "ALL"
     schema_include: bool = False  # debezium-json messages wrapped in {"schema", "payload"}
     path: Text | None = None
@@ -60,7 +59,6 @@ class SourceConfig:
     topic_pattern: Text | None = None
     properties: tuple[tuple[str, Text], ...] = ()
     startup: Mapping[str, Any] = MappingProxyType({})
-    table: str | None = None  # a table source's catalog table
     catalog: tuple[tuple[str, Text], ...] = ()  # its catalog (iceberg)
     change_feed: bool = False  # a table source reads the table's changes
 
@@ -117,12 +115,10 @@ class SinkConfig:
     key_timestamp_format: str = "iso-8601"  # how a json key writes them
     path: Text | None = None
     topic: Text | None = None
-    table: str | None = None  # a catalog table name
     envelope: bool = False
     partition_by: tuple[str, ...] = ()
     metadata: tuple[tuple[str, str], ...] = ()  # record metadata written from columns (headers, partition, timestamp)
     properties: tuple[tuple[str, Text], ...] = ()
-    apply: str = "append"  # how a table sink applies changes
     catalog: tuple[tuple[str, Text], ...] = ()  # a table sink's catalog (iceberg)
 
 
