@@ -70,6 +70,16 @@ def _split(path: str) -> tuple[str, ...]:
     return (head, rest) if rest and head in ("key", "value") else (path,)
 
 
+class PrimaryKeyed:
+    """A record whose key columns are its `primary-key` (upsert-kafka, tables): its `key_fields` reads them."""
+
+    __slots__ = ()
+
+    @property
+    def key_fields(self) -> tuple[str, ...]:
+        return self.primary_key  # type: ignore[attr-defined]
+
+
 def keys(record: type) -> Iterator[tuple[Field, KeySpec]]:
     """The record's fields that are YAML keys, with their specs, in order."""
     for f in fields(record):

@@ -8,7 +8,8 @@ from typing import ClassVar
 
 from ..envrefs import Text
 from ..model import Column, SinkConfig, SourceConfig
-from .config import BOOLEAN, ENV, STRING, TOPIC, key, names, one_of, option_pairs, ref, text
+from . import common_keys
+from .config import BOOLEAN, ENV, STRING, key, names, one_of, option_pairs, ref, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,24 +38,9 @@ class FilesSourceConfig(SourceConfig):
         one_of("json", "csv", "parquet", "avro", "text"),
         required=True,
     )
-    columns: tuple[Column, ...] = key(
-        "columns",
-        "The table schema, in order.",
-        ref("Columns"),
-        (),
-        resolved=True,
-        examples=([{"name": "order_id", "type": "BIGINT"}],),
-    )
-    topic: Text | None = key(
-        "topic",
-        "The topic the records carry; default the pipeline name. May contain `${env:NAME}` or `${env:NAME:-default}` references, read when the job starts. At most 249 characters, Kafka's limit on a topic name.",
-        TOPIC,
-        read=text,
-        examples=("orders",),
-    )
-    key_fields: tuple[str, ...] = key(
-        "key.fields", "Columns forming the key struct.", ref("ColumnNames"), (), read=names, examples=(["order_id"],)
-    )
+    columns: tuple[Column, ...] = common_keys.columns()
+    topic: Text | None = common_keys.carried_topic()
+    key_fields: tuple[str, ...] = common_keys.key_struct()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Spark file reader options the compiler knows (CSV header, delimiter, ...).",
@@ -99,24 +85,9 @@ class FilesSinkConfig(SinkConfig):
         read=names,
         examples=(["day"],),
     )
-    envelope: bool = key(
-        "envelope",
-        "true: add key, topic, partition, offset, timestamp, headers (and op in a changelog) columns beside the value's columns. Default false.",
-        BOOLEAN,
-        False,
-    )
-    checkpoint: Text | None = key(
-        "checkpoint",
-        "Checkpoint folder; required in streaming mode." + ENV,
-        ref("Checkpoint"),
-        read=text,
-        examples=("${env:CHECKPOINT_DIR:-checkpoints}/orders_masked",),
-    )
-    trigger: str | None = key(
-        "trigger",
-        'available-now, once, "processing-time: <interval>" or real-time; default back to back.',
-        ref("Trigger"),
-    )
+    envelope: bool = common_keys.envelope()
+    checkpoint: Text | None = common_keys.checkpoint()
+    trigger: str | None = common_keys.trigger()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Spark file writer options the compiler knows.",
@@ -146,11 +117,7 @@ class ConsoleSinkConfig(SinkConfig):
         read=text,
         examples=("${env:CHECKPOINT_DIR:-checkpoints}/orders_masked",),
     )
-    trigger: str | None = key(
-        "trigger",
-        'available-now, once, "processing-time: <interval>" or real-time; default back to back.',
-        ref("Trigger"),
-    )
+    trigger: str | None = common_keys.trigger()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Spark console sink options the compiler knows (numRows, truncate).",

@@ -8,7 +8,76 @@ from typing import Any, ClassVar
 
 from ..envrefs import Text
 from ..model import Column, SourceConfig
-from .config import BOOLEAN, ENV, STRING, integer, key, names, one_of, option_pairs, ref, text, text_pairs, texts
+from . import common_keys
+from .config import (
+    BOOLEAN,
+    ENV,
+    STRING,
+    PrimaryKeyed,
+    integer,
+    key,
+    names,
+    one_of,
+    option_pairs,
+    ref,
+    text,
+    text_pairs,
+    texts,
+)
+
+
+# Keys these records share (each call makes the field anew)
+def _topics() -> Any:
+    return key(
+        "topics",
+        "Topics to read: a list, or one string; exclusive with topic-pattern." + ENV,
+        ref("Topics"),
+        (),
+        read=texts,
+        examples=(["orders"],),
+    )
+
+
+def _topic_pattern() -> Any:
+    return key(
+        "topic-pattern",
+        "Java regex of topics to read; exclusive with topics." + ENV,
+        ref("TopicPattern"),
+        read=text,
+        examples=("orders-.*",),
+    )
+
+
+def _properties() -> Any:
+    return key(
+        "properties",
+        "Required Kafka consumer properties; bootstrap.servers is required." + ENV,
+        ref("KafkaSourceProperties"),
+        (),
+        read=text_pairs,
+        required=True,
+        examples=({"bootstrap.servers": "${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}"},),
+    )
+
+
+def _key_schema_id() -> Any:
+    return key(
+        "key.schema-id", "Schema id of the key for format avro-confluent.", ref("SchemaId"), read=integer, examples=(1,)
+    )
+
+
+def _fields_include() -> Any:
+    return key("value.fields-include", "ALL (default) or EXCEPT_KEY.", ref("FieldsInclude"), "ALL")
+
+
+def _value_schema_id() -> Any:
+    return key(
+        "value.schema-id",
+        "Schema id of the value for format avro-confluent.",
+        ref("SchemaId"),
+        read=integer,
+        examples=(2,),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,30 +90,9 @@ class KafkaSourceConfig(SourceConfig):
         "value": {"description": "How the record value is decoded. Required."},
     }
 
-    topics: tuple[Text, ...] = key(
-        "topics",
-        "Topics to read: a list, or one string; exclusive with topic-pattern." + ENV,
-        ref("Topics"),
-        (),
-        read=texts,
-        examples=(["orders"],),
-    )
-    topic_pattern: Text | None = key(
-        "topic-pattern",
-        "Java regex of topics to read; exclusive with topics." + ENV,
-        ref("TopicPattern"),
-        read=text,
-        examples=("orders-.*",),
-    )
-    properties: tuple[tuple[str, Text], ...] = key(
-        "properties",
-        "Required Kafka consumer properties; bootstrap.servers is required." + ENV,
-        ref("KafkaSourceProperties"),
-        (),
-        read=text_pairs,
-        required=True,
-        examples=({"bootstrap.servers": "${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}"},),
-    )
+    topics: tuple[Text, ...] = _topics()
+    topic_pattern: Text | None = _topic_pattern()
+    properties: tuple[tuple[str, Text], ...] = _properties()
     startup: dict[str, Any] = key(
         "startup",
         "Startup position of the first run; default earliest-offset.",
@@ -72,37 +120,22 @@ class KafkaSourceConfig(SourceConfig):
         "",
         examples=("k_",),
     )
-    key_schema_id: int | None = key(
-        "key.schema-id", "Schema id of the key for format avro-confluent.", ref("SchemaId"), read=integer, examples=(1,)
-    )
+    key_schema_id: int | None = _key_schema_id()
     format: str | None = key(
         "value.format",
         "Required value format: raw (one STRING or BYTES column), json, csv, avro (plain Avro binary, schema from the columns), avro-confluent (Avro with Confluent's 5-byte framing: a Schema Registry's `url`, or one `schema-id`), debezium-json or canal-json (these two make the source a changelog).",
         one_of("raw", "json", "csv", "avro", "avro-confluent", "debezium-json", "canal-json"),
         required=True,
     )
-    fields_include: str = key("value.fields-include", "ALL (default) or EXCEPT_KEY.", ref("FieldsInclude"), "ALL")
-    value_schema_id: int | None = key(
-        "value.schema-id",
-        "Schema id of the value for format avro-confluent.",
-        ref("SchemaId"),
-        read=integer,
-        examples=(2,),
-    )
+    fields_include: str = _fields_include()
+    value_schema_id: int | None = _value_schema_id()
     schema_include: bool = key(
         "value.debezium-json.schema-include",
         'debezium-json only: messages are wrapped in {"schema": ..., "payload": ...} as Kafka Connect\'s JsonConverter writes them with schemas enabled (Flink\'s debezium-json.schema-include). Default false.',
         BOOLEAN,
         False,
     )
-    columns: tuple[Column, ...] = key(
-        "columns",
-        "The table schema, in order.",
-        ref("Columns"),
-        (),
-        resolved=True,
-        examples=([{"name": "order_id", "type": "BIGINT"}],),
-    )
+    columns: tuple[Column, ...] = common_keys.columns()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Spark Kafka reader options the compiler knows (maxOffsetsPerTrigger, minOffsetsPerTrigger, failOnDataLoss, minPartitions, ...).",
@@ -114,7 +147,7 @@ class KafkaSourceConfig(SourceConfig):
 
 
 @dataclass(frozen=True, slots=True)
-class UpsertKafkaSourceConfig(SourceConfig):
+class UpsertKafkaSourceConfig(PrimaryKeyed, SourceConfig):
     """`source` with `connector: upsert-kafka`."""
 
     DOC: ClassVar[str] = (
@@ -125,30 +158,9 @@ class UpsertKafkaSourceConfig(SourceConfig):
         "value": {"description": "How the record value is decoded. Required."},
     }
 
-    topics: tuple[Text, ...] = key(
-        "topics",
-        "Topics to read: a list, or one string; exclusive with topic-pattern." + ENV,
-        ref("Topics"),
-        (),
-        read=texts,
-        examples=(["orders"],),
-    )
-    topic_pattern: Text | None = key(
-        "topic-pattern",
-        "Java regex of topics to read; exclusive with topics." + ENV,
-        ref("TopicPattern"),
-        read=text,
-        examples=("orders-.*",),
-    )
-    properties: tuple[tuple[str, Text], ...] = key(
-        "properties",
-        "Required Kafka consumer properties; bootstrap.servers is required." + ENV,
-        ref("KafkaSourceProperties"),
-        (),
-        read=text_pairs,
-        required=True,
-        examples=({"bootstrap.servers": "${env:KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}"},),
-    )
+    topics: tuple[Text, ...] = _topics()
+    topic_pattern: Text | None = _topic_pattern()
+    properties: tuple[tuple[str, Text], ...] = _properties()
     primary_key: tuple[str, ...] = key(
         "primary-key",
         "Required: the columns forming the key (and the upsert key).",
@@ -172,31 +184,16 @@ class UpsertKafkaSourceConfig(SourceConfig):
         "",
         examples=("k_",),
     )
-    key_schema_id: int | None = key(
-        "key.schema-id", "Schema id of the key for format avro-confluent.", ref("SchemaId"), read=integer, examples=(1,)
-    )
+    key_schema_id: int | None = _key_schema_id()
     format: str | None = key(
         "value.format",
         "Required value format: raw (one STRING or BYTES column), json, csv, avro (plain Avro binary, schema from the columns), avro-confluent (Avro with Confluent's 5-byte framing: a Schema Registry's `url`, or one `schema-id`). Changelog formats are not allowed here.",
         one_of("raw", "json", "csv", "avro", "avro-confluent"),
         required=True,
     )
-    fields_include: str = key("value.fields-include", "ALL (default) or EXCEPT_KEY.", ref("FieldsInclude"), "ALL")
-    value_schema_id: int | None = key(
-        "value.schema-id",
-        "Schema id of the value for format avro-confluent.",
-        ref("SchemaId"),
-        read=integer,
-        examples=(2,),
-    )
-    columns: tuple[Column, ...] = key(
-        "columns",
-        "The table schema, in order.",
-        ref("Columns"),
-        (),
-        resolved=True,
-        examples=([{"name": "order_id", "type": "BIGINT"}],),
-    )
+    fields_include: str = _fields_include()
+    value_schema_id: int | None = _value_schema_id()
+    columns: tuple[Column, ...] = common_keys.columns()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Spark Kafka reader options the compiler knows.",
@@ -205,8 +202,3 @@ class UpsertKafkaSourceConfig(SourceConfig):
         read=option_pairs,
         examples=({"maxOffsetsPerTrigger": 10000},),
     )
-
-    @property
-    def key_fields(self) -> tuple[str, ...]:
-        """The key's columns: the primary key."""
-        return self.primary_key

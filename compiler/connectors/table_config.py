@@ -4,11 +4,25 @@ block takes, its default and doc (compiler/connectors/config.py says how a recor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..envrefs import Text
 from ..model import Column, SinkConfig, SourceConfig
-from .config import BOOLEAN, ENV, STRING, TABLE_NAME, TOPIC, key, names, one_of, option_pairs, ref, text, text_pairs
+from . import common_keys
+from .config import (
+    BOOLEAN,
+    ENV,
+    STRING,
+    TABLE_NAME,
+    PrimaryKeyed,
+    key,
+    names,
+    one_of,
+    option_pairs,
+    ref,
+    text,
+    text_pairs,
+)
 
 # An Iceberg catalog block (source and sink): its keys are the catalog's, the model holds them as pairs
 CATALOG = {
@@ -42,6 +56,135 @@ CATALOG = {
 }
 
 
+# Keys these records share (each call makes the field anew)
+def _any_table() -> Any:
+    return key(
+        "table",
+        "A catalog table name (`db.name`, or `catalog.db.name`); exclusive with `path`.",
+        TABLE_NAME,
+        examples=("db.customers",),
+    )
+
+
+def _columns() -> Any:
+    return key(
+        "columns",
+        "Required: the table's columns the pipeline reads, in order (a subset of the table's); checked against the table when the job starts.",
+        ref("Columns"),
+        (),
+        resolved=True,
+        required=True,
+        examples=([{"name": "id", "type": "BIGINT"}],),
+    )
+
+
+def _change_feed() -> Any:
+    return key(
+        "read-change-feed",
+        "true: read the table's changes instead of its rows: a changelog (+I, -U, +U, -D) with the metadata keys commit-version and commit-timestamp. Default false.",
+        BOOLEAN,
+        False,
+    )
+
+
+def _iceberg_table() -> Any:
+    return key(
+        "table",
+        "Required: the table, `catalog.db.name` or `db.name` (in the catalog `catalog:` names).",
+        TABLE_NAME,
+        required=True,
+        examples=("local.db.customers",),
+    )
+
+
+def _catalog() -> Any:
+    return key(
+        "catalog",
+        "The Iceberg catalog; default a filesystem (hadoop) catalog named by the table's first part, with its warehouse in `warehouse`.",
+        CATALOG,
+        (),
+        read=text_pairs,
+        examples=({"name": "local", "type": "hadoop", "warehouse": "${env:WAREHOUSE:-warehouse}"},),
+    )
+
+
+def _apply() -> Any:
+    return key(
+        "apply",
+        "append (default): add every row; upsert: SCD type 1 through MERGE, per key the change with the highest sequence wins; history: SCD type 2, one row per version with __START_AT and __END_AT.",
+        one_of("append", "upsert", "history"),
+        "append",
+    )
+
+
+def _primary_key() -> Any:
+    return key(
+        "primary-key",
+        "upsert and history: the value columns a row is identified by.",
+        ref("ColumnNames"),
+        (),
+        read=names,
+        examples=(["id"],),
+    )
+
+
+def _sequence_by() -> Any:
+    return key(
+        "sequence-by",
+        "upsert and history: the value column that orders a key's changes; default the record timestamp, then partition and offset.",
+        STRING,
+        examples=("updated_at",),
+    )
+
+
+def _partition_by() -> Any:
+    return key(
+        "partition-by",
+        "Columns to partition the table by (set when the job creates it).",
+        ref("ColumnNames"),
+        (),
+        read=names,
+        examples=(["country"],),
+    )
+
+
+def _schema_evolution() -> Any:
+    return key(
+        "schema-evolution",
+        "none (default): an existing table whose columns differ fails the job at start; add-columns: the job adds new columns (never drops or retypes one).",
+        one_of("none", "add-columns"),
+        "none",
+    )
+
+
+def _table_properties() -> Any:
+    return key(
+        "table-properties",
+        "Table properties set when the job creates the table.",
+        {
+            "type": "object",
+            "additionalProperties": {"type": ["string", "number", "boolean"], "description": "A property value."},
+        },
+        (),
+        read=option_pairs,
+        examples=({"delta.enableChangeDataFeed": "true"},),
+    )
+
+
+def _checkpoint() -> Any:
+    return key(
+        "checkpoint",
+        "Checkpoint folder; required in streaming mode." + ENV,
+        ref("Checkpoint"),
+        read=text,
+        examples=("${env:CHECKPOINT_DIR:-checkpoints}/customers",),
+    )
+
+
+def _trigger() -> Any:
+    return key("trigger", 'available-now, once or "processing-time: <interval>"; default back to back.', ref("Trigger"))
+
+
 @dataclass(frozen=True, slots=True)
 class DeltaSourceConfig(SourceConfig):
     """`source` with `connector: delta`."""
@@ -62,37 +205,11 @@ class DeltaSourceConfig(SourceConfig):
         read=text,
         examples=("${env:LAKE:-lake}/clicks",),
     )
-    table: str | None = key(
-        "table",
-        "A catalog table name (`db.name`, or `catalog.db.name`); exclusive with `path`.",
-        TABLE_NAME,
-        examples=("db.customers",),
-    )
-    columns: tuple[Column, ...] = key(
-        "columns",
-        "Required: the table's columns the pipeline reads, in order (a subset of the table's); checked against the table when the job starts.",
-        ref("Columns"),
-        (),
-        resolved=True,
-        required=True,
-        examples=([{"name": "id", "type": "BIGINT"}],),
-    )
-    change_feed: bool = key(
-        "read-change-feed",
-        "true: read the table's changes instead of its rows: a changelog (+I, -U, +U, -D) with the metadata keys commit-version and commit-timestamp. Default false.",
-        BOOLEAN,
-        False,
-    )
-    topic: Text | None = key(
-        "topic",
-        "The topic the records carry; default the pipeline name. May contain `${env:NAME}` or `${env:NAME:-default}` references, read when the job starts. At most 249 characters, Kafka's limit on a topic name.",
-        TOPIC,
-        read=text,
-        examples=("orders",),
-    )
-    key_fields: tuple[str, ...] = key(
-        "key.fields", "Columns forming the key struct.", ref("ColumnNames"), (), read=names, examples=(["order_id"],)
-    )
+    table: str | None = _any_table()
+    columns: tuple[Column, ...] = _columns()
+    change_feed: bool = _change_feed()
+    topic: Text | None = common_keys.carried_topic()
+    key_fields: tuple[str, ...] = common_keys.key_struct()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Delta reader options the compiler knows (startingVersion, maxFilesPerTrigger, skipChangeCommits, ...).",
@@ -117,46 +234,12 @@ class IcebergSourceConfig(SourceConfig):
         }
     }
 
-    table: str | None = key(
-        "table",
-        "Required: the table, `catalog.db.name` or `db.name` (in the catalog `catalog:` names).",
-        TABLE_NAME,
-        required=True,
-        examples=("local.db.customers",),
-    )
-    catalog: tuple[tuple[str, Text], ...] = key(
-        "catalog",
-        "The Iceberg catalog; default a filesystem (hadoop) catalog named by the table's first part, with its warehouse in `warehouse`.",
-        CATALOG,
-        (),
-        read=text_pairs,
-        examples=({"name": "local", "type": "hadoop", "warehouse": "${env:WAREHOUSE:-warehouse}"},),
-    )
-    columns: tuple[Column, ...] = key(
-        "columns",
-        "Required: the table's columns the pipeline reads, in order (a subset of the table's); checked against the table when the job starts.",
-        ref("Columns"),
-        (),
-        resolved=True,
-        required=True,
-        examples=([{"name": "id", "type": "BIGINT"}],),
-    )
-    change_feed: bool = key(
-        "read-change-feed",
-        "true: read the table's changes instead of its rows: a changelog (+I, -U, +U, -D) with the metadata keys commit-version and commit-timestamp. Default false.",
-        BOOLEAN,
-        False,
-    )
-    topic: Text | None = key(
-        "topic",
-        "The topic the records carry; default the pipeline name. May contain `${env:NAME}` or `${env:NAME:-default}` references, read when the job starts. At most 249 characters, Kafka's limit on a topic name.",
-        TOPIC,
-        read=text,
-        examples=("orders",),
-    )
-    key_fields: tuple[str, ...] = key(
-        "key.fields", "Columns forming the key struct.", ref("ColumnNames"), (), read=names, examples=(["order_id"],)
-    )
+    table: str | None = _iceberg_table()
+    catalog: tuple[tuple[str, Text], ...] = _catalog()
+    columns: tuple[Column, ...] = _columns()
+    change_feed: bool = _change_feed()
+    topic: Text | None = common_keys.carried_topic()
+    key_fields: tuple[str, ...] = common_keys.key_struct()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Iceberg reader options the compiler knows (stream-from-timestamp, start-snapshot-id, ...).",
@@ -168,7 +251,7 @@ class IcebergSourceConfig(SourceConfig):
 
 
 @dataclass(frozen=True, slots=True)
-class DeltaSinkConfig(SinkConfig):
+class DeltaSinkConfig(PrimaryKeyed, SinkConfig):
     """`sink` with `connector: delta`."""
 
     DOC: ClassVar[str] = (
@@ -183,73 +266,16 @@ class DeltaSinkConfig(SinkConfig):
         read=text,
         examples=("${env:LAKE:-lake}/customers",),
     )
-    table: str | None = key(
-        "table",
-        "A catalog table name (`db.name`, or `catalog.db.name`); exclusive with `path`.",
-        TABLE_NAME,
-        examples=("db.customers",),
-    )
-    apply: str = key(
-        "apply",
-        "append (default): add every row; upsert: SCD type 1 through MERGE, per key the change with the highest sequence wins; history: SCD type 2, one row per version with __START_AT and __END_AT.",
-        one_of("append", "upsert", "history"),
-        "append",
-    )
-    primary_key: tuple[str, ...] = key(
-        "primary-key",
-        "upsert and history: the value columns a row is identified by.",
-        ref("ColumnNames"),
-        (),
-        read=names,
-        examples=(["id"],),
-    )
-    sequence_by: str | None = key(
-        "sequence-by",
-        "upsert and history: the value column that orders a key's changes; default the record timestamp, then partition and offset.",
-        STRING,
-        examples=("updated_at",),
-    )
-    partition_by: tuple[str, ...] = key(
-        "partition-by",
-        "Columns to partition the table by (set when the job creates it).",
-        ref("ColumnNames"),
-        (),
-        read=names,
-        examples=(["country"],),
-    )
-    schema_evolution: str = key(
-        "schema-evolution",
-        "none (default): an existing table whose columns differ fails the job at start; add-columns: the job adds new columns (never drops or retypes one).",
-        one_of("none", "add-columns"),
-        "none",
-    )
-    table_properties: tuple[tuple[str, str], ...] = key(
-        "table-properties",
-        "Table properties set when the job creates the table.",
-        {
-            "type": "object",
-            "additionalProperties": {"type": ["string", "number", "boolean"], "description": "A property value."},
-        },
-        (),
-        read=option_pairs,
-        examples=({"delta.enableChangeDataFeed": "true"},),
-    )
-    envelope: bool = key(
-        "envelope",
-        "true: add key, topic, partition, offset, timestamp, headers (and op in a changelog) columns beside the value's columns. Default false.",
-        BOOLEAN,
-        False,
-    )
-    checkpoint: Text | None = key(
-        "checkpoint",
-        "Checkpoint folder; required in streaming mode." + ENV,
-        ref("Checkpoint"),
-        read=text,
-        examples=("${env:CHECKPOINT_DIR:-checkpoints}/customers",),
-    )
-    trigger: str | None = key(
-        "trigger", 'available-now, once or "processing-time: <interval>"; default back to back.', ref("Trigger")
-    )
+    table: str | None = _any_table()
+    apply: str = _apply()
+    primary_key: tuple[str, ...] = _primary_key()
+    sequence_by: str | None = _sequence_by()
+    partition_by: tuple[str, ...] = _partition_by()
+    schema_evolution: str = _schema_evolution()
+    table_properties: tuple[tuple[str, str], ...] = _table_properties()
+    envelope: bool = common_keys.envelope()
+    checkpoint: Text | None = _checkpoint()
+    trigger: str | None = _trigger()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Spark table writer options the compiler knows.",
@@ -259,88 +285,25 @@ class DeltaSinkConfig(SinkConfig):
         examples=({"maxRecordsPerFile": 1000000},),
     )
 
-    @property
-    def key_fields(self) -> tuple[str, ...]:
-        """The key's columns: the primary key."""
-        return self.primary_key
-
 
 @dataclass(frozen=True, slots=True)
-class IcebergSinkConfig(SinkConfig):
+class IcebergSinkConfig(PrimaryKeyed, SinkConfig):
     """`sink` with `connector: iceberg`."""
 
     DOC: ClassVar[str] = (
         "Writes an Apache Iceberg table: append, upsert (SCD type 1 through MERGE) or history (SCD type 2); exactly once through the checkpoint."
     )
 
-    table: str | None = key(
-        "table",
-        "Required: the table, `catalog.db.name` or `db.name` (in the catalog `catalog:` names).",
-        TABLE_NAME,
-        required=True,
-        examples=("local.db.customers",),
-    )
-    apply: str = key(
-        "apply",
-        "append (default): add every row; upsert: SCD type 1 through MERGE, per key the change with the highest sequence wins; history: SCD type 2, one row per version with __START_AT and __END_AT.",
-        one_of("append", "upsert", "history"),
-        "append",
-    )
-    primary_key: tuple[str, ...] = key(
-        "primary-key",
-        "upsert and history: the value columns a row is identified by.",
-        ref("ColumnNames"),
-        (),
-        read=names,
-        examples=(["id"],),
-    )
-    sequence_by: str | None = key(
-        "sequence-by",
-        "upsert and history: the value column that orders a key's changes; default the record timestamp, then partition and offset.",
-        STRING,
-        examples=("updated_at",),
-    )
-    partition_by: tuple[str, ...] = key(
-        "partition-by",
-        "Columns to partition the table by (set when the job creates it).",
-        ref("ColumnNames"),
-        (),
-        read=names,
-        examples=(["country"],),
-    )
-    schema_evolution: str = key(
-        "schema-evolution",
-        "none (default): an existing table whose columns differ fails the job at start; add-columns: the job adds new columns (never drops or retypes one).",
-        one_of("none", "add-columns"),
-        "none",
-    )
-    table_properties: tuple[tuple[str, str], ...] = key(
-        "table-properties",
-        "Table properties set when the job creates the table.",
-        {
-            "type": "object",
-            "additionalProperties": {"type": ["string", "number", "boolean"], "description": "A property value."},
-        },
-        (),
-        read=option_pairs,
-        examples=({"delta.enableChangeDataFeed": "true"},),
-    )
-    envelope: bool = key(
-        "envelope",
-        "true: add key, topic, partition, offset, timestamp, headers (and op in a changelog) columns beside the value's columns. Default false.",
-        BOOLEAN,
-        False,
-    )
-    checkpoint: Text | None = key(
-        "checkpoint",
-        "Checkpoint folder; required in streaming mode." + ENV,
-        ref("Checkpoint"),
-        read=text,
-        examples=("${env:CHECKPOINT_DIR:-checkpoints}/customers",),
-    )
-    trigger: str | None = key(
-        "trigger", 'available-now, once or "processing-time: <interval>"; default back to back.', ref("Trigger")
-    )
+    table: str | None = _iceberg_table()
+    apply: str = _apply()
+    primary_key: tuple[str, ...] = _primary_key()
+    sequence_by: str | None = _sequence_by()
+    partition_by: tuple[str, ...] = _partition_by()
+    schema_evolution: str = _schema_evolution()
+    table_properties: tuple[tuple[str, str], ...] = _table_properties()
+    envelope: bool = common_keys.envelope()
+    checkpoint: Text | None = _checkpoint()
+    trigger: str | None = _trigger()
     options: tuple[tuple[str, str], ...] = key(
         "options",
         "Spark table writer options the compiler knows.",
@@ -349,16 +312,4 @@ class IcebergSinkConfig(SinkConfig):
         read=option_pairs,
         examples=({"write-format": "parquet"},),
     )
-    catalog: tuple[tuple[str, Text], ...] = key(
-        "catalog",
-        "The Iceberg catalog; default a filesystem (hadoop) catalog named by the table's first part, with its warehouse in `warehouse`.",
-        CATALOG,
-        (),
-        read=text_pairs,
-        examples=({"name": "local", "type": "hadoop", "warehouse": "${env:WAREHOUSE:-warehouse}"},),
-    )
-
-    @property
-    def key_fields(self) -> tuple[str, ...]:
-        """The key's columns: the primary key."""
-        return self.primary_key
+    catalog: tuple[tuple[str, Text], ...] = _catalog()
