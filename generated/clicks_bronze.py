@@ -241,7 +241,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, table_sql, tables, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, table_sql, table_setup, table_append, table_merge, table_upsert, table_history, tables, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -592,42 +592,23 @@ def same_type(left: str, right: str, fmt: str) -> bool:
     return norm(left) == norm(right)
 
 
+def retyped(have: dict[str, str], columns: dict[str, str], fmt: str) -> list[str]:
+    """The columns the table (`have`: name -> type) holds in another type than `columns` declares."""
+    return [c for c in columns if c in have and not same_type(have[c], columns[c], fmt)]
+
+
+def retyped_text(names: list[str], have: dict[str, str], columns: dict[str, str]) -> str:
+    """The part of a start-up error that names each retyped column with both types."""
+    return "columns of another type: " + ", ".join(
+        f"{c} (table {have[c]}, pipeline {columns[c].lower()})" for c in names
+    )
+
+
 _PREPARED: set[str] = set()  # tables created or checked by this process
 
 
-class Table:
-    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
-    type, pipec's `__` bookkeeping columns last)."""
-
-    def __init__(
-        self,
-        format,
-        path,
-        name,
-        apply,
-        key,
-        sequence_by,
-        partition_by,
-        properties,
-        evolution,
-        options,
-        catalog,
-        columns,
-        checkpoint,
-    ):
-        self.format, self.path, self.name, self.apply = format, path, name, apply
-        self.key, self.sequence_by, self.partition_by = key, sequence_by, partition_by
-        self.properties, self.evolution, self.options = properties, evolution, options
-        self.catalog, self.columns, self.checkpoint = catalog, columns, checkpoint
-        self.ref = name or f"{format}.{quoted(path)}"
-        self.tombstones = (
-            (name + "__tombstones")
-            if name
-            else f"{format}.{quoted(path.rstrip('/') + '__tombstones')}"
-        )
-        self.values = [c for c in columns if not c.startswith("__")]
-
-    # ------------------------------------------------------------ creating and checking
+class TableSetup:
+    """Creating and checking the table (a part of `Table`)."""
 
     def exists(self, spark: SparkSession, ref: str) -> bool:
         from pyspark.errors import AnalysisException
@@ -675,28 +656,18 @@ class Table:
         have = {f.name: f.dataType.simpleString() for f in spark.read.table(self.ref).schema.fields}
         new = [c for c in self.columns if c not in have]
         gone = [c for c in have if c not in self.columns]
-        retyped = [
-            c
-            for c in self.columns
-            if c in have and not same_type(have[c], self.columns[c], self.format)
-        ]
-        if gone or retyped or (new and self.evolution != "add-columns"):
+        other = retyped(have, self.columns, self.format)
+        if gone or other or (new and self.evolution != "add-columns"):
             problems = []
             if new:
                 problems.append(f"columns not in the table: {', '.join(new)}")
             if gone:
                 problems.append(f"table columns the pipeline does not write: {', '.join(gone)}")
-            if retyped:
-                problems.append(
-                    "columns of another type: "
-                    + ", ".join(
-                        f"{c} (table {have[c]}, pipeline {self.columns[c].lower()})"
-                        for c in retyped
-                    )
-                )
+            if other:
+                problems.append(retyped_text(other, have, self.columns))
             hint = (
                 "schema-evolution: add-columns adds new columns; "
-                if new and not gone and not retyped
+                if new and not gone and not other
                 else ""
             )
             raise SystemExit(
@@ -707,24 +678,15 @@ class Table:
             added = ", ".join(f"{quoted(c)} {self.columns[c]}" for c in new)
             spark.sql(f"ALTER TABLE {self.ref} ADD COLUMNS ({added})")
 
-    # ------------------------------------------------------------ writing
-
-    def write(self, rows: DataFrame, batch_id: int | None):
-        """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
-        spark = rows.sparkSession
-        self.prepare(spark)
-        if self.apply == "append":
-            self.append(rows, batch_id)
-            SINK_COUNTS["table"] = {}  # every row inserted
-        else:
-            SINK_COUNTS.update((self.upsert if self.apply == "upsert" else self.history)(rows))
-        return None
-
     def commit_id(self) -> str:
         """The query's id across restarts, for idempotent writes: taken from its checkpoint folder."""
         import hashlib
 
         return "pipec-" + hashlib.sha1((self.checkpoint or "").encode()).hexdigest()[:16]
+
+
+class TableAppend:
+    """Appending rows (a part of `Table`)."""
 
     def append(self, rows: DataFrame, batch_id: int | None) -> None:
         """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
@@ -749,6 +711,10 @@ class Table:
             writer.saveAsTable(self.name)
         else:
             writer.save(self.path)
+
+
+class TableMerge:
+    """MERGE and its clauses (a part of `Table`)."""
 
     def merge(
         self,
@@ -777,6 +743,20 @@ class Table:
     def insert(self, columns: list[str]) -> str:
         names = ", ".join(quoted(c) for c in columns)
         return f"INSERT ({names}) VALUES ({', '.join('s.' + quoted(c) for c in columns)})"
+
+    @staticmethod
+    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:
+        return {
+            "fates": {
+                "superseded": fates.get("superseded", 0),
+                "filtered": fates.get("filtered", 0),
+            },
+            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},
+        }
+
+
+class TableUpsert(TableMerge):
+    """Upserting changes (a part of `Table`)."""
 
     def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:
         """Each given key's state: the sequence of its row (`__GONE` false) or of its tombstone (true), the newer
@@ -861,15 +841,9 @@ class Table:
             )
         return self.fate_counts(fates)
 
-    @staticmethod
-    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:
-        return {
-            "fates": {
-                "superseded": fates.get("superseded", 0),
-                "filtered": fates.get("filtered", 0),
-            },
-            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},
-        }
+
+class TableHistory(TableMerge):
+    """Keeping every version (a part of `Table`)."""
 
     def history(self, rows: DataFrame) -> dict:
         """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
@@ -986,6 +960,50 @@ class Table:
                 ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
             )
         return self.fate_counts(fates)
+
+
+class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
+    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
+    type, pipec's `__` bookkeeping columns last)."""
+
+    def __init__(
+        self,
+        format,
+        path,
+        name,
+        apply,
+        key,
+        sequence_by,
+        partition_by,
+        properties,
+        evolution,
+        options,
+        catalog,
+        columns,
+        checkpoint,
+    ):
+        self.format, self.path, self.name, self.apply = format, path, name, apply
+        self.key, self.sequence_by, self.partition_by = key, sequence_by, partition_by
+        self.properties, self.evolution, self.options = properties, evolution, options
+        self.catalog, self.columns, self.checkpoint = catalog, columns, checkpoint
+        self.ref = name or f"{format}.{quoted(path)}"
+        self.tombstones = (
+            (name + "__tombstones")
+            if name
+            else f"{format}.{quoted(path.rstrip('/') + '__tombstones')}"
+        )
+        self.values = [c for c in columns if not c.startswith("__")]
+
+    def write(self, rows: DataFrame, batch_id: int | None):
+        """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
+        spark = rows.sparkSession
+        self.prepare(spark)
+        if self.apply == "append":
+            self.append(rows, batch_id)
+            SINK_COUNTS["table"] = {}  # every row inserted
+        else:
+            SINK_COUNTS.update(self.upsert(rows) if self.apply == "upsert" else self.history(rows))
+        return None
 
 
 def checkpoint(args: argparse.Namespace) -> str | None:
