@@ -5,20 +5,26 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from .table_setup import _PREPARED
+
 
 class TableAppend:
     """Appending rows (a part of `Table`)."""
 
-    def append(self, rows: DataFrame, batch_id: int | None) -> None:
+    def append(self, rows: DataFrame, batch_id: int | None, creates: bool = False) -> None:
         """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
-        txnVersion; Iceberg: the snapshot that carries the batch's id is found)."""
+        txnVersion; Iceberg: the snapshot that carries the batch's id is found). `creates`: the table is missing
+        and this append creates it, partitioned and with its properties."""
         writer = rows.write.format(self.format).mode("append").options(**self.options)
+        if creates:
+            writer = writer.options(**self.properties)
+            writer = writer.partitionBy(*self.partition_by) if self.partition_by else writer
         if batch_id is not None:
-            app = self.commit_id()
+            spark = rows.sparkSession
+            app = self.commit_id(spark)
             if self.format == "delta":
                 writer = writer.option("txnAppId", app).option("txnVersion", batch_id)
             else:
-                spark = rows.sparkSession
                 marker = f"{app}:{batch_id}"
                 snapshots = spark.read.table(f"{self.ref}.snapshots")
                 if (
@@ -32,3 +38,5 @@ class TableAppend:
             writer.saveAsTable(self.name)
         else:
             writer.save(self.path)
+        if creates:
+            _PREPARED.add(self.ref)

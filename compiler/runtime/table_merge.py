@@ -10,6 +10,10 @@ from pyspark.sql import DataFrame, SparkSession
 
 from .table_sql import quoted
 
+# The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
+# deterministic, so Delta need not copy it again
+_DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
+
 
 class TableMerge:
     """MERGE and its clauses (a part of `Table`)."""
@@ -31,6 +35,44 @@ class TableMerge:
             )
         finally:
             spark.catalog.dropTempView(view)
+
+    def merge_counted(
+        self,
+        spark: SparkSession,
+        source: DataFrame,
+        target: str,
+        clauses: list[str],
+        batch_id: int | None,
+    ) -> dict[str, int]:
+        """A Delta MERGE on the key (its source materialized), and the rows it inserted, updated and deleted, from
+        its own commit's operation metrics (the commit is found by a marker in its userMetadata). A micro-batch's
+        MERGE is an idempotent write (txnAppId/txnVersion): replayed after a crash, Delta skips it and nothing was
+        written. No commit (nothing to change, or skipped): all zero."""
+        app = self.commit_id(spark)
+        marker = f"{app}:{batch_id}:{os.urandom(6).hex()}"
+        settings = {**_DELTA_MERGE, "spark.databricks.delta.commitInfo.userMetadata": marker}
+        if batch_id is not None:
+            settings["spark.databricks.delta.write.txnAppId"] = app
+            settings["spark.databricks.delta.write.txnVersion"] = str(batch_id)
+        before = {key: spark.conf.get(key, None) for key in settings}
+        try:
+            for key, value in settings.items():
+                spark.conf.set(key, value)
+            self.merge(spark, source, target, self.on_key(), clauses)
+        finally:
+            for key, value in before.items():
+                if value is None:
+                    spark.conf.unset(key)
+                else:
+                    spark.conf.set(key, value)
+        commits = spark.sql(f"DESCRIBE HISTORY {target} LIMIT 5").select(
+            "userMetadata", "operationMetrics"
+        )
+        metrics = next((r[1] for r in commits.collect() if r[0] == marker), None) or {}
+        return {
+            name: int(metrics.get(f"numTargetRows{name.capitalize()}", 0))
+            for name in ("inserted", "updated", "deleted")
+        }
 
     def on_key(self, *also: str) -> str:
         return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])

@@ -3,12 +3,15 @@ columns checked against the sink's; and the query's id its idempotent writes car
 
 from __future__ import annotations
 
-from pyspark.sql import SparkSession
+import json
+
+from pyspark.sql import DataFrame, SparkSession
 
 from .job_names import PIPELINE
 from .table_sql import quoted, retyped, retyped_text, sql_text
 
 _PREPARED: set[str] = set()  # tables created or checked by this process
+_QUERY_IDS: dict[str, str] = {}  # checkpoint folder -> its streaming query's id
 
 
 class TableSetup:
@@ -39,15 +42,18 @@ class TableSetup:
             text += f" TBLPROPERTIES ({', '.join(f'{sql_text(k)} = {sql_text(v)}' for k, v in properties.items())})"
         spark.sql(text)
 
-    def prepare(self, spark: SparkSession) -> None:
+    def prepare(self, spark: SparkSession, rows: DataFrame | None = None) -> bool:
         """Create the table (and its tombstones) when missing; check an existing one's columns: a difference fails
-        the job, naming the columns, unless schema-evolution: add-columns lets it add the new ones.
+        the job, naming the columns, unless schema-evolution: add-columns lets it add the new ones. True: the table
+        is missing and the append of `rows` creates it (`created_by`).
         """
         for key, value in self.catalog.items():
             spark.conf.set(key, value)
         if self.ref in _PREPARED:
-            return
+            return False
         if not self.exists(spark, self.ref):
+            if rows is not None and self.created_by(rows):
+                return True
             self.create(spark, self.ref, self.columns, self.partition_by, self.properties)
         else:
             self.check(spark)
@@ -55,6 +61,19 @@ class TableSetup:
             kept = {c: self.columns[c] for c in [*self.key, "__SEQUENCE"]}
             self.create(spark, self.tombstones, kept, [], {})
         _PREPARED.add(self.ref)
+        return False
+
+    def created_by(self, rows: DataFrame) -> bool:
+        """Whether a Delta append of `rows` creates the table as CREATE TABLE would (one commit, not two): its
+        columns are the table's, in order and of the same types, and every table property is Delta's own
+        (`delta.*`, which the writer sets on the table it creates)."""
+        have = {f.name: f.dataType.simpleString() for f in rows.schema.fields}
+        return (
+            self.format == "delta"
+            and list(have) == list(self.columns)
+            and not retyped(have, self.columns, self.format)
+            and all(key.startswith("delta.") for key in self.properties)
+        )
 
     def check(self, spark: SparkSession) -> None:
         have = {f.name: f.dataType.simpleString() for f in spark.read.table(self.ref).schema.fields}
@@ -82,8 +101,25 @@ class TableSetup:
             added = ", ".join(f"{quoted(c)} {self.columns[c]}" for c in new)
             spark.sql(f"ALTER TABLE {self.ref} ADD COLUMNS ({added})")
 
-    def commit_id(self) -> str:
-        """The query's id across restarts, for idempotent writes: taken from its checkpoint folder."""
+    def commit_id(self, spark: SparkSession) -> str:
+        """The query's id across restarts, for idempotent writes (txnAppId): its checkpoint folder, and the id its
+        streaming query wrote there when the folder was new. A new checkpoint in the same folder is a new query
+        whose micro-batch ids start at 0 again: Delta must not take them for replays of the old one's.
+        """
         import hashlib
 
-        return "pipec-" + hashlib.sha1((self.checkpoint or "").encode()).hexdigest()[:16]
+        folder = self.checkpoint or ""
+        if folder not in _QUERY_IDS:
+            _QUERY_IDS[folder] = query_id(spark, folder) if folder else ""
+        return "pipec-" + hashlib.sha1(f"{folder}\n{_QUERY_IDS[folder]}".encode()).hexdigest()[:16]
+
+
+def query_id(spark: SparkSession, folder: str) -> str:
+    """The id in a streaming checkpoint's `metadata` file ("" before a query ran there)."""
+    from pyspark.errors import AnalysisException
+
+    try:
+        line = spark.read.text(folder.rstrip("/") + "/metadata").first()
+    except AnalysisException:
+        return ""
+    return json.loads(line[0]).get("id", "") if line else ""

@@ -55,10 +55,12 @@ class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
     def write(self, rows: DataFrame, batch_id: int | None):
         """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
         spark = rows.sparkSession
-        self.prepare(spark)
         if self.apply == "append":
-            self.append(rows, batch_id)
+            self.append(rows, batch_id, self.prepare(spark, rows))
             SINK_COUNTS["table"] = {}  # every row inserted
         else:
-            SINK_COUNTS.update(self.upsert(rows) if self.apply == "upsert" else self.history(rows))
+            self.prepare(spark)
+            SINK_COUNTS.update(
+                self.upsert(rows, batch_id) if self.apply == "upsert" else self.history(rows)
+            )
         return None
