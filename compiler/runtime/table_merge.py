@@ -25,12 +25,13 @@ class TableMerge:
         target: str,
         condition: str,
         clauses: list[str],
-    ) -> None:
-        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order."""
+    ) -> DataFrame:
+        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order; the
+        command's result (Delta: the rows it affected, updated, deleted and inserted)."""
         view = f"pipec_changes_{os.urandom(6).hex()}"
         source.createOrReplaceTempView(view)
         try:
-            spark.sql(
+            return spark.sql(
                 f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
             )
         finally:
@@ -40,39 +41,29 @@ class TableMerge:
         self,
         spark: SparkSession,
         source: DataFrame,
-        target: str,
         clauses: list[str],
         batch_id: int | None,
     ) -> dict[str, int]:
-        """A Delta MERGE on the key (its source materialized), and the rows it inserted, updated and deleted, from
-        its own commit's operation metrics (the commit is found by a marker in its userMetadata). A micro-batch's
-        MERGE is an idempotent write (txnAppId/txnVersion): replayed after a crash, Delta skips it and nothing was
-        written. No commit (nothing to change, or skipped): all zero."""
-        app = self.commit_id(spark)
-        marker = f"{app}:{batch_id}:{os.urandom(6).hex()}"
-        settings = {**_DELTA_MERGE, "spark.databricks.delta.commitInfo.userMetadata": marker}
+        """A Delta MERGE into the table on the key (its source already materialized), and the rows it inserted
+        and updated, as the command reports them. A micro-batch's MERGE is an idempotent write
+        (txnAppId/txnVersion): replayed after a crash, Delta skips it, reports no row, and nothing was written.
+        """
+        settings = dict(_DELTA_MERGE)
         if batch_id is not None:
-            settings["spark.databricks.delta.write.txnAppId"] = app
+            settings["spark.databricks.delta.write.txnAppId"] = self.commit_id(spark)
             settings["spark.databricks.delta.write.txnVersion"] = str(batch_id)
         before = {key: spark.conf.get(key, None) for key in settings}
         try:
             for key, value in settings.items():
                 spark.conf.set(key, value)
-            self.merge(spark, source, target, self.on_key(), clauses)
+            done = self.merge(spark, source, self.ref, self.on_key(), clauses).first()
         finally:
             for key, value in before.items():
                 if value is None:
                     spark.conf.unset(key)
                 else:
                     spark.conf.set(key, value)
-        commits = spark.sql(f"DESCRIBE HISTORY {target} LIMIT 5").select(
-            "userMetadata", "operationMetrics"
-        )
-        metrics = next((r[1] for r in commits.collect() if r[0] == marker), None) or {}
-        return {
-            name: int(metrics.get(f"numTargetRows{name.capitalize()}", 0))
-            for name in ("inserted", "updated", "deleted")
-        }
+        return {name: done[f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")}
 
     def on_key(self, *also: str) -> str:
         return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])

@@ -17,7 +17,7 @@ class TableUpsert(TableMerge):
         """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
         (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes
         nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones
-        when a key is deleted or revived. Delta counts from its MERGE's own metrics; Iceberg classifies first.
+        when a key is deleted or revived. Delta counts from its MERGE's own result; Iceberg classifies first.
         """
         if self.format != "delta":
             return self.upsert_classified(rows)
@@ -61,13 +61,18 @@ class TableUpsert(TableMerge):
             source = source.unionByName(applied.select(*stored, "__delete", "__GONE_AT"))
         table = {"inserted": 0, "updated": 0}
         if n["changes"] or deleted:
+            change = "NOT s.__delete AND " if deleted else ""  # without deletes, no clause for them
             clauses = [
-                "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",
-                "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
+                f"WHEN MATCHED AND {change}s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
                 + self.assignments(stored),
-                "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),
+                f"WHEN NOT MATCHED {'AND NOT s.__delete ' if deleted else ''}THEN "
+                + self.insert(stored),
             ]
-            table = self.merge_counted(spark, source, self.ref, clauses, batch_id)
+            if deleted:
+                clauses.insert(
+                    0, "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE"
+                )
+            table = self.merge_counted(spark, source, clauses, batch_id)
         if deleted or n["revived"]:  # a delete's tombstone, a revived key's dropped
             self.remember(spark, source.where(F.col("__delete") | gone_at.isNotNull()))
         applied = table["inserted"] + table["updated"] + deleted
