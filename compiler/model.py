@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from .diagnostics import Location
@@ -38,41 +40,38 @@ class Registry:
     loc: Location  # the key or value block
 
 
-@dataclass(frozen=True, slots=True)
-class TableRead:
-    """A table source's own settings (delta, iceberg: compiler/connectors/table_source.py); its `path`, `columns`,
-    `topic`, key fields and `options` are the Source's."""
+class SourceConfig:
+    """What the compiler asks of any source's config record (compiler/connectors/*_config.py), with the answer for a
+    connector that takes no such key: a record's own fields override these. Generic code (the chain's first shape,
+    tests, tools) reads these; a connector's own code reads its record's other fields."""
 
-    table: str | None = None  # a catalog table name, where `path` is not given
-    catalog: tuple[tuple[str, Text], ...] = ()  # iceberg: name, type, warehouse, uri
-    change_feed: bool = False  # read-change-feed: the table's changes (+I, -U, +U, -D), not its rows
+    __slots__ = ()
+    columns: tuple[Column, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+    format: str | None = None  # the value format (files: the file format)
+    key_format: str = "none"
+    key_fields: tuple[str, ...] = ()
+    fields_include: str = "ALL"
+    schema_include: bool = False  # debezium-json messages wrapped in {"schema", "payload"}
+    path: Text | None = None
+    topic: Text | None = None  # the topic records carry (files, tables)
+    topics: tuple[Text, ...] = ()
+    topic_pattern: Text | None = None
+    properties: tuple[tuple[str, Text], ...] = ()
+    startup: Mapping[str, Any] = MappingProxyType({})
+    catalog: tuple[tuple[str, Text], ...] = ()  # its catalog (iceberg)
+    change_feed: bool = False  # a table source reads the table's changes
 
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where records come from. `connector` selects the lowering in `compiler/connectors/`."""
+    """Where records come from. `connector` selects the lowering in `compiler/connectors/`; `config` is its record."""
 
     connector: str
     loc: Location
-    columns: tuple[Column, ...]
-    format: str | None = None  # files format, or the kafka value format
-    key_format: str = "none"
-    key_fields: tuple[str, ...] = ()
-    key_fields_prefix: str = ""
-    fields_include: str = "ALL"
-    schema_include: bool = (
-        False  # debezium-json messages wrapped in {"schema", "payload"} (Flink's debezium-json.schema-include)
-    )
-    path: Text | None = None
-    topic: Text | None = None  # files: the topic records carry
-    topics: tuple[Text, ...] = ()
-    topic_pattern: Text | None = None
-    properties: tuple[tuple[str, Text], ...] = ()
-    options: tuple[tuple[str, str], ...] = ()
-    startup: dict[str, Any] = field(default_factory=dict)
+    config: SourceConfig  # KafkaSourceConfig | UpsertKafkaSourceConfig | FilesSourceConfig | DeltaSourceConfig | ...
     changelog: bool = False  # every record carries `op` (compiler/changelog.py)
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value read through a Schema Registry
-    table_read: TableRead | None = None  # a table source (delta, iceberg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,54 +98,54 @@ class Step:
     negate: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Sink:
-    """Where records go."""
+class SinkConfig:
+    """What the compiler asks of any sink's config record (compiler/connectors/*_config.py), with the answer for a
+    connector that takes no such key: a record's own fields override these."""
 
-    connector: str
-    loc: Location
-    format: str | None = None
+    __slots__ = ()
+    checkpoint: Text | None = None
+    trigger: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    format: str | None = None  # the value format (files: the file format)
+    key_format: str | None = None
+    key_fields: tuple[str, ...] = ()  # the key's columns (key.fields, or primary-key)
+    primary_key: tuple[str, ...] = ()
+    fields_include: str = "ALL"
+    timestamp_format: str = "iso-8601"  # how a json value writes timestamps
+    key_timestamp_format: str = "iso-8601"  # how a json key writes them
     path: Text | None = None
     topic: Text | None = None
     envelope: bool = False
     partition_by: tuple[str, ...] = ()
-    partition_by_locs: tuple[Location, ...] = ()
-    checkpoint: Text | None = None
-    trigger: str | None = None
-    trigger_loc: Location | None = None  # where `trigger:`'s value is written
-    options: tuple[tuple[str, str], ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()  # record metadata written from columns (headers, partition, timestamp)
     properties: tuple[tuple[str, Text], ...] = ()
-    key_format: str | None = None
-    key_fields: tuple[str, ...] = ()
-    key_field_locs: tuple[Location, ...] = ()  # where each key field is named (key.fields, or primary-key)
-    fields_include: str = "ALL"
-    metadata: tuple[tuple[str, str], ...] = ()
-    metadata_locs: tuple[Location, ...] = ()  # where each metadata column is named
+    catalog: tuple[tuple[str, Text], ...] = ()  # a table sink's catalog (iceberg)
+
+
+@dataclass(frozen=True, slots=True)
+class Sink:
+    """Where records go. `config` is its connector's record; the rest is what resolve found out about it."""
+
+    connector: str
+    loc: Location
+    config: SinkConfig  # KafkaSinkConfig | UpsertKafkaSinkConfig | FilesSinkConfig | ConsoleSinkConfig | ...
     record_name: str = "record"  # the Avro record name (the pipeline's, unless SetSchemaMetadata names one)
-    key_schema_id: int | None = None
-    value_schema_id: int | None = None
-    primary_key: tuple[str, ...] = ()  # upsert-kafka: the key columns (and upsert key)
-    format_loc: Location | None = (
-        None  # where the value format is written (`format`, `value.format`), or its nearest parent
-    )
-    key_format_loc: Location | None = None  # where `key.format` is written, or its nearest parent
-    primary_key_loc: Location | None = None
     registries: tuple[Registry, ...] = ()  # avro-confluent key or value registered in a Schema Registry
-    timestamp_format: str = "iso-8601"  # how a json value writes timestamps (`timestamp-format`)
-    key_timestamp_format: str = "iso-8601"  # how a json key writes them (`key.timestamp-format`)
-    # table sinks (delta, iceberg: compiler/connectors/tables.py)
-    table: str | None = None  # a catalog table name, where `path` is not given
-    apply: str = "append"  # append | upsert | history
-    sequence_by: str | None = None  # the value column ordering a key's changes (None: timestamp, partition, offset)
+    # where keys are written (for errors): the value format (or its nearest parent), key.format, primary-key, ...
+    format_loc: Location | None = None
+    key_format_loc: Location | None = None
+    primary_key_loc: Location | None = None
+    key_field_locs: tuple[Location, ...] = ()  # each key field (key.fields, or primary-key)
+    partition_by_locs: tuple[Location, ...] = ()
+    metadata_locs: tuple[Location, ...] = ()
+    trigger_loc: Location | None = None
     sequence_by_loc: Location | None = None
-    schema_evolution: str = "none"  # none | add-columns
-    table_properties: tuple[tuple[str, str], ...] = ()
-    catalog: tuple[tuple[str, Text], ...] = ()  # iceberg: name, type, warehouse, uri
 
     @property
     def real_time(self) -> bool:
         """`trigger: real-time` (or `real-time: <checkpoint interval>`): Spark's real-time mode."""
-        return self.trigger is not None and self.trigger.split(":")[0].strip() == "real-time"
+        trigger = self.config.trigger
+        return trigger is not None and trigger.split(":")[0].strip() == "real-time"
 
 
 @dataclass(frozen=True, slots=True)

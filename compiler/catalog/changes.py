@@ -30,20 +30,23 @@ class WhatIf:
 
 
 def _checkpoint(p: Pipeline) -> Pipeline | None:
-    if p.sink.checkpoint is None:
+    if p.sink.config.checkpoint is None:
         return None
-    return replace(p, sink=replace(p.sink, checkpoint=Text(p.sink.checkpoint.raw.rstrip("/") + "-v2")))
+    checkpoint = Text(p.sink.config.checkpoint.raw.rstrip("/") + "-v2")
+    return replace(p, sink=replace(p.sink, config=replace(p.sink.config, checkpoint=checkpoint)))
 
 
 def _subscription(p: Pipeline) -> Pipeline | None:
-    s = p.source
-    if SOURCES[s.connector].reads_files or (s.table_read is not None and s.path is not None):
-        return replace(p, source=replace(s, path=Text(f"{ELSEWHERE} folder")))
-    if s.table_read is not None:
-        return replace(p, source=replace(s, table_read=replace(s.table_read, table=f"{ELSEWHERE}.table")))
-    if s.topic_pattern is not None:
-        return replace(p, source=replace(s, topic_pattern=Text(f"{ELSEWHERE}-.*")))
-    return replace(p, source=replace(s, topics=s.topics + (Text(f"{ELSEWHERE}-topic"),)))
+    connector, s = SOURCES[p.source.connector], p.source.config
+    if connector.reads_files or (connector.reads_table and s.path is not None):
+        changed = {"path": Text(f"{ELSEWHERE} folder")}
+    elif connector.reads_table:
+        changed = {"table": f"{ELSEWHERE}.table"}
+    elif s.topic_pattern is not None:
+        changed = {"topic_pattern": Text(f"{ELSEWHERE}-.*")}
+    else:
+        changed = {"topics": (*s.topics, Text(f"{ELSEWHERE}-topic"))}
+    return _with_source(p, **changed)
 
 
 def _filter(p: Pipeline) -> Pipeline:
@@ -53,22 +56,29 @@ def _filter(p: Pipeline) -> Pipeline:
 
 def _rate_limit(p: Pipeline) -> Pipeline:
     key = SOURCES[p.source.connector].rate_limit
-    return replace(p, source=replace(p.source, options=p.source.options + ((key, "1000"),)))
+    return _with_source(p, options=(*p.source.config.options, (key, "1000")))
 
 
 def _destination(p: Pipeline) -> Pipeline | None:
     sink = p.sink
     if writes_kafka(sink):
-        return replace(p, sink=replace(sink, topic=Text(f"{ELSEWHERE}-topic")))
+        return replace(p, sink=replace(sink, config=replace(sink.config, topic=Text(f"{ELSEWHERE}-topic"))))
     if SINKS[sink.connector].writes_files:
-        return replace(p, sink=replace(sink, path=Text(f"{ELSEWHERE} folder")))
+        return replace(p, sink=replace(sink, config=replace(sink.config, path=Text(f"{ELSEWHERE} folder"))))
     return None
 
 
 def _upsert_key(p: Pipeline) -> Pipeline | None:
     if not SOURCES[p.source.connector].per_key_state:
         return None
-    return replace(p, source=replace(p.source, key_fields=p.source.key_fields + (f"{ELSEWHERE}_field",)))
+    config = p.source.config
+    named = "primary_key" if "primary_key" in config.__dataclass_fields__ else "key_fields"  # upsert-kafka: primary-key
+    return _with_source(p, **{named: (*config.key_fields, f"{ELSEWHERE}_field")})
+
+
+def _with_source(p: Pipeline, **changes) -> Pipeline:
+    """The pipeline with its source's config changed."""
+    return replace(p, source=replace(p.source, config=replace(p.source.config, **changes)))
 
 
 def _shuffle(p: Pipeline) -> Pipeline:

@@ -78,7 +78,7 @@ def _writer(facts: PipelineFacts, how: str) -> Use:
 
 
 def _reader(facts: PipelineFacts, how: str) -> Use:
-    s = facts.pipeline.source
+    s = facts.pipeline.source.config
     return Use(
         facts.pipeline.name,
         how,

@@ -260,9 +260,9 @@ def _column_kind(c) -> str:
 
 
 def source_columns(source: Source) -> tuple[tuple[str, str, str], ...]:
-    keyed = set(source.key_fields)
+    keyed = set(source.config.key_fields)
     return tuple(
-        (c.name, c.type.sql(), _column_kind(c) + (" (key)" if c.name in keyed else "")) for c in source.columns
+        (c.name, c.type.sql(), _column_kind(c) + (" (key)" if c.name in keyed else "")) for c in source.config.columns
     )
 
 
@@ -287,14 +287,14 @@ def pipeline_facts(compiled: Compiled) -> PipelineFacts:
 
 def source_words(p: Pipeline) -> str:
     """The source in a few words: `kafka: a, b`, `files: path`."""
-    s = p.source
-    if SOURCES[s.connector].reads_files:
-        return f"{s.connector}: {s.path.raw}"
-    if s.table_read is not None:
-        feed = " (change feed)" if s.table_read.change_feed else ""
-        return f"{s.connector}: {s.path.raw if s.path else s.table_read.table}{feed}"
+    connector, s = SOURCES[p.source.connector], p.source.config
+    if connector.reads_files:
+        return f"{connector.name}: {s.path.raw}"
+    if connector.reads_table:
+        feed = " (change feed)" if s.change_feed else ""
+        return f"{connector.name}: {s.path.raw if s.path else s.table}{feed}"
     what = ", ".join(t.raw for t in s.topics) if s.topics else f"topics matching {s.topic_pattern.raw}"
-    return f"{s.connector}: {what}"
+    return f"{connector.name}: {what}"
 
 
 def sink_words(facts: PipelineFacts) -> str:
@@ -317,7 +317,7 @@ def search_terms(facts: PipelineFacts, datasets: list[tuple[str, str]]) -> list[
         + [c[0] for c in facts.source_columns]
     )
     terms += [("column", c) for c in dict.fromkeys(columns) if c not in ("(null)", "(whole)")]
-    headers = [c.header for c in p.source.columns if c.header] + list(facts.contract.headers_added)
+    headers = [c.header for c in p.source.config.columns if c.header] + list(facts.contract.headers_added)
     terms += [("header", h) for h in dict.fromkeys(headers)]
     terms += [("step", f"{s.alias} ({s.type_name})") for s in p.steps]
     return [list(t) for t in dict.fromkeys(terms)]

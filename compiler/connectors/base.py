@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..diagnostics import Collector, Location
 from ..load.document import SourceMap
-from ..model import Column, Sink, Source
+from ..model import Column, Sink, SinkConfig, Source, SourceConfig
 from ..record_errors import positioned
 from ..shape import Shape
 from ..types.sql import BIGINT, HEADERS, INT, STRING, TIMESTAMP_LTZ_3, Primitive, SqlType, StructType
+from .config import keys
 
 # The record model inside every job (SPEC section 5): Spark's Kafka source columns.
 RECORD_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")
@@ -29,6 +30,11 @@ class MetaKey:
     read: Callable[[Source], ir.Expr]
     writable: bool = False
     warning: str | None = None
+
+
+def format_path(config: type) -> tuple[str, ...]:
+    """Where a config record's value format is written: its `format` field's key, or () where it has none."""
+    return next((spec.path for f, spec in keys(config) if f.name == "format"), ())
 
 
 def _lookup(raw: dict, path: tuple[str, ...]) -> str | None:
@@ -66,13 +72,13 @@ class SourceConnector:
     metadata: dict[str, MetaKey]
     decode: Callable[[Source, str], tuple[ir.Op, ...]]
     reader: Callable[[Source], dict]  # the context of its job section (templates/sources/NAME.py.j2): reader options
+    config: type[SourceConfig]  # its config record: the keys its block takes (compiler/connectors/*_config.py)
     packages: Callable[[Source], tuple[str, ...]] = lambda source: ()
     formats: tuple[str, ...] = ()
     options: frozenset[str] = frozenset()  # the Spark reader options `options:` may set
     # yields_changelog(value_format, streaming): whether its records carry `op` (Shape.changelog)
     yields_changelog: Callable[[str | None, bool], bool] = lambda value_format, streaming: False
     check: Callable[[Source, Where], None] = lambda source, where: None
-    format_path: tuple[str, ...] = ("value", "format")  # where the YAML sets the value format
     # The value format's own metadata keys, and a hint for a key of another value format (a key, the value format)
     format_metadata: Callable[[str | None], dict[str, MetaKey]] = lambda fmt: {}
     metadata_hint: Callable[[str, str | None], str | None] = lambda key, fmt: None
@@ -108,9 +114,14 @@ class SourceConnector:
         """The readable metadata keys: the connector's and its value format's."""
         return {**self.metadata, **self.format_metadata(value_format)}
 
+    @property
+    def format_path(self) -> tuple[str, ...]:
+        """Where the YAML sets the value format (its record's `format` key; none: ())."""
+        return format_path(self.config)
+
     def value_format(self, raw: dict) -> str | None:
         """The value format a source block as written sets."""
-        return _lookup(raw, self.format_path)
+        return _lookup(raw, self.format_path) if self.format_path else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +139,7 @@ def envelope_layout(sink: Sink, shape: Shape) -> TestLayout:
     if isinstance(value, StructType):
         value = StructType(tuple(f for f in value.fields if f.name not in shape.virtual))
     fields: dict[str, SqlType | None] = {"value": value}
-    if sink.envelope:
+    if sink.config.envelope:
         fields.update(
             {
                 "key": shape.key,
@@ -157,6 +168,7 @@ class SinkConnector:
     writer: Callable[
         [Sink, Source], dict
     ]  # the context of its job section (templates/sinks/NAME.py.j2): writer options
+    config: type[SinkConfig]  # its config record: the keys its block takes (compiler/connectors/*_config.py)
     packages: Callable[[Sink], tuple[str, ...]] = lambda sink: ()
     options: frozenset[str] = frozenset()  # the Spark writer options `options:` may set
     formats: tuple[str, ...] = ()  # value formats (`format`, or `value.format` at Kafka sinks)
@@ -165,11 +177,9 @@ class SinkConnector:
     carries_op: Callable[[Sink], bool] = lambda sink: False  # an append-only sink that writes each row's `op`
     changelog_fix: str = "use an upsert-kafka sink"  # the hint when a changelog would lose its op here
     per_key_state: bool = False  # reduces each key's changes per micro-batch (the job runs foreachBatch)
-    format_path: tuple[str, ...] = ("format",)  # where the YAML sets the value format
     primary_key: bool = False  # its key fields are `primary-key`
     writes_kafka: bool = False  # writes Kafka rows to a cluster (bootstrap servers, producer properties)
     checkpoint_required: bool = True  # a streaming pipeline must name its checkpoint
-    envelope_default: bool = False  # `envelope:` when the YAML does not say
     # ops run before the chain's first router step: what the sink must keep of each record's own topic
     before_routing: Callable[[Sink], tuple[ir.Op, ...]] = lambda sink: ()
     writes_files: bool = False  # writes files into a folder (with Spark's _spark_metadata log when streaming)
@@ -191,9 +201,14 @@ class SinkConnector:
         """Whether it works on each key's changes of a micro-batch (the job runs foreachBatch)."""
         return self.per_key_state or self.applies_changes(sink)
 
+    @property
+    def format_path(self) -> tuple[str, ...]:
+        """Where the YAML sets the value format (its record's `format` key; none: ())."""
+        return format_path(self.config)
+
     def value_format(self, raw: dict) -> str | None:
         """The value format a sink block as written sets."""
-        return _lookup(raw, self.format_path)
+        return _lookup(raw, self.format_path) if self.format_path else None
 
     def columns(self, sink: Sink, shape: Shape) -> tuple[str, ...]:
         """The columns the sink writes: those of the last select of its encoding."""

@@ -75,7 +75,7 @@ def _map_get(expr: ir.Expr, key: str) -> ir.Expr:
 
 
 def _debezium_payload(source: Source) -> ir.Expr:
-    return _col("payload") if source.schema_include else _col()
+    return _col("payload") if source.config.schema_include else _col()
 
 
 def _debezium_source(name: str) -> Callable[[Source], ir.Expr]:
@@ -83,7 +83,7 @@ def _debezium_source(name: str) -> Callable[[Source], ir.Expr]:
 
 
 DEBEZIUM_METADATA = {
-    "schema": MetaKey(STRING, lambda s: _col("schema") if s.schema_include else ir.Null("STRING")),
+    "schema": MetaKey(STRING, lambda s: _col("schema") if s.config.schema_include else ir.Null("STRING")),
     "ingestion-timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: _millis(ir.Get(_debezium_payload(s), "ts_ms"))),
     "source.timestamp": MetaKey(TIMESTAMP_LTZ_3, lambda s: _millis(ir.Cast(_debezium_source("ts_ms")(s), "BIGINT"))),
     "source.database": MetaKey(STRING, _debezium_source("db")),
@@ -104,7 +104,7 @@ def debezium_envelope(source: Source, values: list[Column]) -> StructType:
             StructField("source", TEXT_MAP),
         )
     )
-    if source.schema_include:
+    if source.config.schema_include:
         return StructType(
             (StructField("schema", STRING), StructField("payload", payload), StructField(CORRUPT, STRING))
         )
@@ -125,7 +125,9 @@ def debezium_changes(source: Source, values: list[Column], errors: Lowering) -> 
             ir.IsNull(ir.Get(payload, field)), f'the "{field}" field of {kind} message is null{hint}', value
         )
 
-    wrapped = f"; a message with schema and payload needs {SCHEMA_INCLUDE}: true" if not source.schema_include else ""
+    wrapped = (
+        f"; a message with schema and payload needs {SCHEMA_INCLUDE}: true" if not source.config.schema_include else ""
+    )
     unknown = errors.record_error(f'unknown or missing "op" value (expected c, r, u or d){wrapped}')
     return ir.If(
         _any_of(op, ("c", "r")),
@@ -306,7 +308,7 @@ def decode_ops(
     source: Source, values: list[Column], image_column: str
 ) -> tuple[tuple[str, ir.Expr], tuple[ir.Op, ...]]:
     """(the parsed message column, the ops that explode it into one row per change with its image in `image_column`)."""
-    fmt = FORMATS[source.format]
+    fmt = FORMATS[source.config.format]
     errors = Lowering(f"value format {fmt.name}", None)
     text = ir.Cast(ir.Col("value"), "STRING")
     options = ir.Arg({"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT})

@@ -61,16 +61,16 @@ UTF8 = ("utf-8", "utf8")
 
 
 def _options(source: Source) -> dict[str, str]:
-    return dict(source.options)
+    return dict(source.config.options)
 
 
 def dead_letter_refusals(source: Source) -> list[tuple[str, tuple[str, ...], str]]:
     """What keeps this files source from sending malformed lines to the dead letters: (message, path, hint)."""
-    if source.format not in LINE_FORMATS:
+    if source.config.format not in LINE_FORMATS:
         return [
             (
                 f"tolerance: all needs a files source of lines ({', '.join(LINE_FORMATS)}): a dead letter is the line as "
-                f"read, with its file and line number, and {source.format} files have no lines",
+                f"read, with its file and line number, and {source.config.format} files have no lines",
                 ("format",),
                 "use tolerance: none (the job fails on a bad record, naming it)",
             )
@@ -91,20 +91,20 @@ def lines_reader(source: Source) -> dict:
     """Spark's text reader over the files, and what `numbered_lines` skips (the job's FILE_LINES, as values): blank
     lines (json, csv: Spark's readers skip them), csv's header line and comment lines."""
     options = _options(source)
-    csv = source.format == "csv"
+    csv = source.config.format == "csv"
     header = csv and str(options.get("header", "false")).lower() == "true"
     comment = options.get("comment") if csv else None
     return {
         "schema": py_literal("`value` STRING"),
         "format": py_literal("text"),
         "options": py_literal({k: v for k, v in options.items() if k in READER_OPTIONS}),
-        "path": path_expr(source.path),
+        "path": path_expr(source.config.path),
         "summary": doc_text(
-            f"{source.format} files at {source.path.raw if source.path else '?'}, read line by line; "
+            f"{source.config.format} files at {source.config.path.raw if source.config.path else '?'}, read line by line; "
             "each line is one record value."
         ),
         "lines": {
-            "skip_blank": source.format != "text",
+            "skip_blank": source.config.format != "text",
             "header": header,
             "comment": comment or None,
         },
@@ -142,18 +142,18 @@ def _parsed(source: Source) -> ir.Expr:
     parsing = {k: v for k, v in _options(source).items() if k not in READER_OPTIONS | LINE_OPTIONS}
     schema = ir.Arg(struct.ddl())
     return ir.Func(
-        "from_json" if source.format == "json" else "from_csv",
+        "from_json" if source.config.format == "json" else "from_csv",
         (ir.Col("value"), schema, ir.Arg({**parsing, "mode": "FAILFAST"})),
     )
 
 
 def decode_lines(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """Numbered lines -> the record model: each line parsed once (json, csv), then laid out as `decode_files` does."""
-    if source.format == "text":
+    if source.config.format == "text":
         return (ir.Apply("numbered_lines"), record(source, pipeline, lambda c: ir.Col("value")))
-    struct = StructType(tuple(StructField(c.name, c.type) for c in source.columns if c.physical))
+    struct = StructType(tuple(StructField(c.name, c.type) for c in source.config.columns if c.physical))
     converted = ()
-    if source.format == "json" and json_timestamps.has_timestamp(struct):
+    if source.config.format == "json" and json_timestamps.has_timestamp(struct):
         errors = LineLowering(f"{CONVERTER_STAGES['value']}: source value", None)
         converted = (
             ir.SetColumns(((PARSED_VALUE, json_timestamps.converted(ir.Col(PARSED_VALUE), struct, errors, "")),)),

@@ -39,6 +39,7 @@ from .base import (
 )
 from .cdc_json import foreign_key_hint
 from .file_options import CONSOLE_OPTIONS, FILE_READ_OPTIONS, FILE_WRITE_OPTIONS
+from .files_config import ConsoleSinkConfig, FilesSinkConfig, FilesSourceConfig
 from .spark_io import file_writer, table_ddl
 
 AVRO_PACKAGE = spark_versions.AVRO
@@ -49,14 +50,14 @@ FILL_HINT = "give it a field (InsertField) or drop it (ReplaceField), or write i
 
 def _offset(source: Source) -> ir.Expr:
     """The row index where Spark gives one (parquet), else null."""
-    return ir.Get(FILE, "row_index") if source.format == "parquet" else ir.Null("BIGINT")
+    return ir.Get(FILE, "row_index") if source.config.format == "parquet" else ir.Null("BIGINT")
 
 
 def _topic(source: Source, pipeline: str) -> ir.Expr:
     """The topic records carry: the configured one (resolved at run time when it holds ${env:...}), or the pipeline's name."""
-    if source.topic is None:
+    if source.config.topic is None:
         return ir.Lit(pipeline)
-    return ir.EnvText(source.topic.raw) if source.topic.has_env else ir.Lit(source.topic.literal)
+    return ir.EnvText(source.config.topic.raw) if source.config.topic.has_env else ir.Lit(source.config.topic.literal)
 
 
 FILES_METADATA = {
@@ -77,8 +78,8 @@ FILES_METADATA = {
 
 def reader_schema(source: Source) -> StructType:
     """The physical columns as Spark's reader reads them (json: timestamps as text, see `json_timestamps`)."""
-    physical = StructType(tuple(StructField(c.name, c.type) for c in source.columns if c.physical))
-    return json_timestamps.as_text(physical) if source.format == "json" else physical
+    physical = StructType(tuple(StructField(c.name, c.type) for c in source.config.columns if c.physical))
+    return json_timestamps.as_text(physical) if source.config.format == "json" else physical
 
 
 PARSED_FORMATS = ("json", "csv")  # formats whose reader parses each line, and has a malformed-record mode
@@ -89,10 +90,10 @@ def checks_lines(source: Source) -> bool:
     columns, whose `options` ask for no other handling (`mode: PERMISSIVE` or `DROPMALFORMED`, or a corrupt-record
     column of their own, keep Spark's meaning). Spark's reader then reads PERMISSIVE into a hidden corrupt-record
     column, which decode checks: FAILFAST's own error names neither the file nor the line."""
-    options = dict(source.options)
+    options = dict(source.config.options)
     return (
-        source.format in PARSED_FORMATS
-        and any(c.physical for c in source.columns)
+        source.config.format in PARSED_FORMATS
+        and any(c.physical for c in source.config.columns)
         and str(options.get("mode", "FAILFAST")).upper() == "FAILFAST"
         and "columnNameOfCorruptRecord" not in options
     )
@@ -100,17 +101,17 @@ def checks_lines(source: Source) -> bool:
 
 def files_reader(source: Source) -> dict:
     """Spark's file reader: schema, format, options and path."""
-    schema, options = reader_schema(source), dict(source.options)
+    schema, options = reader_schema(source), dict(source.config.options)
     if checks_lines(source):
         schema = StructType((*schema.fields, StructField(CORRUPT, STRING)))
         options = {**options, "mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
     return {
         "schema": py_literal(table_ddl(schema)),
-        "format": py_literal(source.format),
+        "format": py_literal(source.config.format),
         "options": py_literal(options),
-        "path": path_expr(source.path),
+        "path": path_expr(source.config.path),
         "summary": doc_text(
-            f"{source.format} files at {source.path.raw if source.path else '?'}; each row is one record value"
+            f"{source.config.format} files at {source.config.path.raw if source.config.path else '?'}; each row is one record value"
             + (
                 "; a malformed line fails the job (decode checks the corrupt-record column)."
                 if checks_lines(source)
@@ -131,12 +132,12 @@ def _timestamps_converted(source: Source) -> tuple[ir.Op, ...]:
     """json: each column holding timestamps converted from its text. A value that is neither epoch milliseconds
     nor ISO-8601 is a record error where the job checks lines, else null, as Spark's reader leaves a field it cannot
     parse under `mode: PERMISSIVE`."""
-    if source.format != "json":
+    if source.config.format != "json":
         return ()
     errors = FileLowering(f"{CONVERTER_STAGES['value']}: source value", None) if checks_lines(source) else None
     columns = tuple(
         (c.name, json_timestamps.converted(ir.Col(c.name), c.type, errors, c.name))
-        for c in source.columns
+        for c in source.config.columns
         if c.physical and json_timestamps.has_timestamp(c.type)
     )
     return (ir.SetColumns(columns),) if columns else ()
@@ -151,7 +152,8 @@ def decode_files(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
         check = (
             malformed,
             ir.Func(
-                "raise_error", (in_source_file(f"{CONVERTER_STAGES['value']}: {not_valid('value', source.format)}"),)
+                "raise_error",
+                (in_source_file(f"{CONVERTER_STAGES['value']}: {not_valid('value', source.config.format)}"),),
             ),
         )
     return (*_timestamps_converted(source), record(source, pipeline, lambda c: ir.Col(c.name), check))
@@ -167,7 +169,7 @@ def record(
         "partition": ir.Cast(ir.Lit(0), "INT"),
     }
     fields = []
-    for c in source.columns:
+    for c in source.config.columns:
         if c.physical:
             expr: ir.Expr = physical(c)
         elif c.metadata:
@@ -177,7 +179,11 @@ def record(
         else:
             expr = header_columns(c, empty_headers())
         fields.append((c.name, expr))
-    key = ir.Struct(tuple((k, ir.Col(k)) for k in source.key_fields)) if source.key_fields else ir.Null("BINARY")
+    key = (
+        ir.Struct(tuple((k, ir.Col(k)) for k in source.config.key_fields))
+        if source.config.key_fields
+        else ir.Null("BINARY")
+    )
     value: ir.Expr = ir.Struct(tuple(fields))
     if check:
         value = ir.If(check[0], check[1], value)
@@ -213,7 +219,7 @@ def text_columns(fmt: str | None, columns: tuple[Column, ...], where: Where) -> 
 
 
 def check_files_source(source: Source, where: Where) -> None:
-    if any(c.physical and c.name == "_metadata" for c in source.columns):
+    if any(c.physical and c.name == "_metadata" for c in source.config.columns):
         where.diags.error(
             "E223",
             "a files source cannot have a column named _metadata: it would hide Spark's file metadata",
@@ -224,15 +230,15 @@ def check_files_source(source: Source, where: Where) -> None:
 
 FILES_SOURCE = SourceConnector(
     name="files",
+    config=FilesSourceConfig,
     rate_limit="maxFilesPerTrigger",
     metadata=FILES_METADATA,
     decode=decode_files,
     reader=files_reader,
-    packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
+    packages=lambda s: (AVRO_PACKAGE,) if s.config.format == "avro" else (),
     formats=("json", "csv", "parquet", "avro", "text"),
     options=FILE_READ_OPTIONS,
     check=check_files_source,
-    format_path=("format",),
     metadata_hint=lambda key, fmt: foreign_key_hint(key, None),
     yields=text_columns,
     given_fields=frozenset(
@@ -256,15 +262,15 @@ def _typed_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType
         cols = [(f.name, ir.Get(ir.Col("value"), f.name), f.type) for f in value.fields if f.name not in shape.virtual]
     else:
         cols = [("value", ir.Col("value"), value)]
-    if sink.format == "csv":  # Spark's csv writes BYTES as a debug string; Flink's csv writes base64
+    if sink.config.format == "csv":  # Spark's csv writes BYTES as a debug string; Flink's csv writes base64
         cols = [(n, ir.Func("base64", (e,)) if t is not None and t.is_binary else e, t) for n, e, t in cols]
-    if sink.envelope:
+    if sink.config.envelope:
         types = {**ENVELOPE_TYPES, "key": shape.key}
         cols += [(name, ir.Col(name), types[name]) for name in ENVELOPE_COLUMNS]
         if shape.changelog:
             cols.append((OP, ir.Col(OP), STRING))
-    if sink.format == "json":  # timestamp-format: written as epoch milliseconds or SQL text where asked
-        cols = [(n, *json_timestamps.written(e, t, sink.timestamp_format)) for n, e, t in cols]
+    if sink.config.format == "json":  # timestamp-format: written as epoch milliseconds or SQL text where asked
+        cols = [(n, *json_timestamps.written(e, t, sink.config.timestamp_format)) for n, e, t in cols]
     return cols
 
 
@@ -290,15 +296,15 @@ def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
     if isinstance(shape.value, StructType) and not shape.value.fields:
         why = (
             "its rows would hold only the envelope, as a tombstone's do"
-            if sink.envelope
+            if sink.config.envelope
             else "its rows would have no columns, and Spark writes no empty schema"
         )
         problems.append((f"the value is a struct with no fields: {why}", FILL_HINT))
     empty = [p for name, t in columns for p in empty_structs(t, name)]
     if empty:
         problems.append((f"Spark's file formats cannot write a struct with no fields: {', '.join(empty)}", FILL_HINT))
-    data = [name for name, _, _ in typed if name not in sink.partition_by]  # an always-null column counts
-    if sink.format == "csv" and len(data) == 1:
+    data = [name for name, _, _ in typed if name not in sink.config.partition_by]  # an always-null column counts
+    if sink.config.format == "csv" and len(data) == 1:
         problems.append(
             (
                 f"csv files would hold one column ({data[0]}), and Spark's csv writer skips a line whose only "
@@ -306,7 +312,7 @@ def file_problems(sink: Sink, shape: Shape) -> list[tuple[str, str]]:
                 "use json or parquet, or add a column",
             )
         )
-    if sink.format == "avro":
+    if sink.config.format == "avro":
         bad = [f"{name} ({b})" for name, t in columns for b in avro.unsupported(t)]
         if bad:
             problems.append((f"Avro map keys are strings: {', '.join(bad)}", "use json or parquet"))
@@ -323,7 +329,7 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             sink.loc,
             "rename them with ReplaceField, or drop `envelope: true`",
         )
-    for p, loc in zip(sink.partition_by, sink.partition_by_locs):
+    for p, loc in zip(sink.config.partition_by, sink.partition_by_locs):
         if p not in names:
             diags.error(
                 "E501",
@@ -331,7 +337,7 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                 loc,
                 did_you_mean(p, names) or "partition by a column the sink writes",
             )
-    if sink.format == "csv":
+    if sink.config.format == "csv":
         value = shape.value
         fields = (
             value.fields
@@ -339,8 +345,8 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             else (StructField("value", value if value is not None else BYTES),)
         )
         nested = [f.name for f in fields if isinstance(f.type, (StructType, ArrayType, MapType))]
-        if sink.envelope or nested:
-            what = ", ".join(nested + (["the envelope"] if sink.envelope else []))
+        if sink.config.envelope or nested:
+            what = ", ".join(nested + (["the envelope"] if sink.config.envelope else []))
             diags.error(
                 "E502",
                 f"csv sink cannot write nested columns: {what}",
@@ -349,7 +355,7 @@ def check_files_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             )
     if sink.connector == "files":
         for problem, hint in file_problems(sink, shape):
-            diags.error("E503", f"files sink ({sink.format}): {problem}", sink.format_loc or sink.loc, hint)
+            diags.error("E503", f"files sink ({sink.config.format}): {problem}", sink.format_loc or sink.loc, hint)
 
 
 def encode_rows(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
@@ -358,25 +364,26 @@ def encode_rows(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
 
 FILES_SINK = SinkConnector(
     name="files",
+    config=FilesSinkConfig,
     check=check_files_sink,
     encode=encode_rows,
     writer=file_writer,
-    packages=lambda s: (AVRO_PACKAGE,) if s.format == "avro" else (),
+    packages=lambda s: (AVRO_PACKAGE,) if s.config.format == "avro" else (),
     options=FILE_WRITE_OPTIONS,
     formats=("parquet", "json", "csv", "avro"),
-    carries_op=lambda sink: sink.envelope,
+    carries_op=lambda sink: sink.config.envelope,
     changelog_fix="add envelope: true to write each row's op, or use an upsert-kafka sink",
     writes_files=True,
 )
 CONSOLE_SINK = SinkConnector(
     name="console",
+    config=ConsoleSinkConfig,
     check=check_files_sink,
     encode=encode_rows,
     writer=file_writer,
     options=CONSOLE_OPTIONS,
-    carries_op=lambda sink: sink.envelope,
+    carries_op=lambda sink: sink.config.envelope,
     changelog_fix="set envelope: true to show each row's op",
     checkpoint_required=False,
-    envelope_default=True,
     spark_sink="console",
 )

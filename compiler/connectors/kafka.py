@@ -10,6 +10,7 @@ from ..transforms.base import Lowering
 from ..types.sql import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3, StructField, StructType
 from . import avro, cdc_json, json_timestamps
 from .base import MetaKey, SourceConnector, Where, cast_metadata, header_columns, timestamp_type_name
+from .kafka_config import KafkaSourceConfig
 from .kafka_rules import check_kafka_source
 from .schema_registry import through
 from .spark_io import kafka_reader
@@ -35,19 +36,19 @@ KAFKA_METADATA = {
 
 def wire_name(source: Source, column: str) -> str:
     """The name a key column has inside the key payload (without Flink's key.fields-prefix)."""
-    prefix = source.key_fields_prefix
+    prefix = source.config.key_fields_prefix
     return column[len(prefix) :] if prefix and column.startswith(prefix) else column
 
 
 def key_columns(source: Source) -> list[Column]:
-    by_name = {c.name: c for c in source.columns}
-    return [by_name[k] for k in source.key_fields]
+    by_name = {c.name: c for c in source.config.columns}
+    return [by_name[k] for k in source.config.key_fields]
 
 
 def value_columns(source: Source) -> list[Column]:
     """Physical columns read from the value payload (all, or all but the key's with EXCEPT_KEY)."""
-    keys = set(source.key_fields) if source.fields_include == "EXCEPT_KEY" else set()
-    return [c for c in source.columns if c.physical and c.name not in keys]
+    keys = set(source.config.key_fields) if source.config.fields_include == "EXCEPT_KEY" else set()
+    return [c for c in source.config.columns if c.physical and c.name not in keys]
 
 
 def payload_type(columns: list[Column], rename=lambda n: n) -> StructType:
@@ -97,7 +98,7 @@ def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple
     literal null, as Kafka Connect's JsonConverter reads them: record_errors.JSON_NULL), else where its bytes are."""
     parsed = [("headers", HEADERS_OR_EMPTY)]
     values = value_columns(source)
-    changelog = source.format in cdc_json.FORMATS
+    changelog = source.config.format in cdc_json.FORMATS
     explode: tuple[ir.Op, ...] = ()
     if changelog:
         message, explode = cdc_json.decode_ops(source, values, PARSED_VALUE)
@@ -105,34 +106,38 @@ def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple
     converted: tuple[tuple[str, ir.Expr], ...] = ()
     if values and not changelog:
         registry = through(source.registries, "source.value")
-        parsed.append((PARSED_VALUE, parse_payload("value", source.format, values, name=pipeline, registry=registry)))
-        converted += timestamps_converted(PARSED_VALUE, "value", source.format, values)
+        parsed.append(
+            (PARSED_VALUE, parse_payload("value", source.config.format, values, name=pipeline, registry=registry))
+        )
+        converted += timestamps_converted(PARSED_VALUE, "value", source.config.format, values)
     keys = key_columns(source)
-    if keys and source.key_format != "none":
+    if keys and source.config.key_format != "none":
         key_name = lambda n: wire_name(source, n)  # noqa: E731
         registry = through(source.registries, "source.key")
         parsed.append(
-            (PARSED_KEY, parse_payload("key", source.key_format, keys, key_name, f"{pipeline}_key", registry))
+            (PARSED_KEY, parse_payload("key", source.config.key_format, keys, key_name, f"{pipeline}_key", registry))
         )
-        converted += timestamps_converted(PARSED_KEY, "key", source.key_format, keys, key_name)
+        converted += timestamps_converted(PARSED_KEY, "key", source.config.key_format, keys, key_name)
 
     def from_key(c: Column) -> ir.Expr:
         return (
-            ir.Col(PARSED_KEY) if source.key_format == "raw" else ir.Get(ir.Col(PARSED_KEY), wire_name(source, c.name))
+            ir.Col(PARSED_KEY)
+            if source.config.key_format == "raw"
+            else ir.Get(ir.Col(PARSED_KEY), wire_name(source, c.name))
         )
 
     def physical(c: Column) -> ir.Expr:
         """With ALL the payload's copy of a key column wins (Flink); with EXCEPT_KEY it comes from the key."""
         if c not in values:
             return from_key(c)
-        return ir.Col(PARSED_VALUE) if source.format == "raw" else ir.Get(ir.Col(PARSED_VALUE), c.name)
+        return ir.Col(PARSED_VALUE) if source.config.format == "raw" else ir.Get(ir.Col(PARSED_VALUE), c.name)
 
     fields = []
-    for c in source.columns:
+    for c in source.config.columns:
         if c.physical:
             fields.append((c.name, physical(c)))
         elif c.metadata:
-            key = metadata_keys(source.format)[c.metadata]
+            key = metadata_keys(source.config.format)[c.metadata]
             fields.append((c.name, cast_metadata(key.read(source), key.type, c.type)))
         else:
             fields.append((c.name, header_columns(c, HEADERS)))
@@ -142,7 +147,7 @@ def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple
     # interpreted), so the rest of the chain can be (Spark inlines a column read once).
     # The headers as read are null where there are none: a lookup finds nothing in null either, the map needs [].
     hidden = {name: f"__header_{name}" for name, e in fields if e != HEADERS and "headers" in ir.columns_read(e)}
-    lookups = {c.name for c in source.columns if c.header}
+    lookups = {c.name for c in source.config.columns if c.header}
     parsed += [
         (hidden[name], e if name in lookups else ir.reading(e, {"headers": HEADERS_OR_EMPTY}))
         for name, e in fields
@@ -154,15 +159,16 @@ def decode_kafka(source: Source, pipeline: str, json_null: bool = True) -> tuple
         """Where the key or value is null: its parsed json payload (see json_null), else its bytes."""
         return ir.Col(payload if json_null and fmt == "json" and payload in dict(parsed) else side)
 
-    if source.key_format == "none":
+    if source.config.key_format == "none":
         key: ir.Expr = ir.Null("BINARY")
-    elif source.key_format == "raw" and not keys:
+    elif source.config.key_format == "raw" and not keys:
         key = ir.Col("key")
     else:
         key = ir.NullSafe(
-            null_where("key", PARSED_KEY, source.key_format), ir.Struct(tuple((c.name, from_key(c)) for c in keys))
+            null_where("key", PARSED_KEY, source.config.key_format),
+            ir.Struct(tuple((c.name, from_key(c)) for c in keys)),
         )
-    value = ir.NullSafe(null_where("value", PARSED_VALUE, source.format), ir.Struct(tuple(fields)))
+    value = ir.NullSafe(null_where("value", PARSED_VALUE, source.config.format), ir.Struct(tuple(fields)))
     layout = ir.Select(
         (
             ("key", key),
@@ -179,7 +185,7 @@ AVRO_PACKAGE = avro.AVRO_PACKAGE
 
 
 def _packages(source: Source) -> tuple[str, ...]:
-    uses_avro = source.format in avro.FORMATS or source.key_format in avro.FORMATS
+    uses_avro = source.config.format in avro.FORMATS or source.config.key_format in avro.FORMATS
     return (KAFKA_PACKAGE, AVRO_PACKAGE) if uses_avro else (KAFKA_PACKAGE,)
 
 
@@ -208,6 +214,7 @@ def check_source(source: Source, where: Where) -> None:
 
 KAFKA_SOURCE = SourceConnector(
     name="kafka",
+    config=KafkaSourceConfig,
     metadata=KAFKA_METADATA,
     decode=decode_kafka,
     reader=kafka_reader,
@@ -218,7 +225,7 @@ KAFKA_SOURCE = SourceConnector(
     check=check_source,
     format_metadata=cdc_json.metadata_keys,
     metadata_hint=cdc_json.foreign_key_hint,
-    skip_messages=lambda source: (cdc_json.skip_unchanged(),) if source.format in cdc_json.FORMATS else (),
+    skip_messages=lambda source: (cdc_json.skip_unchanged(),) if source.config.format in cdc_json.FORMATS else (),
     real_time=True,
     json_null=True,
 )

@@ -44,11 +44,11 @@ def specific_offsets_problem(text: str) -> tuple[int, str] | None:
 def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -> None:
     """SPEC 4.1 rules Spark and Flink impose on a Kafka source (`formats`: its insert-only value and key formats)."""
     diags, at = where.diags, where.at
-    if not source.topics and not source.topic_pattern:  # both: validate/exclusive_keys.py
+    if not source.config.topics and not source.config.topic_pattern:  # both: validate/exclusive_keys.py
         diags.error(
             "E230", "set one of topics and topic-pattern", at(), "add topics: [NAME, ...] or topic-pattern: REGEX"
         )
-    for key, _ in source.properties:
+    for key, _ in source.config.properties:
         if key in REFUSED_CONSUMER_PROPERTIES:
             diags.error(
                 "E231",
@@ -56,7 +56,7 @@ def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -
                 where.key_at("properties", key),
                 REFUSED_CONSUMER_PROPERTIES[key],
             )
-    mode = source.startup.get("mode", "earliest-offset")
+    mode = source.config.startup.get("mode", "earliest-offset")
     if mode == "group-offsets":
         diags.error(
             "E232",
@@ -71,14 +71,14 @@ def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -
             at("startup", "mode"),
             "use earliest-offset",
         )
-    if mode == "specific-offsets" and len(source.topics) != 1:
+    if mode == "specific-offsets" and len(source.config.topics) != 1:
         diags.error(
             "E234",
             "specific-offsets needs exactly one topic in topics",
             at("startup", "specific-offsets"),
             "read one topic in this pipeline, or start from earliest-offset or a timestamp",
         )
-    offsets = Text(str(source.startup.get("specific-offsets", "")))
+    offsets = Text(str(source.config.startup.get("specific-offsets", "")))
     problem = specific_offsets_problem(offsets.raw) if offsets.raw and not offsets.has_env else None
     if problem:
         diags.error(
@@ -87,64 +87,70 @@ def check_kafka_source(source: Source, where: Where, formats: tuple[str, ...]) -
             where.text_at(("startup", "specific-offsets"), problem[0]),
             f"write {SPECIFIC_OFFSETS_FORMAT}, naming every partition of the topic",
         )
-    physical = [c for c in source.columns if c.physical]
-    values = [c for c in physical if not (source.fields_include == "EXCEPT_KEY" and c.name in source.key_fields)]
-    if source.format == "raw" and (len(values) != 1 or not (values[0].type.is_string or values[0].type.is_binary)):
+    physical = [c for c in source.config.columns if c.physical]
+    values = [
+        c for c in physical if not (source.config.fields_include == "EXCEPT_KEY" and c.name in source.config.key_fields)
+    ]
+    if source.config.format == "raw" and (
+        len(values) != 1 or not (values[0].type.is_string or values[0].type.is_binary)
+    ):
         diags.error(
             "E235",
             "a raw value format takes exactly one physical column of type STRING or BYTES",
             at("value", "format"),
             "declare BYTES and Cast it with bytes.order for numbers",
         )
-    if source.format not in (*formats, *CHANGELOG_FORMATS):
+    if source.config.format not in (*formats, *CHANGELOG_FORMATS):
         diags.error(
             "E107",
-            f"value format {source.format} is not implemented yet",
+            f"value format {source.config.format} is not implemented yet",
             at("value", "format"),
             f"available now: {', '.join((*formats, *CHANGELOG_FORMATS))}",
         )
-    if source.schema_include and source.format != "debezium-json":
+    if source.config.schema_include and source.config.format != "debezium-json":
         diags.error(
             "E243",
-            f"{SCHEMA_INCLUDE} applies to value format debezium-json only, not {source.format}",
+            f"{SCHEMA_INCLUDE} applies to value format debezium-json only, not {source.config.format}",
             where.key_at("value", SCHEMA_INCLUDE),
             "remove it: only Debezium messages carry a schema/payload wrapper",
         )
-    if source.key_format not in ("none", *formats):
+    if source.config.key_format not in ("none", *formats):
         diags.error(
             "E107",
-            f"key format {source.key_format} is not implemented yet",
+            f"key format {source.config.key_format} is not implemented yet",
             at("key", "format"),
             f"available now: {', '.join(('none', *formats))}",
         )
-    if source.key_format == "none" and source.key_fields:
+    if source.config.key_format == "none" and source.config.key_fields:
         diags.error("E236", "key fields need a key format", at("key"), "set key.format (json, csv or raw)")
-    if source.key_format in ("json", "csv") and not source.key_fields:
-        diags.error("E237", f"a {source.key_format} key needs key.fields", at("key"), "add key.fields: [COLUMN, ...]")
-    if source.key_format == "raw" and len(source.key_fields) > 1:
+    if source.config.key_format in ("json", "csv") and not source.config.key_fields:
+        diags.error(
+            "E237", f"a {source.config.key_format} key needs key.fields", at("key"), "add key.fields: [COLUMN, ...]"
+        )
+    if source.config.key_format == "raw" and len(source.config.key_fields) > 1:
         diags.error(
             "E238",
             "a raw key holds exactly one column",
             at("key", "fields"),
             "name one column, or use a json or csv key",
         )
-    if source.key_fields_prefix:
-        if source.fields_include != "EXCEPT_KEY":
+    if source.config.key_fields_prefix:
+        if source.config.fields_include != "EXCEPT_KEY":
             diags.error(
                 "E239",
                 "key.fields-prefix needs value.fields-include: EXCEPT_KEY",
                 at("key", "fields-prefix"),
                 "add value.fields-include: EXCEPT_KEY, or remove fields-prefix",
             )
-        for k in source.key_fields:
-            if not k.startswith(source.key_fields_prefix):
+        for k in source.config.key_fields:
+            if not k.startswith(source.config.key_fields_prefix):
                 diags.error(
                     "E240",
-                    f"key field '{k}' does not start with the prefix '{source.key_fields_prefix}'",
+                    f"key field '{k}' does not start with the prefix '{source.config.key_fields_prefix}'",
                     at("key", "fields"),
-                    f"name the column {source.key_fields_prefix}{k} (the prefix is part of the column's name)",
+                    f"name the column {source.config.key_fields_prefix}{k} (the prefix is part of the column's name)",
                 )
-    if source.fields_include == "EXCEPT_KEY" and not source.key_fields:
+    if source.config.fields_include == "EXCEPT_KEY" and not source.config.key_fields:
         diags.error(
             "E241",
             "fields-include EXCEPT_KEY needs key.fields",

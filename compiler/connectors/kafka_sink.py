@@ -15,6 +15,7 @@ from . import avro, cdc_json
 from .base import SinkConnector, TestLayout
 from .json_timestamps import written
 from .kafka import KAFKA_PACKAGE
+from .kafka_sink_config import KafkaSinkConfig
 from .payload import HINTS, JSON_OPTIONS, encode_bound, payload_problem
 from .schema_registry import through
 from .spark_io import kafka_writer
@@ -26,9 +27,9 @@ CHANGELOG_VALUE_FORMATS = frozenset({"debezium-json"})  # value formats that car
 
 
 def metadata_columns(sink: Sink, shape: Shape) -> dict[str, str]:
-    """metadata key -> value field written as that metadata (persisted source columns and sink.metadata)."""
+    """metadata key -> value field written as that metadata (persisted source columns and sink.config.metadata)."""
     out = dict(shape.persisted)
-    out.update(dict(sink.metadata))
+    out.update(dict(sink.config.metadata))
     return out
 
 
@@ -37,7 +38,7 @@ def payload_fields(sink: Sink, shape: Shape, key_fields: tuple[str, ...]) -> lis
     value = shape.value
     assert isinstance(value, StructType)
     skip = set(shape.virtual) | set(metadata_columns(sink, shape).values())
-    if sink.fields_include == "EXCEPT_KEY":
+    if sink.config.fields_include == "EXCEPT_KEY":
         skip |= set(key_fields)
     return [f for f in value.fields if f.name not in skip]
 
@@ -46,17 +47,17 @@ def written_key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType] | None:
     """The key a Kafka sink writes and its type: a struct of `key.fields` of the value, else the record's key;
     None when no key is written (no key, key.format none, or a key field the value lacks). A tombstone has no value
     to take key fields from, so it keeps the record key's fields of the same names and types where the key has them."""
-    if sink.key_format == "none":
+    if sink.config.key_format == "none":
         return None
-    if not sink.key_fields:
+    if not sink.config.key_fields:
         return (ir.Col("key"), shape.key) if shape.key is not None else None
     value = shape.value
-    if not isinstance(value, StructType) or any(value.field(k) is None for k in sink.key_fields):
+    if not isinstance(value, StructType) or any(value.field(k) is None for k in sink.config.key_fields):
         return None
-    t = StructType(tuple(value.field(k) for k in sink.key_fields))
+    t = StructType(tuple(value.field(k) for k in sink.config.key_fields))
 
     def project(side: str) -> ir.Expr:
-        return ir.NullSafe(ir.Col(side), ir.Struct(tuple((k, ir.Get(ir.Col(side), k)) for k in sink.key_fields)))
+        return ir.NullSafe(ir.Col(side), ir.Struct(tuple((k, ir.Get(ir.Col(side), k)) for k in sink.config.key_fields)))
 
     key = shape.key
     if isinstance(key, StructType) and all(key.field(f.name) == f for f in t.fields):
@@ -67,7 +68,7 @@ def written_key(sink: Sink, shape: Shape) -> tuple[ir.Expr, SqlType] | None:
 def written_value_type(sink: Sink, shape: Shape) -> SqlType | None:
     """The type of the value payload: the struct of its payload fields, or the primitive."""
     if isinstance(shape.value, StructType):
-        return StructType(tuple(payload_fields(sink, shape, sink.key_fields)))
+        return StructType(tuple(payload_fields(sink, shape, sink.config.key_fields)))
     return shape.value
 
 
@@ -76,7 +77,7 @@ def kafka_layout(sink: Sink, shape: Shape) -> TestLayout:
     a column is named for it, partition."""
     key = written_key(sink, shape)
     value = written_value_type(sink, shape)
-    if sink.format == "debezium-json" and isinstance(value, StructType):
+    if sink.config.format == "debezium-json" and isinstance(value, StructType):
         value = StructType((StructField("before", value), StructField("after", value), StructField("op", STRING)))
     fields: dict[str, SqlType | None] = {
         "key": key[1] if key else None,
@@ -84,7 +85,7 @@ def kafka_layout(sink: Sink, shape: Shape) -> TestLayout:
         "topic": STRING,
         "headers": HEADERS,
     }
-    if "partition" in metadata_columns(sink, shape) and not sink.primary_key:
+    if "partition" in metadata_columns(sink, shape) and not sink.config.primary_key:
         fields["partition"] = INT
     return TestLayout(
         fields,
@@ -103,9 +104,9 @@ def _headers(sink: Sink, shape: Shape) -> ir.Expr:
 
 
 def _topic(sink: Sink, shape: Shape) -> ir.Expr:
-    if sink.topic is None:
+    if sink.config.topic is None:
         return ir.Col("topic")
-    fixed = ir.EnvText(sink.topic.raw) if sink.topic.has_env else ir.Lit(sink.topic.literal)
+    fixed = ir.EnvText(sink.config.topic.raw) if sink.config.topic.has_env else ir.Lit(sink.config.topic.literal)
     if not shape.routed:
         return fixed
     return ir.If(ir.BinOp("!=", ir.Col("topic"), ir.Col(SOURCE_TOPIC)), ir.Col("topic"), fixed)
@@ -113,7 +114,7 @@ def _topic(sink: Sink, shape: Shape) -> ir.Expr:
 
 def keep_source_topic(sink: Sink) -> tuple[ir.Op, ...]:
     """Before the first router: each record's own topic, so the sink's topic applies to those no router renamed."""
-    return (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),) if sink.topic is not None else ()
+    return (ir.SetColumns(((SOURCE_TOPIC, ir.Col("topic")),)),) if sink.config.topic is not None else ()
 
 
 def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
@@ -126,7 +127,10 @@ def record_name(sink: Sink, shape: Shape, side: str = "value") -> str:
 
 def framing(sink: Sink, side: str) -> int | str | None:
     """What avro-confluent frames the key or value with: its Schema Registry entry, else its configured schema id."""
-    return through(sink.registries, f"sink.{side}") or {"key": sink.key_schema_id, "value": sink.value_schema_id}[side]
+    return (
+        through(sink.registries, f"sink.{side}")
+        or {"key": sink.config.key_schema_id, "value": sink.config.value_schema_id}[side]
+    )
 
 
 # The written key and value, bound once where their encoding reads them more than once (csv, raw)
@@ -138,36 +142,38 @@ def encode_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     first the written key and value bound once where their encoding reads them more than once."""
     value_type = written_value_type(sink, shape)
     # a value whose fields are all written is written as it is (avro: rebuilt, its schema follows Spark's types)
-    if isinstance(value_type, StructType) and (value_type != shape.value or sink.format not in ("json", "csv", "raw")):
+    if isinstance(value_type, StructType) and (
+        value_type != shape.value or sink.config.format not in ("json", "csv", "raw")
+    ):
         fields = tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in value_type.fields)
         value: ir.Expr = ir.NullSafe(ir.Col("value"), ir.Struct(fields))
     else:
         value = ir.Col("value")
     if value_type is None:  # always null (Drop$Value): every record is a tombstone
         binds, value_bytes = (), ir.Null("BINARY")
-    elif sink.format == "debezium-json" and isinstance(value_type, StructType):
-        row, row_type = written(value, value_type, sink.timestamp_format)
+    elif sink.config.format == "debezium-json" and isinstance(value_type, StructType):
+        row, row_type = written(value, value_type, sink.config.timestamp_format)
         binds, value_bytes = (), cdc_json.encode_debezium(row, row_type, shape.changelog, JSON_OPTIONS)
     else:
         binds, value_bytes = encode_bound(
             value,
             value_type,
-            sink.format,
+            sink.config.format,
             WRITTEN_VALUE,
             record_name(sink, shape),
             framing(sink, "value"),
-            sink.timestamp_format,
+            sink.config.timestamp_format,
         )
     key = written_key(sink, shape)
     key_bytes: ir.Expr = ir.Null("BINARY")
     if key is not None:
         key_binds, key_bytes = encode_bound(
             *key,
-            sink.key_format or "json",
+            sink.config.key_format or "json",
             WRITTEN_KEY,
             record_name(sink, shape, "key"),
             framing(sink, "key"),
-            sink.key_timestamp_format,
+            sink.config.key_timestamp_format,
         )
         binds = key_binds + binds
     columns = [
@@ -186,23 +192,31 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
     def error(code: str, message: str, hint: str | None = None, at: Location | None = None) -> None:
         diags.error(code, f"{sink.connector} sink: {message}", at or sink.loc, hint)
 
-    if sink.format not in FORMATS:
-        error("E520", f"value format {sink.format} is not implemented yet", f"available now: {', '.join(FORMATS)}")
-    if sink.key_format not in (None, "none", *KEY_FORMATS):
-        error("E520", f"key format {sink.key_format} is not implemented yet", f"available now: {', '.join(FORMATS)}")
+    if sink.config.format not in FORMATS:
+        error(
+            "E520", f"value format {sink.config.format} is not implemented yet", f"available now: {', '.join(FORMATS)}"
+        )
+    if sink.config.key_format not in (None, "none", *KEY_FORMATS):
+        error(
+            "E520",
+            f"key format {sink.config.key_format} is not implemented yet",
+            f"available now: {', '.join(FORMATS)}",
+        )
     value = shape.value
     names = value.names() if isinstance(value, StructType) else ()
-    if not isinstance(value, StructType) and (sink.key_fields or sink.fields_include != "ALL" or sink.metadata):
+    if not isinstance(value, StructType) and (
+        sink.config.key_fields or sink.config.fields_include != "ALL" or sink.config.metadata
+    ):
         error(
             "E521",
             f"key fields, fields-include and metadata need a struct value; the value here is {kind_words(value)}",
             "keep a struct value (drop the ExtractField step), or remove key.fields, fields-include and metadata",
         )
         return
-    key_locs = dict(zip(sink.key_fields, sink.key_field_locs))
-    for k in sink.key_fields:
+    key_locs = dict(zip(sink.config.key_fields, sink.key_field_locs))
+    for k in sink.config.key_fields:
         if k not in names:
-            what, loc = ("primary-key", sink.primary_key_loc) if sink.primary_key else ("key field", None)
+            what, loc = ("primary-key", sink.primary_key_loc) if sink.config.primary_key else ("key field", None)
             loc = key_locs.get(k) or loc
             diags.error(
                 "E522",
@@ -211,32 +225,32 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                 loc or sink.loc,
                 did_you_mean(k, names) or "name a field the value has",
             )
-        elif sink.key_format == "csv" and isinstance(value.field(k).type, (StructType, ArrayType, MapType)):
+        elif sink.config.key_format == "csv" and isinstance(value.field(k).type, (StructType, ArrayType, MapType)):
             error(
                 "E532",
                 f"a csv key cannot hold '{k}', a {value.field(k).type.sql()}",
                 "use a json key",
                 at=key_locs.get(k),
             )
-        elif sink.key_format == "raw" and len(sink.key_fields) > 1:
-            if k != sink.key_fields[0]:
+        elif sink.config.key_format == "raw" and len(sink.config.key_fields) > 1:
+            if k != sink.config.key_fields[0]:
                 error(
                     "E533",
                     "a raw key writes exactly one field",
                     "name one key field, or use a json key",
                     at=key_locs.get(k),
                 )
-        elif sink.key_format == "raw" and not (value.field(k).type.is_string or value.field(k).type.is_binary):
+        elif sink.config.key_format == "raw" and not (value.field(k).type.is_string or value.field(k).type.is_binary):
             error(
                 "E533",
                 f"a raw key writes one STRING or BYTES field, and '{k}' is {value.field(k).type.sql()}",
                 "Cast it to string first, or use a json key",
                 at=key_locs.get(k),
             )
-    if sink.fields_include == "EXCEPT_KEY" and not sink.key_fields:
+    if sink.config.fields_include == "EXCEPT_KEY" and not sink.config.key_fields:
         error("E523", "fields-include EXCEPT_KEY needs key.fields", "add key.fields, or use fields-include: ALL")
-    metadata_locs = dict(zip((k for k, _ in sink.metadata), sink.metadata_locs))
-    for key, column in sink.metadata:
+    metadata_locs = dict(zip((k for k, _ in sink.config.metadata), sink.metadata_locs))
+    for key, column in sink.config.metadata:
         at = metadata_locs.get(key)
         if key == "timestamp":
             error(
@@ -264,7 +278,7 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                     else "name a headers: true column, or one of MAP<STRING, BYTES>",
                     at=at,
                 )
-    if sink.format == "debezium-json" and not isinstance(value, StructType):
+    if sink.config.format == "debezium-json" and not isinstance(value, StructType):
         diags.error(
             "E531",
             "kafka sink: a debezium-json value must be a struct (the row in before/after); the value "
@@ -272,9 +286,9 @@ def check_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             sink.format_loc or sink.loc,
             "keep a struct value, or use json",
         )
-    if "avro-confluent" in (sink.format, sink.key_format):
-        wanted = [("value", sink.value_schema_id)] if sink.format == "avro-confluent" else []
-        wanted += [("key", sink.key_schema_id)] if sink.key_format == "avro-confluent" else []
+    if "avro-confluent" in (sink.config.format, sink.config.key_format):
+        wanted = [("value", sink.config.value_schema_id)] if sink.config.format == "avro-confluent" else []
+        wanted += [("key", sink.config.key_schema_id)] if sink.config.key_format == "avro-confluent" else []
         through_registry = {r.payload.split(".")[1] for r in sink.registries}
         for side, sid in wanted:
             if sid is None and side not in through_registry:
@@ -294,10 +308,10 @@ PROBLEM_CODES = {"raw": "E527", "csv": "E528", "avro": "E529", "avro-confluent":
 def check_payloads(sink: Sink, shape: Shape, diags: Collector) -> None:
     """Each payload's format can write its type; an error at the format that cannot, saying why."""
     key = written_key(sink, shape)
-    sides = [("value", sink.format, written_value_type(sink, shape), sink.format_loc)]
+    sides = [("value", sink.config.format, written_value_type(sink, shape), sink.format_loc)]
     # csv and raw keys made of key fields were checked at each field (E532, E533)
-    if key is not None and not (sink.key_fields and sink.key_format in ("csv", "raw")):
-        sides.append(("key", sink.key_format or "json", key[1], sink.key_format_loc))
+    if key is not None and not (sink.config.key_fields and sink.config.key_format in ("csv", "raw")):
+        sides.append(("key", sink.config.key_format or "json", key[1], sink.key_format_loc))
     for side, fmt, t, loc in sides:
         problem = payload_problem(fmt, t) if t is not None else None
         if problem:
@@ -311,17 +325,18 @@ def check_payloads(sink: Sink, shape: Shape, diags: Collector) -> None:
 
 KAFKA_SINK = SinkConnector(
     name="kafka",
+    config=KafkaSinkConfig,
     check=check_kafka_sink,
     encode=encode_kafka,
     writer=kafka_writer,
     packages=lambda sink: (
-        (KAFKA_PACKAGE,) + ((avro.AVRO_PACKAGE,) if {sink.format, sink.key_format} & set(avro.FORMATS) else ())
+        (KAFKA_PACKAGE,)
+        + ((avro.AVRO_PACKAGE,) if {sink.config.format, sink.config.key_format} & set(avro.FORMATS) else ())
     ),
     formats=FORMATS,
     key_formats=("none", *KEY_FORMATS),
-    carries_op=lambda sink: sink.format in CHANGELOG_VALUE_FORMATS,
+    carries_op=lambda sink: sink.config.format in CHANGELOG_VALUE_FORMATS,
     changelog_fix="write it with connector: upsert-kafka (and primary-key), or value.format: debezium-json",
-    format_path=("value", "format"),
     writes_kafka=True,
     before_routing=keep_source_topic,
     spark_sink="kafka",

@@ -14,11 +14,12 @@ from __future__ import annotations
 from .. import ir
 from ..changelog import DELETE, INSERT, OP, UPDATE_AFTER, UPDATE_BEFORE
 from ..emit.render import doc_text, path_expr, py_literal
-from ..model import Source
+from ..model import Source, SourceConfig
 from ..types.sql import BIGINT, HEADERS_MAP, INT, STRING, TIMESTAMP_LTZ_3
 from . import table_formats
 from .base import MetaKey, SourceConnector, Where, cast_metadata, empty_headers, header_columns
 from .files import _topic
+from .table_config import DeltaSourceConfig, IcebergSourceConfig
 
 CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP = "_change_type", "_commit_version", "_commit_timestamp"
 CHANGE_COLUMNS = {CHANGE_TYPE: "STRING", COMMIT_VERSION: "BIGINT", COMMIT_TIMESTAMP: "TIMESTAMP"}
@@ -29,7 +30,7 @@ NO_TIMESTAMP, LOG_APPEND_TIME = -1, 1  # Kafka's timestampType codes
 
 
 def _feed(source: Source) -> bool:
-    return source.table_read is not None and source.table_read.change_feed
+    return source.config.change_feed
 
 
 def _offset(source: Source) -> ir.Expr:
@@ -126,7 +127,7 @@ def decode_table(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
         "timestamp": _timestamp(source),
     }
     fields = []
-    for c in source.columns:
+    for c in source.config.columns:
         if c.physical:
             expr: ir.Expr = ir.Col(c.name)
         elif c.metadata:
@@ -135,7 +136,11 @@ def decode_table(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
         else:
             expr = header_columns(c, empty_headers())
         fields.append((c.name, expr))
-    key = ir.Struct(tuple((k, ir.Col(k)) for k in source.key_fields)) if source.key_fields else ir.Null("BINARY")
+    key = (
+        ir.Struct(tuple((k, ir.Col(k)) for k in source.config.key_fields))
+        if source.config.key_fields
+        else ir.Null("BINARY")
+    )
     columns = [
         ("key", key),
         ("value", ir.Struct(tuple(fields))),
@@ -150,25 +155,24 @@ def decode_table(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
 
 def source_columns(source: Source) -> dict[str, str]:
     """The table columns the pipeline reads: name -> Spark DDL type."""
-    return {c.name: c.type.ddl() for c in source.columns if c.physical}
+    return {c.name: c.type.ddl() for c in source.config.columns if c.physical}
 
 
 def table_reader(source: Source) -> dict:
     """The table source's settings for templates/tables/source_read.py.j2."""
-    read = source.table_read
-    assert read is not None
+    read = source.config
     name = table_formats.catalog_table(source.connector, read.table, read.catalog)
     _, catalog = table_formats.catalog(source.connector, read.table, read.catalog, "source_path")
-    where = source.path.raw if source.path else name
+    where = source.config.path.raw if source.config.path else name
     what = "its change feed (+I, -U, +U, -D rows)" if read.change_feed else "its rows"
     return {
         "format": py_literal(source.connector),
-        "path": path_expr(source.path),
+        "path": path_expr(source.config.path),
         "name": py_literal(name),
         "catalog": table_formats.catalog_expr(catalog),
         "change_feed": py_literal(read.change_feed),
-        "key": py_literal(list(source.key_fields)),
-        "options": py_literal(dict(source.options)),
+        "key": py_literal(list(source.config.key_fields)),
+        "options": py_literal(dict(source.config.options)),
         "columns": py_literal(source_columns(source)),
         "summary": doc_text(
             f"{source.connector} table {where}: {what}, the columns checked against the table at start."
@@ -179,7 +183,7 @@ def table_reader(source: Source) -> dict:
 def check_table_source(source: Source, where: Where) -> None:
     """A change feed's metadata and column names, and what each format can read."""
     feed = _feed(source)
-    for i, c in enumerate(source.columns):
+    for i, c in enumerate(source.config.columns):
         if c.metadata in FEED_KEYS and not feed:
             where.diags.error(
                 "E224",
@@ -204,15 +208,15 @@ def check_table_source(source: Source, where: Where) -> None:
         )
 
 
-def _source(name: str, options: frozenset[str], rate_limit: str) -> SourceConnector:
+def _source(name: str, config: type[SourceConfig], options: frozenset[str], rate_limit: str) -> SourceConnector:
     return SourceConnector(
         name=name,
+        config=config,
         metadata=TABLE_METADATA,
         decode=decode_table,
         reader=table_reader,
         options=options,
         check=check_table_source,
-        format_path=(),
         given_fields=frozenset({"value", "batch"}),  # a given value is one row as the table yields it
         given_hint="a given value is one row as the table yields it (with a change feed's _change_type, _commit_version "
         "and _commit_timestamp); `batch: N` groups commits",
@@ -222,5 +226,5 @@ def _source(name: str, options: frozenset[str], rate_limit: str) -> SourceConnec
     )
 
 
-DELTA_SOURCE = _source("delta", DELTA_READ_OPTIONS, "maxFilesPerTrigger")
-ICEBERG_SOURCE = _source("iceberg", ICEBERG_READ_OPTIONS, "streaming-max-files-per-micro-batch")
+DELTA_SOURCE = _source("delta", DeltaSourceConfig, DELTA_READ_OPTIONS, "maxFilesPerTrigger")
+ICEBERG_SOURCE = _source("iceberg", IcebergSourceConfig, ICEBERG_READ_OPTIONS, "streaming-max-files-per-micro-batch")

@@ -8,12 +8,13 @@ from .. import ir
 from ..changelog import OP
 from ..diagnostics import Collector
 from ..emit.render import doc_text, path_expr, py_literal
-from ..model import Sink, Source
+from ..model import Sink, SinkConfig, Source
 from ..shape import Shape
 from ..types.sql import BIGINT, INT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
 from . import table_formats
 from .base import SinkConnector
 from .files import _typed_columns, check_files_sink
+from .table_config import DeltaSinkConfig, IcebergSinkConfig
 from .upsert_kafka import change_op, primary_key
 
 # pipec's bookkeeping columns in a table (docs/tables.md): the sequence of the change a row (or version) holds, and
@@ -31,10 +32,16 @@ ICEBERG_OPTIONS = frozenset({"write-format", "target-file-size-bytes", "distribu
 def sequence_fields(sink: Sink, shape: Shape) -> tuple[tuple[str, ir.Expr, SqlType], ...]:
     """The fields of a change's sequence, compared in order: the `sequence-by` column, or the record timestamp,
     partition and offset."""
-    if sink.sequence_by:
+    if sink.config.sequence_by:
         value = shape.value
         assert isinstance(value, StructType)
-        return ((sink.sequence_by, ir.Get(ir.Col("value"), sink.sequence_by), value.field(sink.sequence_by).type),)
+        return (
+            (
+                sink.config.sequence_by,
+                ir.Get(ir.Col("value"), sink.config.sequence_by),
+                value.field(sink.config.sequence_by).type,
+            ),
+        )
     return (
         ("timestamp", ir.Col("timestamp"), TIMESTAMP_LTZ_3),
         ("partition", ir.Col("partition"), INT),
@@ -46,16 +53,16 @@ def table_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType 
     """The table's own columns: the value's fields (virtual ones dropped), plus the envelope with `envelope:
     true`; an applied changelog's op is not a column."""
     columns = _typed_columns(sink, shape)
-    return [c for c in columns if not (sink.apply in APPLIES and c[0] == OP)]
+    return [c for c in columns if not (sink.config.apply in APPLIES and c[0] == OP)]
 
 
 def bookkeeping(sink: Sink, shape: Shape) -> list[tuple[str, SqlType]]:
     """pipec's columns in the table: history's bounds (the sequence-by type), and the full sequence."""
     fields = sequence_fields(sink, shape)
     sequence = StructType(tuple(StructField(name, t) for name, _, t in fields))
-    if sink.apply == "history":
+    if sink.config.apply == "history":
         return [(START_AT, fields[0][2]), (END_AT, fields[0][2]), (SEQUENCE, sequence)]
-    return [(SEQUENCE, sequence)] if sink.apply == "upsert" else []
+    return [(SEQUENCE, sequence)] if sink.config.apply == "upsert" else []
 
 
 def _null_key(sink: Sink) -> ir.Expr:
@@ -66,7 +73,7 @@ def _null_key(sink: Sink) -> ir.Expr:
                 "format_string",
                 (
                     ir.Arg(
-                        f"{sink.connector} sink: a primary-key column ({', '.join(sink.primary_key)}) is null, so the change "
+                        f"{sink.connector} sink: a primary-key column ({', '.join(sink.config.primary_key)}) is null, so the change "
                         "cannot be applied (topic %s, partition %s, offset %s)"
                     ),
                     ir.Col("topic"),
@@ -86,7 +93,7 @@ def _null_sequence(sink: Sink) -> ir.Expr:
                 "format_string",
                 (
                     ir.Arg(
-                        f"{sink.connector} sink: sequence-by column {sink.sequence_by} is null, so the change cannot be ordered "
+                        f"{sink.connector} sink: sequence-by column {sink.config.sequence_by} is null, so the change cannot be ordered "
                         "(topic %s, partition %s, offset %s)"
                     ),
                     ir.Col("topic"),
@@ -102,18 +109,18 @@ def encode_table(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     """The table's rows; to apply changes, each also carries its change (`__op`), sequence and arrival order. A
     primary-key column or sequence that is null is a record error: a change nobody can apply is never dropped."""
     columns = [(name, expr) for name, expr, _ in table_columns(sink, shape)]
-    if sink.apply not in APPLIES:
+    if sink.config.apply not in APPLIES:
         return (ir.Select(tuple(columns)),)
     key = ir.Col("__KEY")
     keyed = ir.SetColumns((("__KEY", primary_key(sink, shape)),))
     null_key: ir.Expr = ir.IsNull(key)
-    for k in sink.primary_key:
+    for k in sink.config.primary_key:
         null_key = ir.BinOp("|", null_key, ir.IsNull(ir.Get(key, k)))
     checked = ir.SetColumns((("__KEY", ir.If(null_key, _null_key(sink), key)),))
     sequence: ir.Expr = ir.Struct(tuple((name, expr) for name, expr, _ in sequence_fields(sink, shape)))
-    if sink.sequence_by:
-        sequence = ir.If(ir.IsNull(ir.Get(ir.Col("value"), sink.sequence_by)), _null_sequence(sink), sequence)
-    with_key = [(n, ir.Get(key, n) if n in sink.primary_key else e) for n, e in columns]
+    if sink.config.sequence_by:
+        sequence = ir.If(ir.IsNull(ir.Get(ir.Col("value"), sink.config.sequence_by)), _null_sequence(sink), sequence)
+    with_key = [(n, ir.Get(key, n) if n in sink.config.primary_key else e) for n, e in columns]
     order = ir.Struct(
         (
             ("partition", ir.Col("partition")),
@@ -146,15 +153,15 @@ def check_table_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             sink.loc,
             "rename them with ReplaceField",
         )
-    if sink.apply in APPLIES:
-        if not sink.primary_key:
+    if sink.config.apply in APPLIES:
+        if not sink.config.primary_key:
             diags.error(
                 "E562",
-                f"{where} sink: apply: {sink.apply} needs primary-key, the columns a row is identified by",
+                f"{where} sink: apply: {sink.config.apply} needs primary-key, the columns a row is identified by",
                 sink.loc,
                 f"add primary-key: [<column>]; columns: {', '.join(names)}",
             )
-        for k, loc in zip(sink.primary_key, sink.key_field_locs):
+        for k, loc in zip(sink.config.primary_key, sink.key_field_locs):
             if k not in names:
                 diags.error(
                     "E563",
@@ -162,32 +169,32 @@ def check_table_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
                     loc,
                     "name a column the value has (after the chain's renames)",
                 )
-        if sink.sequence_by and sink.sequence_by not in names:
+        if sink.config.sequence_by and sink.config.sequence_by not in names:
             diags.error(
                 "E564",
-                f"{where} sink: sequence-by column '{sink.sequence_by}' is not in the table; columns: {', '.join(names)}",
+                f"{where} sink: sequence-by column '{sink.config.sequence_by}' is not in the table; columns: {', '.join(names)}",
                 sink.sequence_by_loc or sink.loc,
                 "name a column the value has, or leave sequence-by out: the record timestamp then orders changes",
             )
-        elif sink.sequence_by and sink.sequence_by in sink.primary_key:
+        elif sink.config.sequence_by and sink.config.sequence_by in sink.config.primary_key:
             diags.error(
                 "E565",
-                f"{where} sink: sequence-by column '{sink.sequence_by}' is part of the primary key, so it "
+                f"{where} sink: sequence-by column '{sink.config.sequence_by}' is part of the primary key, so it "
                 "cannot order a key's changes",
                 sink.sequence_by_loc or sink.loc,
                 "name a column that changes, e.g. updated_at",
             )
-        elif sink.sequence_by and not _orderable(shape.value.field(sink.sequence_by).type):
+        elif sink.config.sequence_by and not _orderable(shape.value.field(sink.config.sequence_by).type):
             diags.error(
                 "E566",
-                f"{where} sink: sequence-by column '{sink.sequence_by}' is {shape.value.field(sink.sequence_by).type.sql()}, "
+                f"{where} sink: sequence-by column '{sink.config.sequence_by}' is {shape.value.field(sink.config.sequence_by).type.sql()}, "
                 "which does not order",
                 sink.sequence_by_loc or sink.loc,
                 "name a number, timestamp, date or string column",
             )
     else:
         for what, loc in (
-            ("primary-key", sink.primary_key_loc if sink.primary_key else None),
+            ("primary-key", sink.primary_key_loc if sink.config.primary_key else None),
             ("sequence-by", sink.sequence_by_loc),
         ):
             if loc is not None:
@@ -205,7 +212,7 @@ def _orderable(t: SqlType) -> bool:
 
 def table_name(sink: Sink) -> str | None:
     """The catalog table as Spark names it (an Iceberg table's catalog first)."""
-    return table_formats.catalog_table(sink.connector, sink.table, sink.catalog)
+    return table_formats.catalog_table(sink.connector, sink.config.table, sink.config.catalog)
 
 
 def _ddl(t: SqlType | None) -> str:
@@ -215,27 +222,27 @@ def _ddl(t: SqlType | None) -> str:
 def table_writer(sink: Sink, source: Source) -> dict:
     """The table sink's settings for templates/tables/: where, how it applies, the columns it creates."""
     _, catalog = table_formats.catalog(
-        sink.connector, sink.table, sink.catalog, "sink_path"
+        sink.connector, sink.config.table, sink.config.catalog, "sink_path"
     )  # --sink-path: another warehouse
-    where = sink.path.raw if sink.path else table_name(sink)
+    where = sink.config.path.raw if sink.config.path else table_name(sink)
     how = {
         "append": "appends every row",
         "upsert": "upserts each key's newest change (SCD type 1, MERGE)",
         "history": "keeps each key's versions (SCD type 2, MERGE)",
-    }[sink.apply]
+    }[sink.config.apply]
     return {
         "format": py_literal(sink.connector),
-        "path": path_expr(sink.path),
+        "path": path_expr(sink.config.path),
         "name": py_literal(table_name(sink)),
-        "apply": py_literal(sink.apply),
-        "key": py_literal(list(sink.primary_key)),
-        "sequence_by": py_literal(sink.sequence_by),
-        "partition_by": py_literal(list(sink.partition_by)),
-        "properties": py_literal(dict(sink.table_properties)),
-        "evolution": py_literal(sink.schema_evolution),
-        "options": py_literal(dict(sink.options)),
+        "apply": py_literal(sink.config.apply),
+        "key": py_literal(list(sink.config.primary_key)),
+        "sequence_by": py_literal(sink.config.sequence_by),
+        "partition_by": py_literal(list(sink.config.partition_by)),
+        "properties": py_literal(dict(sink.config.table_properties)),
+        "evolution": py_literal(sink.config.schema_evolution),
+        "options": py_literal(dict(sink.config.options)),
         "catalog": table_formats.catalog_expr(catalog),
-        "checkpoint": path_expr(sink.checkpoint),
+        "checkpoint": path_expr(sink.config.checkpoint),
         "summary": doc_text(f"{sink.connector} table {where}: {how}."),
     }
 
@@ -255,26 +262,27 @@ def describe(sink: Sink, shape: Shape) -> list[str]:
         "upsert": "upsert (SCD type 1, MERGE)",
         "history": "history (SCD type 2, MERGE)",
     }
-    lines = [f"table:   {sink.path.raw if sink.path else table_name(sink)} ({how[sink.apply]})"]
-    if sink.apply in APPLIES:
-        order = sink.sequence_by or "record timestamp, partition, offset"
-        lines.append(f"key:     {', '.join(sink.primary_key)}; changes ordered by {order}")
-    if sink.partition_by:
-        lines.append(f"partitioned by: {', '.join(sink.partition_by)}")
+    lines = [f"table:   {sink.config.path.raw if sink.config.path else table_name(sink)} ({how[sink.config.apply]})"]
+    if sink.config.apply in APPLIES:
+        order = sink.config.sequence_by or "record timestamp, partition, offset"
+        lines.append(f"key:     {', '.join(sink.config.primary_key)}; changes ordered by {order}")
+    if sink.config.partition_by:
+        lines.append(f"partitioned by: {', '.join(sink.config.partition_by)}")
     lines.append("types:   " + ", ".join(f"{n} {t}" for n, t in columns_ddl(sink, shape).items()))
     return lines
 
 
-def _sink(name: str, options: frozenset[str]) -> SinkConnector:
+def _sink(name: str, config: type[SinkConfig], options: frozenset[str]) -> SinkConnector:
     return SinkConnector(
         name=name,
+        config=config,
         check=check_table_sink,
         encode=encode_table,
         writer=table_writer,
         options=options,
-        carries_op=lambda sink: sink.envelope or sink.apply in APPLIES,
+        carries_op=lambda sink: sink.config.envelope or sink.config.apply in APPLIES,
         changelog_fix="add apply: upsert (or history) with primary-key to apply the changelog, or envelope: true to append each row's op",
-        applies_changes=lambda sink: sink.apply in APPLIES,
+        applies_changes=lambda sink: sink.config.apply in APPLIES,
         writes_table=True,
         spark_sink=name,
         written=lambda sink, shape: tuple(columns_ddl(sink, shape)),
@@ -282,5 +290,5 @@ def _sink(name: str, options: frozenset[str]) -> SinkConnector:
     )
 
 
-DELTA_SINK = _sink("delta", DELTA_OPTIONS)
-ICEBERG_SINK = _sink("iceberg", ICEBERG_OPTIONS)
+DELTA_SINK = _sink("delta", DeltaSinkConfig, DELTA_OPTIONS)
+ICEBERG_SINK = _sink("iceberg", IcebergSinkConfig, ICEBERG_OPTIONS)

@@ -26,7 +26,9 @@ from ..types.sql import StructType
 from .base import SinkConnector, SourceConnector
 from .cdc_json import foreign_key_hint
 from .kafka import KAFKA_METADATA, KAFKA_READER_OPTIONS, KAFKA_SOURCE, decode_kafka
+from .kafka_config import UpsertKafkaSourceConfig
 from .kafka_sink import KAFKA_SINK, KEY_FORMATS, WRITTEN_KEY, check_kafka_sink, encode_kafka, framing, record_name
+from .kafka_sink_config import UpsertKafkaSinkConfig
 from .payload import encode_bound
 
 UPSERT_KAFKA = "upsert-kafka"
@@ -81,6 +83,7 @@ def state_check(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
 
 UPSERT_KAFKA_SOURCE = SourceConnector(
     name=UPSERT_KAFKA,
+    config=UpsertKafkaSourceConfig,
     metadata=KAFKA_METADATA,
     decode=decode_upsert_kafka,
     reader=KAFKA_SOURCE.reader,
@@ -119,7 +122,7 @@ def change_order() -> ir.Expr:
 
 def primary_key_type(sink: Sink, shape: Shape) -> StructType:
     assert isinstance(shape.value, StructType)
-    return StructType(tuple(shape.value.field(k) for k in sink.primary_key))
+    return StructType(tuple(shape.value.field(k) for k in sink.config.primary_key))
 
 
 def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
@@ -129,7 +132,7 @@ def primary_key(sink: Sink, shape: Shape) -> ir.Expr:
         ir.Col("value"), ir.Struct(tuple((f.name, ir.Get(ir.Col("value"), f.name)) for f in t.fields))
     )
     key = shape.key
-    if shape.changelog or not isinstance(key, StructType) or not all(n in key.names() for n in sink.primary_key):
+    if shape.changelog or not isinstance(key, StructType) or not all(n in key.names() for n in sink.config.primary_key):
         return from_value
     from_key = ir.NullSafe(
         ir.Col("key"),
@@ -145,11 +148,11 @@ def encode_upsert_kafka(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     key_binds, encoded_key = encode_bound(
         primary_key(sink, shape),
         primary_key_type(sink, shape),
-        sink.key_format or "json",
+        sink.config.key_format or "json",
         WRITTEN_KEY,
         record_name(sink, shape, "key"),
         framing(sink, "key"),
-        sink.key_timestamp_format,
+        sink.config.key_timestamp_format,
     )
     value_binds = tuple(c for op in kafka_binds for c in op.columns if c[0] != WRITTEN_KEY)
     binds = (ir.SetColumns(key_binds + value_binds),) if key_binds + value_binds else ()
@@ -207,8 +210,9 @@ def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
             "keep a struct value (drop the ExtractField/HoistField step), or use a kafka sink",
         )
         return
-    check_kafka_sink(replace(sink, metadata=tuple((k, c) for k, c in sink.metadata if k != "partition")), shape, diags)
-    if any(k == "partition" for k, _ in sink.metadata):
+    kept = tuple((k, c) for k, c in sink.config.metadata if k != "partition")
+    check_kafka_sink(replace(sink, config=replace(sink.config, metadata=kept)), shape, diags)
+    if any(k == "partition" for k, _ in sink.config.metadata):
         diags.error(
             "E542",
             "upsert-kafka sink: every record of a key goes to the key's partition (the producer hashes the key), "
@@ -220,6 +224,7 @@ def check_upsert_kafka_sink(sink: Sink, shape: Shape, diags: Collector) -> None:
 
 UPSERT_KAFKA_SINK = SinkConnector(
     name=UPSERT_KAFKA,
+    config=UpsertKafkaSinkConfig,
     check=check_upsert_kafka_sink,
     encode=encode_upsert_kafka,
     writer=KAFKA_SINK.writer,
@@ -229,7 +234,6 @@ UPSERT_KAFKA_SINK = SinkConnector(
     key_formats=KEY_FORMATS,
     takes_changelog=True,
     per_key_state=True,
-    format_path=("value", "format"),
     primary_key=True,
     writes_kafka=True,
     before_routing=KAFKA_SINK.before_routing,

@@ -117,8 +117,8 @@ def _settings(p: Pipeline, lowered: Lowered, spark: dict, session_conf: dict) ->
     values = {
         "PIPELINE": p.name,
         "STREAMING": p.streaming,
-        "TRIGGER": p.sink.trigger,
-        "CHECKPOINT": p.sink.checkpoint.raw if p.sink.checkpoint else None,
+        "TRIGGER": p.sink.config.trigger,
+        "CHECKPOINT": p.sink.config.checkpoint.raw if p.sink.config.checkpoint else None,
         "DEAD_LETTERS": lowered.dead_letters,
         "DEAD_LETTER_CONTEXT": lowered.dead_letters and policy.context_headers,
         "LOG_DEAD_LETTERS": lowered.dead_letters and policy.log,

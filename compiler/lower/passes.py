@@ -131,7 +131,7 @@ def report_record_errors(draft: Draft) -> Draft:
     """Under `tolerance: all` every stage sets the record's error and the decode keeps the raw record for the
     dead letters; else the decode fails the query on a record it cannot parse, as Kafka Connect does."""
     p, source = draft.pipeline, draft.source
-    formats = {"key": p.source.key_format, "value": p.source.format}
+    formats = {"key": p.source.config.key_format, "value": p.source.config.format}
     if not draft.tolerant:
         return replace(
             draft,
@@ -158,7 +158,9 @@ def report_record_errors(draft: Draft) -> Draft:
         )
         return replace(piece, block=record_errors.tolerate_block(piece.block, lambda name, stage=stage: stage))
 
-    encode = record_errors.tolerate_block(draft.encode, lambda name: record_errors.sink_stage(name, p.sink.format))
+    encode = record_errors.tolerate_block(
+        draft.encode, lambda name: record_errors.sink_stage(name, p.sink.config.format)
+    )
     return replace(
         draft, decode=decode, state_check=check, chain=tuple(tolerated(piece) for piece in draft.chain), encode=encode
     )

@@ -92,7 +92,7 @@ def dead_letter_problems(
 def dead_letter_options(source: Source, policy: ErrorPolicy) -> str:
     """The producer options of the dead-letter topic (a dict expression): the source's cluster and properties, then
     `deadletterqueue.properties`; its own bootstrap.servers is another cluster, which --bootstrap-servers leaves."""
-    props = dict(source.properties)
+    props = dict(source.config.properties)
     own = dict(policy.dlq_properties)
     servers = props.pop("bootstrap.servers", None)
     if "bootstrap.servers" in own:

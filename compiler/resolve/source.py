@@ -6,15 +6,15 @@ from typing import Any
 
 from ..connectors import SOURCES
 from ..connectors.base import SourceConnector, castable
-from ..connectors.cdc_json import SCHEMA_INCLUDE
+from ..connectors.config import read_config
 from ..diagnostics import did_you_mean
 from ..envrefs import Text
-from ..model import Column, Source, TableRead
+from ..model import Column, Source
 from ..shape import Shape
 from ..types.field_names import fold
 from ..types.parser import TypeSyntaxError, parse_type
 from ..types.sql import BYTES, HEADERS, SqlType, StructField, StructType
-from .part import Part, options, text
+from .part import Part
 
 
 class SourceBuilder(Part):
@@ -184,7 +184,6 @@ class SourceBuilder(Part):
         fmt = connector.value_format(src)
         columns = connector.yields(fmt, self.columns(src, connector, fmt), self.where("source"))
         key = src.get("key", {})
-        value = src.get("value", {})
         key_fields = tuple(key.get("fields", src.get("primary-key", [])))
         names = {c.name for c in columns if c.physical}
         key_path, what = (
@@ -205,36 +204,15 @@ class SourceBuilder(Part):
                 self.at("source"),
                 "add at least one column with a name and a type",
             )
-        topics = src.get("topics", [])
         source = Source(
             connector=src["connector"],
             loc=self.at("source"),
-            columns=columns,
-            format=fmt,
-            key_format=key.get("format", "none"),
-            key_fields=key_fields,
-            key_fields_prefix=key.get("fields-prefix", ""),
-            fields_include=value.get("fields-include", "ALL"),
-            schema_include=bool(value.get(SCHEMA_INCLUDE, False)),
-            path=text(src.get("path")),
-            topic=text(src.get("topic")),
-            topics=tuple(Text(t) for t in ([topics] if isinstance(topics, str) else topics)),
-            topic_pattern=text(src.get("topic-pattern")),
-            properties=tuple((k, Text(str(v))) for k, v in (src.get("properties") or {}).items()),
-            options=options(src.get("options")),
-            startup=dict(src.get("startup") or {}),
+            config=read_config(connector.config, src, columns=columns),
             changelog=connector.yields_changelog(fmt, self.streaming)
             or bool(connector.changelog_key and src.get(connector.changelog_key)),
             registries=self.registries("source", src, {"key": key.get("format", "none"), "value": fmt}, one_topic(src)),
-            table_read=TableRead(
-                src.get("table"),
-                tuple((k, Text(str(v))) for k, v in (src.get("catalog") or {}).items()),
-                bool(src.get("read-change-feed", False)),
-            )
-            if connector.reads_table
-            else None,
         )
-        self.check_options("source", source.options, connector.options)
+        self.check_options("source", source.config.options, connector.options)
         connector.check(source, self.where("source"))
         return source
 
@@ -248,12 +226,12 @@ def one_topic(src: dict) -> Text | None:
 
 def initial_shape(source: Source) -> Shape:
     """The record shape right after the source (SPEC section 5)."""
-    value = StructType(tuple(StructField(c.name, c.type) for c in source.columns))
-    by_name = {c.name: c for c in source.columns}
-    key_fields = [by_name[k] for k in source.key_fields if k in by_name]  # a missing one is reported already
+    value = StructType(tuple(StructField(c.name, c.type) for c in source.config.columns))
+    by_name = {c.name: c for c in source.config.columns}
+    key_fields = [by_name[k] for k in source.config.key_fields if k in by_name]  # a missing one is reported already
     key = StructType(tuple(StructField(c.name, c.type) for c in key_fields)) if key_fields else None
-    if key is None and source.key_format == "raw":
+    if key is None and source.config.key_format == "raw":
         key = BYTES  # a raw key without key fields is the key's bytes as they are
-    virtual = frozenset(c.name for c in source.columns if c.virtual)
-    persisted = tuple((c.metadata, c.name) for c in source.columns if c.metadata and not c.virtual)
+    virtual = frozenset(c.name for c in source.config.columns if c.virtual)
+    persisted = tuple((c.metadata, c.name) for c in source.config.columns if c.metadata and not c.virtual)
     return Shape(key=key, value=value, virtual=virtual, persisted=persisted, changelog=source.changelog)

@@ -96,8 +96,11 @@ def check_dead_letters(compiled: Compiled, case: TestCase, dead: list[dict]) -> 
     """Lines saying how the dead letters differ from the case's `expect_dead_letters` (empty when they match); a case
     without it must have none."""
     source = compiled.pipeline.source
-    names = {"key": [wire_name(source, k) for k in source.key_fields], "value": [c.name for c in value_columns(source)]}
-    formats = {"key": source.key_format, "value": source.format}
+    names = {
+        "key": [wire_name(source, k) for k in source.config.key_fields],
+        "value": [c.name for c in value_columns(source)],
+    }
+    formats = {"key": source.config.key_format, "value": source.config.format}
 
     def encode(name: str, value: Any) -> Any:
         """An expected key or value as the bytes its given record had (the source's formats, as `given`)."""

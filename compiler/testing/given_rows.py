@@ -17,7 +17,7 @@ from .kafka_rows import KAFKA_ROW_SCHEMA, _timestamp, kafka_rows
 
 def table_columns(source: Source) -> dict[str, str]:
     """The raw columns of a table source: name -> Spark DDL type."""
-    feed = source.table_read is not None and source.table_read.change_feed
+    feed = source.config.change_feed
     return {**source_columns(source), **(CHANGE_COLUMNS if feed else {})}
 
 

@@ -141,8 +141,8 @@ def kafka_sink_records(compiled: Compiled, rows: list, spark=None, wire: bool = 
     value_type = written_value_type(sink, shape)
     decoded = {}
     for side, fmt, t, name in (
-        ("key", sink.key_format, key_type, record_name(sink, shape, "key")),
-        ("value", sink.format, value_type, record_name(sink, shape)),
+        ("key", sink.config.key_format, key_type, record_name(sink, shape, "key")),
+        ("value", sink.config.format, value_type, record_name(sink, shape)),
     ):
         if fmt in avro.FORMATS and t is not None:
             decoded[side] = avro_decoder(spark, fmt, t, name)([r[side] for r in rows])
@@ -152,10 +152,10 @@ def kafka_sink_records(compiled: Compiled, rows: list, spark=None, wire: bool = 
         rec = {
             "key": decoded["key"][i]
             if "key" in decoded
-            else decode_payload(data["key"], sink.key_format or "json", key_type),
+            else decode_payload(data["key"], sink.config.key_format or "json", key_type),
             "value": decoded["value"][i]
             if "value" in decoded
-            else decode_payload(data["value"], sink.format, value_type),
+            else decode_payload(data["value"], sink.config.format, value_type),
             "topic": data["topic"],
             "headers": [(h["key"], h["value"]) for h in data["headers"] or []],
         }

@@ -58,8 +58,8 @@ def _timestamp(value: Any) -> dt.datetime:
 
 def kafka_rows(source: Source, given: list[TestRecord]) -> list[tuple[int, tuple]]:
     """(batch, row) for each given record, with topic, partition, offset and timestamp defaults filled in."""
-    default_topic = resolve(source.topics[0].raw, dict(os.environ)) if source.topics else None
-    key_wire = [wire_name(source, k) for k in source.key_fields]
+    default_topic = resolve(source.config.topics[0].raw, dict(os.environ)) if source.config.topics else None
+    key_wire = [wire_name(source, k) for k in source.config.key_fields]
     value_names = [c.name for c in value_columns(source)]
     next_offset: dict[tuple, int] = {}
     rows = []
@@ -73,8 +73,8 @@ def kafka_rows(source: Source, given: list[TestRecord]) -> list[tuple[int, tuple
         next_offset[(topic, partition)] = int(offset) + 1
         headers = headers_list(f.get("headers"))
         row = (
-            encode_payload(f.get("key"), source.key_format, key_wire),
-            encode_payload(f.get("value"), source.format, value_names),
+            encode_payload(f.get("key"), source.config.key_format, key_wire),
+            encode_payload(f.get("value"), source.config.format, value_names),
             topic,
             partition,
             int(offset),

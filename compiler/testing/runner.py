@@ -79,20 +79,20 @@ def _json_default(value: Any) -> Any:
 def write_given_files(spark, job: ModuleType, compiled: Compiled, values: list[Any], folder: Path, batch: int) -> None:
     """Write given values as files of the source's format straight into `folder` (named by batch)."""
     source = compiled.pipeline.source
-    if source.format == "text":
+    if source.config.format == "text":
         lines = [v["value"] if isinstance(v, dict) else str(v) for v in values]
         (folder / f"batch-{batch}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
         return
     staging = folder.parent / f"staging-{batch}"
     staging.mkdir()
-    json_file = (folder if source.format == "json" else staging) / f"batch-{batch}.json"
+    json_file = (folder if source.config.format == "json" else staging) / f"batch-{batch}.json"
     with open(json_file, "w", encoding="utf-8") as fh:
         for value in values:
             fh.write(json.dumps(value, default=_json_default, ensure_ascii=False) + "\n")
-    if source.format != "json":  # Spark converts the JSON lines into the source's format
+    if source.config.format != "json":  # Spark converts the JSON lines into the source's format
         converted = staging / "out"
         df = spark.read.schema(job.SOURCE_SCHEMA).json(str(json_file)).drop(CORRUPT)  # the reader's own column
-        df.coalesce(1).write.format(source.format).options(**dict(source.options)).save(str(converted))
+        df.coalesce(1).write.format(source.config.format).options(**dict(source.config.options)).save(str(converted))
         for i, part in enumerate(sorted(converted.glob("part-*"))):
             shutil.move(str(part), folder / f"batch-{batch}-{i}{part.suffix}")
     shutil.rmtree(staging)
@@ -120,7 +120,7 @@ def sink_records(compiled: Compiled, rows: list, spark=None, wire: bool = False)
     for row in rows:
         data = _plain(row)
         rec: dict[str, Any] = {}
-        if sink.envelope:
+        if sink.config.envelope:
             for name in ENVELOPE_COLUMNS + ((OP,) if compiled.final.changelog else ()):
                 rec[name] = data.pop(name)
             rec["headers"] = [(h["key"], h["value"]) for h in rec["headers"] or []]

@@ -68,9 +68,9 @@ def _texts(items) -> list[str]:
     return [t.raw for t in items]
 
 
-def _columns(source) -> list[tuple]:
+def _columns(config) -> list[tuple]:
     """Declared columns without their locations (moving a line changes nothing)."""
-    return [(c.name, c.type, c.metadata, c.virtual, c.headers, c.header) for c in source.columns]
+    return [(c.name, c.type, c.metadata, c.virtual, c.headers, c.header) for c in config.columns]
 
 
 def _predicates(p: Pipeline) -> dict:
@@ -105,6 +105,7 @@ class Judge(ContractJudge):
         if o.connector != n.connector:
             self.add(RESET, "source-type", f"the source changes from {o.connector} to {n.connector}")
             return
+        connector, o, n = SOURCES[o.connector], o.config, n.config
         if _texts(o.topics) != _texts(n.topics) or (o.topic_pattern and o.topic_pattern.raw) != (
             n.topic_pattern and n.topic_pattern.raw
         ):
@@ -124,20 +125,17 @@ class Judge(ContractJudge):
                 "source-subscription",
                 f"the source files change from {o.path and o.path.raw} to {n.path and n.path.raw}",
             )
-        old_read, new_read = o.table_read, n.table_read
-        if old_read and new_read and old_read.table != new_read.table:
-            self.add(
-                RESET, "source-subscription", f"the source table changes from {old_read.table} to {new_read.table}"
-            )
-        if old_read and new_read and old_read.change_feed != new_read.change_feed:
+        if connector.reads_table and o.table != n.table:
+            self.add(RESET, "source-subscription", f"the source table changes from {o.table} to {n.table}")
+        if connector.reads_table and o.change_feed != n.change_feed:
             self.add(
                 RESET,
                 "source-parameters",
                 "read-change-feed changes: the checkpoint's table versions were read "
-                f"as {'changes' if old_read.change_feed else 'rows'}, the job would read them as "
-                f"{'changes' if new_read.change_feed else 'rows'}",
+                f"as {'changes' if o.change_feed else 'rows'}, the job would read them as "
+                f"{'changes' if n.change_feed else 'rows'}",
             )
-        if SOURCES[o.connector].reads_files and o.format != n.format:
+        if connector.reads_files and o.format != n.format:
             self.add(
                 RESET,
                 "source-parameters",
@@ -153,7 +151,7 @@ class Judge(ContractJudge):
                 f"startup changes ({o.startup or 'default'} -> {n.startup or 'default'}) "
                 "but has no effect on the existing checkpoint",
             )
-        if SOURCES[o.connector].per_key_state and self.n.streaming:
+        if connector.per_key_state and self.n.streaming:
             if o.key_fields != n.key_fields or o.key_format != n.key_format:
                 self.add(
                     RESET,
@@ -236,6 +234,8 @@ class Judge(ContractJudge):
                 SAFE if allowed else RESET, rule, f"the job's stream changes from a {before} sink to a {after} sink"
             )
         same_files_sink = o.connector == n.connector and SINKS[o.connector].writes_files
+        kafka_both = writes_kafka(o) and writes_kafka(n)
+        o, n = o.config, n.config
         if same_files_sink and (o.path and o.path.raw) != (n.path and n.path.raw):
             self.add(RESET, "file-sink-path", f"the output folder changes from {o.path.raw} to {n.path.raw}")
         if same_files_sink and o.format != n.format:
@@ -245,7 +245,7 @@ class Judge(ContractJudge):
                 f"the output format changes from {o.format} to {n.format} in one folder, "
                 "whose _spark_metadata log then lists files of both formats",
             )
-        if (o.topic and o.topic.raw) != (n.topic and n.topic.raw) and writes_kafka(o) and writes_kafka(n):
+        if (o.topic and o.topic.raw) != (n.topic and n.topic.raw) and kafka_both:
             self.add(SAFE, "output-topic", "the sink topic changes")
 
     def settings(self) -> None:
@@ -258,31 +258,31 @@ class Judge(ContractJudge):
                     f"{key} changes ({o.get(key, 'unset')} -> {n.get(key, 'unset')}) "
                     "but Spark keeps the checkpoint's value: it takes effect only with a new checkpoint",
                 )
-        if self.o.sink.trigger != self.n.sink.trigger:
+        if self.o.sink.config.trigger != self.n.sink.config.trigger:
             self.add(
                 SAFE,
                 "projections",
-                f"the trigger changes ({self.o.sink.trigger or 'default'} -> "
-                f"{self.n.sink.trigger or 'default'}): every trigger pipec writes is a micro-batch trigger",
+                f"the trigger changes ({self.o.sink.config.trigger or 'default'} -> "
+                f"{self.n.sink.config.trigger or 'default'}): every trigger pipec writes is a micro-batch trigger",
             )
 
     def moved(self) -> bool:
         """A new checkpoint: the earlier reasons no longer apply; the files sink's own log still does."""
-        o, n = self.o.sink.checkpoint, self.n.sink.checkpoint
+        o, n = self.o.sink.config.checkpoint, self.n.sink.config.checkpoint
         if (o and o.raw) == (n and n.raw):
             return False
         self.reasons.clear()
         same_folder = (
             self.n.sink.connector == self.o.sink.connector
             and SINKS[self.n.sink.connector].writes_files
-            and self.o.sink.path.raw == self.n.sink.path.raw
+            and self.o.sink.config.path.raw == self.n.sink.config.path.raw
         )
         if same_folder and spark_sink(self.n) == "file":
             self.add(
                 RESET,
                 "file-sink-log",
                 f"the checkpoint moves ({o.raw} -> {n.raw}) but the output folder "
-                f"{self.n.sink.path.raw} stays: the new query starts again at batch 0 and the files sink silently "
+                f"{self.n.sink.config.path.raw} stays: the new query starts again at batch 0 and the files sink silently "
                 "skips every batch id its _spark_metadata log already holds; move or empty the folder too",
             )
         else:
@@ -290,7 +290,7 @@ class Judge(ContractJudge):
                 NOTE,
                 "starting-offsets",
                 f"the checkpoint moves ({o and o.raw} -> {n and n.raw}): the job starts "
-                f"over from startup.mode ({self.n.source.startup.get('mode', 'earliest-offset')})",
+                f"over from startup.mode ({self.n.source.config.startup.get('mode', 'earliest-offset')})",
             )
         return True
 
@@ -320,8 +320,8 @@ def judge(old: Compiled | None, new: Compiled | None, file: str, old_file: str |
         return Verdict(new.pipeline.name, file, old_file, kind="new")
     verdict = Verdict(new.pipeline.name, file, old_file, Judge(old, new).judge())
     severities = {r.severity for r in verdict.reasons}
-    moved = (old.pipeline.sink.checkpoint and old.pipeline.sink.checkpoint.raw) != (
-        new.pipeline.sink.checkpoint and new.pipeline.sink.checkpoint.raw
+    moved = (old.pipeline.sink.config.checkpoint and old.pipeline.sink.config.checkpoint.raw) != (
+        new.pipeline.sink.config.checkpoint and new.pipeline.sink.config.checkpoint.raw
     )
     for kind in (RESET, BREAKING, COMPATIBLE):
         if kind in severities:

@@ -12,6 +12,7 @@ from ..connectors import SINKS
 from ..connectors.kafka_sink import payload_fields
 from ..model import Sink, Step
 from ..resolve.builder import Compiled
+from ..resolve.sink import default_key_format
 from ..transforms import REGISTRY
 from ..types.sql import SqlType, StructType
 
@@ -43,25 +44,25 @@ def _written_value(compiled: Compiled) -> SqlType | None:
     if not isinstance(shape.value, StructType):
         return shape.value
     if writes_kafka(sink):
-        return StructType(tuple(payload_fields(sink, shape, sink.key_fields)))
+        return StructType(tuple(payload_fields(sink, shape, sink.config.key_fields)))
     return StructType(tuple(f for f in shape.value.fields if f.name not in shape.virtual))
 
 
 def _written_key(compiled: Compiled) -> SqlType | None:
     sink, shape = compiled.pipeline.sink, compiled.final
-    if sink.key_fields and isinstance(shape.value, StructType):
-        return StructType(tuple(f for f in shape.value.fields if f.name in sink.key_fields))
+    if sink.config.key_fields and isinstance(shape.value, StructType):
+        return StructType(tuple(f for f in shape.value.fields if f.name in sink.config.key_fields))
     return shape.key
 
 
 def _destination(compiled: Compiled) -> str:
     sink = compiled.pipeline.sink
     if writes_kafka(sink):
-        return f"topic {sink.topic.raw}" if sink.topic else "each record's own topic"
+        return f"topic {sink.config.topic.raw}" if sink.config.topic else "each record's own topic"
     if SINKS[sink.connector].writes_table:
-        return f"{sink.connector} table {sink.path.raw if sink.path else sink.table} ({sink.apply})"
-    if sink.path is not None:
-        return f"{sink.format} files at {sink.path.raw}"
+        return f"{sink.connector} table {sink.config.path.raw if sink.config.path else sink.config.table} ({sink.config.apply})"
+    if sink.config.path is not None:
+        return f"{sink.config.format} files at {sink.config.path.raw}"
     return sink.connector
 
 
@@ -77,20 +78,21 @@ def _router(step) -> str:
 
 def contract(compiled: Compiled) -> Contract:
     p, shape = compiled.pipeline, compiled.final
-    keyed = writes_kafka(p.sink) or p.sink.envelope
+    keyed = writes_kafka(p.sink) or p.sink.config.envelope
     return Contract(
         connector=p.sink.connector,
         destination=_destination(compiled),
         routing=tuple(_router(s) for s in p.steps if routes(s)),
-        key_format=p.sink.key_format if keyed else None,
-        value_format=p.sink.format,
+        # an envelope's key (files, tables) in the format a Kafka sink would write it: the source's, or json
+        key_format=(p.sink.config.key_format or default_key_format(p.source, shape)) if keyed else None,
+        value_format=p.sink.config.format,
         key=_written_key(compiled) if keyed else None,
         value=_written_value(compiled),
         headers_added=shape.headers_added,
         headers_dropped=shape.headers_dropped,
-        partition_by=p.sink.partition_by,
-        changelog=shape.changelog and (p.sink.envelope or p.sink.format == "debezium-json"),
-        primary_key=p.sink.primary_key,
+        partition_by=p.sink.config.partition_by,
+        changelog=shape.changelog and (p.sink.config.envelope or p.sink.config.format == "debezium-json"),
+        primary_key=p.sink.config.primary_key,
     )
 
 

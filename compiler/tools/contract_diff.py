@@ -61,6 +61,7 @@ class ContractJudge:
         o, n = self.o.sink, self.n.sink
         if not (o.connector == n.connector and SINKS[n.connector].writes_table):
             return
+        o, n = o.config, n.config
         if o.apply != n.apply:
             self.add(
                 BREAKING,

@@ -62,24 +62,31 @@ def sink_facts(compiled: Compiled) -> dict[str, Any]:
         "columns": list(sink_columns(compiled)),
     }
     if connector.writes_kafka:
-        metadata = dict(shape.persisted) | dict(sink.metadata)
-        facts["topic"] = sink.topic.raw if sink.topic else None
-        facts["key"] = _payload(sink.key_format or "json", fields.get("key"), sink.key_timestamp_format)
+        metadata = dict(shape.persisted) | dict(sink.config.metadata)
+        facts["topic"] = sink.config.topic.raw if sink.config.topic else None
+        facts["key"] = _payload(sink.config.key_format or "json", fields.get("key"), sink.config.key_timestamp_format)
         facts["value"] = _payload(
-            sink.format, fields.get("value"), sink.timestamp_format, **{"fields-include": sink.fields_include}
+            sink.config.format,
+            fields.get("value"),
+            sink.config.timestamp_format,
+            **{"fields-include": sink.config.fields_include},
         )
         facts["headers"] = metadata.get("headers")
         facts["partition"] = metadata.get("partition")
-        facts["primary_key"] = list(sink.primary_key)
+        facts["primary_key"] = list(sink.config.primary_key)
     else:
-        facts["path"] = sink.path.raw if sink.path else None
-        facts["value"] = _payload(sink.format, fields.get("value"), sink.timestamp_format) if sink.format else None
-        facts["envelope"] = sink.envelope
-        facts["partition_by"] = list(sink.partition_by)
+        facts["path"] = sink.config.path.raw if sink.config.path else None
+        facts["value"] = (
+            _payload(sink.config.format, fields.get("value"), sink.config.timestamp_format)
+            if sink.config.format
+            else None
+        )
+        facts["envelope"] = sink.config.envelope
+        facts["partition_by"] = list(sink.config.partition_by)
         if connector.describe is not None:  # a table sink: the table, its key and order, its columns' types
             facts["table"] = connector.describe(sink, shape)
-    facts["checkpoint"] = sink.checkpoint.raw if sink.checkpoint else None
-    facts["trigger"] = sink.trigger
+    facts["checkpoint"] = sink.config.checkpoint.raw if sink.config.checkpoint else None
+    facts["trigger"] = sink.config.trigger
     facts["dead_letters"] = dead_letter_facts(compiled)
     return facts
 

@@ -59,27 +59,32 @@ def build_graph(compiled: list[Compiled]) -> Graph:
         graph.groups.setdefault(str(PurePosixPath(p.file).parent), []).append(me)
         src, sink = p.source, p.sink
         if SOURCES[src.connector].reads_files:
-            graph.edge(graph.node("folder", src.path.raw), me)
-        elif src.table_read is not None:  # the node a sink writing the same table names: a chain of tables
-            where = src.path.raw if src.path else src.table_read.table
+            graph.edge(graph.node("folder", src.config.path.raw), me)
+        elif SOURCES[src.connector].reads_table:  # the node a sink writing the same table names: a chain of tables
+            where = src.config.path.raw if src.config.path else src.config.table
             graph.edge(graph.node("table", f"{src.connector} table {where}"), me)
-        elif src.topic_pattern is not None:
-            graph.edge(graph.node("pattern", src.topic_pattern.raw), me)
-        for t in src.topics:
+        elif src.config.topic_pattern is not None:
+            graph.edge(graph.node("pattern", src.config.topic_pattern.raw), me)
+        for t in src.config.topics:
             graph.edge(_topic(graph, t), me)
         routers = [s for s in p.steps if routes(s)]
         if writes_kafka(sink):
-            if sink.topic is not None and not routers:
-                graph.edge(me, _topic(graph, sink.topic))
+            if sink.config.topic is not None and not routers:
+                graph.edge(me, _topic(graph, sink.config.topic))
             for s in routers:
                 graph.edge(me, graph.node("routed", f"{s.alias}: {s.type_name}"))
-            if sink.topic is None and not routers:
-                for t in src.topics or ():
+            if sink.config.topic is None and not routers:
+                for t in src.config.topics or ():
                     graph.edge(me, _topic(graph, t), "same topic")
         elif SINKS[sink.connector].writes_table:
-            graph.edge(me, graph.node("table", f"{sink.connector} table {sink.path.raw if sink.path else sink.table}"))
-        elif sink.path is not None:
-            graph.edge(me, graph.node("folder", sink.path.raw))
+            graph.edge(
+                me,
+                graph.node(
+                    "table", f"{sink.connector} table {sink.config.path.raw if sink.config.path else sink.config.table}"
+                ),
+            )
+        elif sink.config.path is not None:
+            graph.edge(me, graph.node("folder", sink.config.path.raw))
         if p.errors.dlq_topic is not None:
             graph.edge(me, _topic(graph, p.errors.dlq_topic), "dead letters")
         elif p.errors.dlq_path is not None:

@@ -30,8 +30,8 @@ class Origin:
 def source_origins(source: Source) -> dict[Slot, str]:
     """The slots right after the source and the input field each holds."""
     out: dict[Slot, str] = {}
-    except_key = source.fields_include == "EXCEPT_KEY"
-    for c in source.columns:
+    except_key = source.config.fields_include == "EXCEPT_KEY"
+    for c in source.config.columns:
         if c.metadata:
             origin = f"metadata:{c.metadata}"
         elif c.header:
@@ -39,14 +39,14 @@ def source_origins(source: Source) -> dict[Slot, str]:
         elif c.headers:
             origin = "headers"
         else:
-            origin = f"key.{c.name}" if except_key and c.name in source.key_fields else c.name
+            origin = f"key.{c.name}" if except_key and c.name in source.config.key_fields else c.name
         out[("value", (c.name,))] = origin
         if c.physical:
             for sub in flat_fields(c.type, c.name + "."):
                 out[("value", tuple(sub.split(".")))] = origin + sub[len(c.name) :]
-    for k in source.key_fields:
+    for k in source.config.key_fields:
         out[("key", (k,))] = f"key.{k}"
-    if source.key_format == "raw" and not source.key_fields:
+    if source.config.key_format == "raw" and not source.config.key_fields:
         out[("key", ())] = "key"
     for meta in ("topic", "partition", "offset", "timestamp"):
         out[("meta", (meta,))] = f"metadata:{meta}"
@@ -135,7 +135,7 @@ def column_lineage(compiled: Compiled) -> tuple[dict[str, list[Origin]], dict[st
             and path[:1] not in [(v,) for v in final.virtual]
         ):
             out[name or "value"] = sorted(origins.values(), key=lambda o: o.field)
-        elif side == "key" and (writes_kafka(sink) or sink.envelope):
+        elif side == "key" and (writes_kafka(sink) or sink.config.envelope):
             out["key" + ("." + name if name else "")] = sorted(origins.values(), key=lambda o: o.field)
         elif side == "header":
             out[f"header:{path[0]}"] = sorted(origins.values(), key=lambda o: o.field)

@@ -41,11 +41,11 @@ def _servers(properties: tuple[tuple[str, Text], ...]) -> str:
 
 def input_datasets(compiled: Compiled) -> list[tuple[str, str]]:
     """(namespace, name) of each dataset the source reads: OpenLineage's kafka://host:port and topic, or file and path."""
-    s = compiled.pipeline.source
-    if SOURCES[s.connector].reads_files or (s.table_read is not None and s.path is not None):
+    connector, s = SOURCES[compiled.pipeline.source.connector], compiled.pipeline.source.config
+    if connector.reads_files or (connector.reads_table and s.path is not None):
         return [("file", s.path.raw)]  # a path table is its folder
-    if s.table_read is not None:
-        return [(s.connector, s.table_read.table)]
+    if connector.reads_table:
+        return [(connector.name, s.table)]
     names = [t.raw for t in s.topics] or [f"pattern:{s.topic_pattern.raw}"]
     return [(f"kafka://{_servers(s.properties)}", n) for n in names]
 
@@ -54,18 +54,22 @@ def output_dataset(compiled: Compiled) -> tuple[str, str]:
     p = compiled.pipeline
     sink = p.sink
     if writes_kafka(sink):
-        props = sink.properties if any(k == "bootstrap.servers" for k, _ in sink.properties) else p.source.properties
-        if sink.topic is not None:
-            name = sink.topic.raw
+        props = (
+            sink.config.properties
+            if any(k == "bootstrap.servers" for k, _ in sink.config.properties)
+            else p.source.config.properties
+        )
+        if sink.config.topic is not None:
+            name = sink.config.topic.raw
         elif compiled.final.routed:
             name = "routed:" + ",".join(s.alias for s in p.steps if routes(s))
         else:
             name = ",".join(n for _, n in input_datasets(compiled))
         return f"kafka://{_servers(props)}", name
-    if SINKS[sink.connector].writes_files or (SINKS[sink.connector].writes_table and sink.path is not None):
-        return "file", sink.path.raw  # a path table is its folder
+    if SINKS[sink.connector].writes_files or (SINKS[sink.connector].writes_table and sink.config.path is not None):
+        return "file", sink.config.path.raw  # a path table is its folder
     if SINKS[sink.connector].writes_table:
-        return sink.connector, sink.table
+        return sink.connector, sink.config.table
     return "console", p.name
 
 
@@ -102,7 +106,7 @@ def run_event(compiled: Compiled, event_time: str | None = None) -> dict:
         for field, subtype in sorted(dataset.items())
         for ref in refs(field, {"type": "INDIRECT", "subtype": subtype})
     ]
-    source_columns = {c.name: c.type for c in p.source.columns if c.physical}
+    source_columns = {c.name: c.type for c in p.source.config.columns if c.physical}
     written = contract(compiled)
     return {
         "eventType": "OTHER",

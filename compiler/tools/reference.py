@@ -3,8 +3,8 @@
 - `keys.md`: every key of a pipeline file, from `schemas/pipeline.schema.json` (the same descriptions an editor
   shows on hover): its type, default, allowed values, where it goes (which source or sink connector takes it) and
   a short example; transform and predicate keys are in `docs/transforms.md`, generated from the registry;
-- `connectors.md`: what each connector takes, from its config record (`connectors/`): formats, Spark options,
-  metadata keys with their types, the Maven packages a job asks for.
+- `connectors.md`: what each connector takes, from its config record (`connectors/*_config.py`: its keys with
+  their defaults) and its registration (`connectors/`: formats, Spark options, metadata keys with their types).
 
 `python -m pipec.tools.reference --write` rewrites them; without `--write` it exits 1 when they are stale
 (tests/unit/test_reference.py fails then too). The prose of the reference (`docs/reference/README.md`,
@@ -17,9 +17,11 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from dataclasses import MISSING
 from typing import Any
 
 from ..connectors import SINKS, SOURCES
+from ..connectors.config import keys, shown_default
 from ..package_data import SCHEMA_PATH, source_checkout
 from .yaml_text import scalar
 
@@ -263,6 +265,16 @@ def _metadata_rows(keys: dict) -> list[str]:
     return [", ".join(f"`{k}` {v.type.sql()}{' (writable)' if v.writable else ''}" for k, v in keys.items())]
 
 
+def key_list(record: type) -> str:
+    """A connector's keys from its config record, each with `required` or its default."""
+    out = []
+    for f, spec in keys(record):
+        default = shown_default(f)
+        note = " (required)" if spec.required else f" (default `{flow(default)}`)" if default is not MISSING else ""
+        out.append(f"`{spec.name}`{note}")
+    return ", ".join(out)
+
+
 def render_connectors() -> str:
     from ..connectors.cdc_json import FORMATS as CHANGELOG_FORMATS
     from ..connectors.cdc_json import metadata_keys
@@ -272,9 +284,9 @@ def render_connectors() -> str:
         "",
         GENERATED.format(source="the connectors' config records (`compiler/connectors/`)"),
         "",
-        "What each source and sink connector takes: its formats, the Spark options `options:` may set (any other is a",
-        "compile error) and the metadata keys its columns may read (`metadata: KEY`; writable ones a Kafka sink writes",
-        "back). Keys: [keys.md](keys.md); how records flow: [semantics.md](semantics.md).",
+        "What each source and sink connector takes: its keys (each explained in [keys.md](keys.md)), its formats, the",
+        "Spark options `options:` may set (any other is a compile error) and the metadata keys its columns may read",
+        "(`metadata: KEY`; writable ones a Kafka sink writes back). How records flow: [semantics.md](semantics.md).",
         "",
         "## Sources",
         "",
@@ -294,6 +306,9 @@ def render_connectors() -> str:
         out += [
             f"### `{name}`",
             "",
+            c.config.DOC,
+            "",
+            f"- keys: {key_list(c.config)}",
             f"- value formats: {', '.join(f'`{f}`' for f in (*c.formats, *changelog_formats)) or 'none (the table columns)'}",
             f"- yields a changelog (`+I`, `-U`, `+U`, `-D` rows): {changelog}",
             f"- options: {', '.join(f'`{o}`' for o in sorted(c.options)) or 'none'}",
@@ -311,6 +326,9 @@ def render_connectors() -> str:
         out += [
             f"### `{name}`",
             "",
+            c.config.DOC,
+            "",
+            f"- keys: {key_list(c.config)}",
             f"- value formats: {', '.join(f'`{f}`' for f in c.formats) or 'none (it shows rows)'}",
             f"- key formats: {', '.join(f'`{f}`' for f in c.key_formats) or 'none'}",
             f"- takes a changelog: {'yes (it applies it)' if c.takes_changelog else ONLY_WITH_OP}",

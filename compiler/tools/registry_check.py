@@ -103,7 +103,7 @@ def check_source(client: Client, registry: Registry, reader: dict, compiled: Com
         return
     writer = json.loads(latest["schema"])
     at = f"subject '{client.subject}' version {latest.get('version')} (id {latest.get('id')})"
-    columns = {c.name: c.loc for c in compiled.pipeline.source.columns}
+    columns = {c.name: c.loc for c in compiled.pipeline.source.config.columns}
     for problem in read_problems(reader, writer, check_names=False):
         diags.error(
             "E249",

@@ -1,5 +1,6 @@
-"""The transform and predicate parts of `schemas/pipeline.schema.json`, generated from the registry, and the
-Schema Registry options of Kafka key and value blocks, generated from `connectors/registry.py`.
+"""The transform and predicate parts of `schemas/pipeline.schema.json`, generated from the registry, the source and
+sink connector blocks, generated from the connectors' config records (connector_schema.py), and the Schema Registry
+options of Kafka key and value blocks, generated from `connectors/schema_registry.py`.
 
 Generated: the `TransformStep` and `Predicate` dispatchers (the `type` enum and description, one if/then per
 transform or predicate) and one closed `$defs` entry per transform and predicate, restating each `ConfigKey`
@@ -24,6 +25,7 @@ from ..package_data import SCHEMA_PATH
 from ..resolve.builder import STEP_KEYS
 from ..transforms import REGISTRY
 from ..transforms.base import PACKAGE, PREDICATE_PACKAGE, ConfigKey, PredicateSpec, TransformSpec
+from . import connector_schema
 
 MARK = "Generated from the registry (compiler/transforms) by `python -m pipec.validate.schema_gen --write`."
 
@@ -171,12 +173,13 @@ def predicate_dispatch_def(predicates: list[PredicateSpec]) -> dict:
 
 
 def generated_defs() -> list[dict[str, dict]]:
-    """The generated `$defs`, in two groups, each kept together where it stands in the file."""
+    """The generated `$defs`, in groups, each kept together where it stands in the file: transforms and predicates
+    (from the registry), then the connectors' dispatchers and blocks (from their config records)."""
     transforms = sorted(REGISTRY.transforms.values(), key=lambda s: s.name)
     predicates = sorted(REGISTRY.predicates.values(), key=lambda s: s.name)
     dispatchers = {"TransformStep": step_def(transforms), "Predicate": predicate_dispatch_def(predicates)}
     configs = {s.name: transform_def(s) for s in transforms} | {p.name: predicate_def(p) for p in predicates}
-    return [dispatchers, configs]
+    return [dispatchers, configs, *connector_schema.generated_defs()]
 
 
 def registry_option(name: str, doc: str) -> dict:
@@ -215,7 +218,7 @@ def regenerate(schema: dict) -> dict:
             if owner[name] not in placed:
                 defs.update(groups[owner[name]])
                 placed.add(owner[name])
-        elif node.get("$comment") != MARK:
+        elif node.get("$comment") not in (MARK, connector_schema.MARK):
             defs[name] = node
     for i, group in enumerate(groups):
         if i not in placed:

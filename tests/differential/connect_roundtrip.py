@@ -271,10 +271,10 @@ def pipec_outcomes(spark, config: ConnectorConfig, doc: DocConfig, text: str, re
         compiled, job = compile_yaml(text, Path(tmp))
         raw_topic = (
             ""
-            if compiled.pipeline.source.topics and compiled.pipeline.source.topics[0].raw in doc.topics
+            if compiled.pipeline.source.config.topics and compiled.pipeline.source.config.topics[0].raw in doc.topics
             else RAW_SUFFIX
         )
-        if compiled.pipeline.source.topic_pattern is not None:
+        if compiled.pipeline.source.config.topic_pattern is not None:
             raw_topic = ""
         final = compiled.final
 

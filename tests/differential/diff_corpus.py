@@ -59,27 +59,30 @@ def _types(compiled: Compiled) -> tuple[SqlType | None, SqlType | None]:
     EXCEPT_KEY; a raw key is its one column)."""
     source = compiled.pipeline.source
     if source.connector == "files":
-        return None, _struct(source.columns)
+        return None, _struct(source.config.columns)
     key_type = None
-    if source.key_fields:
+    if source.config.key_fields:
         keys = key_columns(source)
-        key_type = keys[0].type if source.key_format == "raw" else _struct(keys)
+        key_type = keys[0].type if source.config.key_format == "raw" else _struct(keys)
     return key_type, _struct(value_columns(source))
 
 
 def not_checkable(compiled: Compiled) -> str | None:
     """Why a corpus pipeline's cases cannot be checked this way, or None."""
     source, sink = compiled.pipeline.source, compiled.pipeline.sink
-    if source.connector == "files" and source.format != "text":
-        return f"files source format {source.format}"
-    if source.connector == "kafka" and (source.format != "json" or source.key_format not in ("none", "json", "raw")):
-        return f"kafka source formats {source.key_format}/{source.format}"
-    if any(c.metadata or c.headers or c.header for c in source.columns):
+    if source.connector == "files" and source.config.format != "text":
+        return f"files source format {source.config.format}"
+    if source.connector == "kafka" and (
+        source.config.format != "json" or source.config.key_format not in ("none", "json", "raw")
+    ):
+        return f"kafka source formats {source.config.key_format}/{source.config.format}"
+    if any(c.metadata or c.headers or c.header for c in source.config.columns):
         return "metadata or header columns"
     if sink.connector not in ("kafka", "files"):
         return f"{sink.connector} sink"
-    if sink.key_fields and not (
-        source.fields_include == sink.fields_include == "EXCEPT_KEY" and source.key_fields == sink.key_fields
+    if sink.config.key_fields and not (
+        source.config.fields_include == sink.config.fields_include == "EXCEPT_KEY"
+        and source.config.key_fields == sink.config.key_fields
     ):
         return "a sink key built from value fields other than the source's EXCEPT_KEY key"
     return None
@@ -91,7 +94,7 @@ def harness_records(compiled: Compiled, case: TestCase) -> tuple[list[dict], lis
     key_type, value_type = _types(compiled)
     records, undecodable = [], []
     if source.connector == "files":
-        topic = source.topic.literal if source.topic else compiled.pipeline.name
+        topic = source.config.topic.literal if source.config.topic else compiled.pipeline.name
         rows = [
             (0, (None, json.dumps(r.fields.get("value")).encode(), topic, 0, i, EPOCH, 0, None))
             for i, r in enumerate(case.given)
@@ -100,7 +103,7 @@ def harness_records(compiled: Compiled, case: TestCase) -> tuple[list[dict], lis
         rows = kafka_rows(source, list(case.given))
     for _, (key, value, topic, partition, offset, timestamp, _, headers) in rows:
         try:
-            plain_key = _decode(key, source.key_format, key_type)
+            plain_key = _decode(key, source.config.key_format, key_type)
             plain_value = _decode(value, "json", value_type)
         except Undecodable:
             undecodable.append(offset)
@@ -154,11 +157,11 @@ def sink_view(compiled: Compiled, sent: dict, out: dict) -> dict:
     headers = [(k, None if v is None else v.encode("utf-8")) for k, v in out["headers"]]
     if sink.connector == "kafka":
         topic = out["topic"]
-        if sink.topic is not None and topic == sent["topic"]:  # a router's topic wins over the sink's (SPEC 7)
-            topic = sink.topic.literal
+        if sink.config.topic is not None and topic == sent["topic"]:  # a router's topic wins over the sink's (SPEC 7)
+            topic = sink.config.topic.literal
         return {"key": key, "value": value, "topic": topic, "headers": headers}
     record: dict[str, Any] = {"value": value}
-    if sink.envelope:
+    if sink.config.envelope:
         millis = out["timestamp"]
         record.update(
             key=key,

@@ -83,6 +83,6 @@ def test_kafka_confirms_the_expectations(path, kafka_answers):
         mismatch = compare(
             [(r.loc.line, r.fields) for r in case.expect or ()],
             written,
-            ordered=compiled.pipeline.sink.connector == "kafka" or compiled.pipeline.sink.envelope,
+            ordered=compiled.pipeline.sink.connector == "kafka" or compiled.pipeline.sink.config.envelope,
         )
         assert mismatch is None, f"{where}: Kafka disagrees with the expectation:\n" + "\n".join(mismatch.lines())
