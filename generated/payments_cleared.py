@@ -355,12 +355,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
-    parser.set_defaults(streaming=STREAMING)
     args = parser.parse_args(argv)
-    args.trigger, args.spark_packages_version = (
-        args.trigger or TRIGGER,
-        args.spark_packages_version or release,
-    )
+    args.streaming, args.trigger = STREAMING, args.trigger or TRIGGER
+    args.spark_packages_version = args.spark_packages_version or release
     for name in ("checkpoint", "source_path", "sink_path"):
         setattr(args, name, location(getattr(args, name)))
     return args
@@ -435,27 +432,26 @@ def start_quietly(builder, packages: list[str]) -> SparkSession:
     return spark
 
 
-# A record error is Spark's USER_RAISED_EXCEPTION (SQLSTATE P0001); a failed micro-batch function carries it only as
-# text: the traceback Py4J passed on, inside Spark's STREAM_FAILED message.
+# A record error is Spark's USER_RAISED_EXCEPTION, whose SQLSTATE is always P0001. A query whose Python micro-batch
+# function failed carries it only as text: the traceback Py4J passed on, inside Spark's STREAM_FAILED message.
 _RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?) SQLSTATE: P0001", re.S)
 _TRACEBACK = "Traceback (most recent call last):"
-_PY4J_CALL = "An error occurred while calling "  # Py4J's own line; the Java exception's follows it
-_RAISED = re.compile(
-    r"^:? ?(?:[A-Za-z_]\w*\.)+(\w*(?:Exception|Error)): (.*)$"
-)  # a qualified exception class
+# Py4J's own line, which the Java exception's line follows; a line naming a qualified exception class
+_PY4J_CALL = "An error occurred while calling "
+_RAISED = re.compile(r"^:? ?(?:[A-Za-z_]\w*\.)+(\w*(?:Exception|Error)): (.*)$")
 
 
 def failure(exc: BaseException) -> str:
-    """The record error, else the first line that says why, without Spark's wrappers, tracebacks or stack traces."""
+    """The record error (step, field, reason, topic, partition, offset), else the first line that says why,
+    without Spark's wrappers, tracebacks or stack traces."""
     text = str(exc)
     record = _RECORD_ERROR.search(text)
     if record:
         return "record error: " + record.group(1).replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    if (
-        _TRACEBACK in text
-    ):  # raised in a micro-batch function: the exception's lines, not the frames
+    # raised in a micro-batch function: drop the frames, keep the exception's lines
+    if _TRACEBACK in text:
         text = "\n".join(
             line for line in text.rsplit(_TRACEBACK, 1)[1].splitlines() if line[:1].strip()
         )
@@ -491,26 +487,22 @@ class Counts:
     @staticmethod
     def lines(label: str, metrics: dict[str, dict]) -> list[tuple[str, bool]]:
         """The counts line (True: stdout), and log.enable's first dead letter (False: stderr)."""
-        rows_in, out, fates = metrics["in"]["rows"], metrics["out"], metrics.get("fates", {})
-        dead, superseded, dropped = (
-            out.get("dead", 0),
-            fates.get("superseded", 0),
-            fates.get("filtered", 0),
-        )
-        written = out["rows"] - dead - superseded - dropped
+        rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
+        fates = metrics.get("fates", {})
+        dead, first = metrics["out"].get("dead", 0), metrics["out"].get("first")
+        superseded, dropped = fates.get("superseded", 0), fates.get("filtered", 0)
+        written = out - dead - superseded - dropped
         line = (
-            f"[{PIPELINE}] {label}: in={rows_in} written={written} "
-            f"filtered={rows_in - out['rows'] + dropped} superseded={superseded} dead_lettered={dead}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
-        if (
-            "table" in metrics
-        ):  # a table sink: the rows as the table took them (an append inserts them)
+        if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
             table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
             line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
-        if out.get("first") is None:
+        if first is None:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
-        return [(line, True), (f"[{PIPELINE}] dead letter: {out['first']}{also}", False)]
+        return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
 
     @staticmethod
     def by_name(metric) -> dict:
@@ -682,9 +674,8 @@ def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
 
 
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
-    """Print the counts of a micro-batch's progress newer than batch `after` (its observed metrics, or under Spark
-    Connect, given the client's session, the lines its micro-batch function handed over): the newest batch
-    reported."""
+    """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
+    Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
     if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
         batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
     else:

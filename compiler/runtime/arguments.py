@@ -44,12 +44,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
-    parser.set_defaults(streaming=STREAMING)
     args = parser.parse_args(argv)
-    args.trigger, args.spark_packages_version = (
-        args.trigger or TRIGGER,
-        args.spark_packages_version or release,
-    )
+    args.streaming, args.trigger = STREAMING, args.trigger or TRIGGER
+    args.spark_packages_version = args.spark_packages_version or release
     for name in ("checkpoint", "source_path", "sink_path"):
         setattr(args, name, location(getattr(args, name)))
     return args

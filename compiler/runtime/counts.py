@@ -34,26 +34,22 @@ class Counts:
     @staticmethod
     def lines(label: str, metrics: dict[str, dict]) -> list[tuple[str, bool]]:
         """The counts line (True: stdout), and log.enable's first dead letter (False: stderr)."""
-        rows_in, out, fates = metrics["in"]["rows"], metrics["out"], metrics.get("fates", {})
-        dead, superseded, dropped = (
-            out.get("dead", 0),
-            fates.get("superseded", 0),
-            fates.get("filtered", 0),
-        )
-        written = out["rows"] - dead - superseded - dropped
+        rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
+        fates = metrics.get("fates", {})
+        dead, first = metrics["out"].get("dead", 0), metrics["out"].get("first")
+        superseded, dropped = fates.get("superseded", 0), fates.get("filtered", 0)
+        written = out - dead - superseded - dropped
         line = (
-            f"[{PIPELINE}] {label}: in={rows_in} written={written} "
-            f"filtered={rows_in - out['rows'] + dropped} superseded={superseded} dead_lettered={dead}"
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
+            f"superseded={superseded} dead_lettered={dead}"
         )
-        if (
-            "table" in metrics
-        ):  # a table sink: the rows as the table took them (an append inserts them)
+        if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
             table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
             line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
-        if out.get("first") is None:
+        if first is None:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
-        return [(line, True), (f"[{PIPELINE}] dead letter: {out['first']}{also}", False)]
+        return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
 
     @staticmethod
     def by_name(metric) -> dict:

@@ -28,9 +28,8 @@ def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
 
 
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
-    """Print the counts of a micro-batch's progress newer than batch `after` (its observed metrics, or under Spark
-    Connect, given the client's session, the lines its micro-batch function handed over): the newest batch
-    reported."""
+    """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
+    Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
     if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
         batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
     else:
