@@ -57,12 +57,11 @@ def _template_cache():
     if folder is None:
         return None
     try:
-        os.makedirs(folder / "templates", exist_ok=True)
+        (folder / "templates").mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    if not os.access(folder / "templates", os.W_OK):
-        return None
-    return jinja2.FileSystemBytecodeCache(str(folder / "templates"))
+    writable = os.access(folder / "templates", os.W_OK)
+    return jinja2.FileSystemBytecodeCache(str(folder / "templates")) if writable else None
 
 
 # JVM options for a job that starts Spark's JVM itself (`python job.py`): HotSpot otherwise leaves generated
