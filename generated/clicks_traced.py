@@ -195,7 +195,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, headers, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, records, headers, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -213,15 +213,14 @@ def env(template: str) -> str:
     return "${".join(_ENV_REF.sub(value, part) for part in template.split("$${"))
 
 
-# Where the job was started, and whether through Spark Connect: taken once, on the client. A micro-batch function
-# Spark Connect runs in its server's Python worker carries these values with it, so paths resolve as the client meant.
+# Where the job was started and whether through Spark Connect, taken on the client: a micro-batch function Spark
+# Connect runs on its server carries them, so paths resolve there as the client meant.
 _CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
 
 
 def location(path: str | None) -> str | None:
-    """A path as the job means it: under Spark Connect (SPARK_REMOTE) a relative local path is made absolute against
-    the client's working directory (the server has another); otherwise as given (on a cluster a relative path is
-    relative to the default file system's working directory)."""
+    """Under Spark Connect, a relative local path made absolute against the client's working directory; otherwise
+    as given (on a cluster: relative to its default file system's working directory)."""
     cwd, remote = _CLIENT
     if path and remote and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
         return os.path.normpath(os.path.join(cwd, path))
@@ -239,22 +238,17 @@ SPARK_LINES = {
 
 
 def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
-    """The connectors' Maven coordinates for a Spark version: its line's Scala suffix and connector release
-    (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given; and a table
-    format's Spark runtime for the line (TABLE_RUNTIMES)."""
+    """The connectors' Maven coordinates for a Spark version (of `release` when given), and the table formats'."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats
-    connectors = [
-        f"org.apache.spark:{name}_{scala}:{release or known or spark_version}"
-        for name in SPARK_CONNECTORS
-    ]
-    return connectors + table
+    tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
+    version = release or known or spark_version
+    return [f"org.apache.spark:{name}_{scala}:{version}" for name in SPARK_CONNECTORS] + tables
 
 
 def check_connectors(spark: SparkSession) -> None:
-    """Fail in one line when the table format has no runtime for this Spark line, or a connector on
-    spark.jars.packages is of another Spark line (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
+    """Stop on a Spark line the table format has no runtime for, or a connector of another line on
+    spark.jars.packages (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
     version = spark.version
     line = ".".join(version.split(".")[:2])
     if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
@@ -288,8 +282,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The options, the job's mode and default trigger, its paths as the job means them (`location`)."""
     release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
     packages = ",".join(spark_packages(pyspark.__version__, release)) or "none"
-    # argparse %-formats a description only when it holds %(prog): then every % is escaped, else none
-    description = __doc__.split("\n")[0]
+    description = __doc__.split("\n")[0]  # argparse %-formats one holding %(prog)
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
         description=description.replace("%", "%%") if "%(prog)" in description else description,
@@ -299,9 +292,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     for flag, text in OPTIONS.items():
         parser.add_argument(flag, help=text)
-    parser.add_argument(
-        "--conf", action="append", default=[], metavar="K=V", help="Spark configuration"
-    )
+    parser.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     parser.add_argument(
         "--verbose",
         action="store_true",
@@ -324,28 +315,25 @@ SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's own session (SESSION_CONF: UTC, ANSI), on a Spark new enough; a JVM it starts itself also gets the
-    master, its Spark's connectors and JVM_OPTIONS, and starts quietly (spark-submit's stand)."""
-    builder = SparkSession.builder.appName(PIPELINE)
-    extra = dict(item.split("=", 1) for item in args.conf)
+    """The job's session (SESSION_CONF: UTC, ANSI) on a Spark new enough. A JVM it starts itself gets the
+    master, its Spark's connectors, table formats' settings and JVM_OPTIONS, and starts quietly."""
+    conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
+    builder = SparkSession.builder.appName(PIPELINE)
     if embedded:
-        builder = builder.master(args.master or "local[*]").config(
-            "spark.ui.showConsoleProgress", "false"
-        )
+        builder = builder.master(args.master or "local[*]")
+        java = " ".join(filter(None, (JVM_OPTIONS, conf.get("spark.driver.extraJavaOptions"))))
+        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **conf}
+        conf["spark.driver.extraJavaOptions"] = java
         if packages:
-            builder = builder.config("spark.jars.packages", ",".join(packages))
-        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
-            builder = builder.config(key, value)
-        options = "spark.driver.extraJavaOptions"
-        extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
+            conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
         print(
             f"{PIPELINE}: --master {args.master} ignored: spark-submit or Spark Connect chose the master",
             file=sys.stderr,
         )
-    for key, value in {**extra, **SESSION_CONF}.items():
+    for key, value in {**conf, **SESSION_CONF}.items():
         builder = builder.config(key, value)
     if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
         spark = start_quietly(builder, packages)
@@ -353,8 +341,7 @@ def session(args: argparse.Namespace) -> SparkSession:
         spark = builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
-    line = ".".join(spark.version.split(".")[:2])
-    if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):
+    if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
             f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
         )
@@ -363,9 +350,8 @@ def session(args: argparse.Namespace) -> SparkSession:
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"): the JVM's own
-    output (Ivy's resolution report, its proxy and repository warnings, log4j's start-up warnings and later lines)
-    goes to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
+    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own output
+    (Ivy's report, log4j's warnings) to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
     what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"
     print(f"{what} ...", end="", file=sys.stderr, flush=True)
@@ -427,8 +413,7 @@ SINK_COUNTS: dict[str, dict[str, int]] = {}
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
-    # after decoding; at the sink (written, superseded or dead-lettered); and an upsert sink's `fates` (upserts)
-    POINTS = ("in", "out")
+    POINTS = ("in", "out")  # after decoding; at the sink (and an upsert sink's `fates`)
 
     def __init__(self, streaming: bool):
         self.streaming = streaming
@@ -454,8 +439,7 @@ class Counts:
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
-        # a table sink: the rows written, as the table took them (an append inserts them)
-        if "table" in metrics:
+        if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
             table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
             line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
         if first is None:
@@ -465,8 +449,8 @@ class Counts:
 
     @staticmethod
     def by_name(metric) -> dict:
-        """An observed metric's values by name, whatever its shape: a Row (Spark), a dict (an Observation under
-        Spark Connect) or a Row of `values` and `schema` (a streaming progress, Connect)."""
+        """An observed metric's values by name: a Row (Spark), a dict (an Observation under Spark Connect) or a Row
+        of `values` and `schema` (a streaming progress under Spark Connect)."""
         values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
         if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
             return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
@@ -491,15 +475,9 @@ def unavailable(label: str, exc: BaseException) -> str:
 
 
 def say(lines: list[tuple[str, bool]]) -> None:
-    """Counts lines on stdout (True); why there are no counts, and logged dead letters, on stderr (False)."""
+    """Counts lines on stdout (True); why there are none, and logged dead letters, on stderr (False)."""
     for line, counted in lines:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
-
-
-CORRUPT = (
-    "__pipec_corrupt"  # the field a PERMISSIVE json decoder fills with a payload it could not parse
-)
-JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
 
 
 def record_error(message: str) -> Column:
@@ -508,6 +486,12 @@ def record_error(message: str) -> Column:
     return F.raise_error(
         F.format_string(message + where, F.col("topic"), F.col("partition"), F.col("offset"))
     )
+
+
+CORRUPT = (
+    "__pipec_corrupt"  # the field a PERMISSIVE json decoder fills with a payload it could not parse
+)
+JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
 
 
 def parsed_json(payload: Column, ddl: str) -> Column:
@@ -579,9 +563,8 @@ def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
 
 
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
-    """Print the counts of a micro-batch's progress newer than batch `after`, from the job's observed metrics it
-    carries or, under Spark Connect (given the client's session), the lines its micro-batch function handed over.
-    Returns the newest batch reported."""
+    """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
+    Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
     if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
         batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
     else:
@@ -608,9 +591,6 @@ class CountLines(StreamingQueryListener):
 
     def onQueryProgress(self, event) -> None:
         report_progress(event.progress, session=self.session)
-
-    def onQueryIdle(self, event) -> None:
-        pass
 
     def onQueryTerminated(self, event) -> None:
         self.terminated.set()

@@ -19,6 +19,7 @@ PARTS = (
     "session",
     "failures",
     "counts",
+    "record_error",
     "records",
     "headers",
     "offsets",

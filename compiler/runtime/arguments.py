@@ -28,8 +28,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The options, the job's mode and default trigger, its paths as the job means them (`location`)."""
     release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
     packages = ",".join(spark_packages(pyspark.__version__, release)) or "none"
-    # argparse %-formats a description only when it holds %(prog): then every % is escaped, else none
-    description = __doc__.split("\n")[0]
+    description = __doc__.split("\n")[0]  # argparse %-formats one holding %(prog)
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
         description=description.replace("%", "%%") if "%(prog)" in description else description,
@@ -39,9 +38,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     for flag, text in OPTIONS.items():
         parser.add_argument(flag, help=text)
-    parser.add_argument(
-        "--conf", action="append", default=[], metavar="K=V", help="Spark configuration"
-    )
+    parser.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     parser.add_argument(
         "--verbose",
         action="store_true",

@@ -17,8 +17,7 @@ SINK_COUNTS: dict[str, dict[str, int]] = {}
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
-    # after decoding; at the sink (written, superseded or dead-lettered); and an upsert sink's `fates` (upserts)
-    POINTS = ("in", "out")
+    POINTS = ("in", "out")  # after decoding; at the sink (and an upsert sink's `fates`)
 
     def __init__(self, streaming: bool):
         self.streaming = streaming
@@ -44,8 +43,7 @@ class Counts:
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
-        # a table sink: the rows written, as the table took them (an append inserts them)
-        if "table" in metrics:
+        if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
             table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
             line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
         if first is None:
@@ -55,8 +53,8 @@ class Counts:
 
     @staticmethod
     def by_name(metric) -> dict:
-        """An observed metric's values by name, whatever its shape: a Row (Spark), a dict (an Observation under
-        Spark Connect) or a Row of `values` and `schema` (a streaming progress, Connect)."""
+        """An observed metric's values by name: a Row (Spark), a dict (an Observation under Spark Connect) or a Row
+        of `values` and `schema` (a streaming progress under Spark Connect)."""
         values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
         if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
             return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
@@ -81,6 +79,6 @@ def unavailable(label: str, exc: BaseException) -> str:
 
 
 def say(lines: list[tuple[str, bool]]) -> None:
-    """Counts lines on stdout (True); why there are no counts, and logged dead letters, on stderr (False)."""
+    """Counts lines on stdout (True); why there are none, and logged dead letters, on stderr (False)."""
     for line, counted in lines:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)

@@ -1,5 +1,5 @@
-"""Short names for Column expressions decoding and record errors repeat: each builds the same native
-Column the expression it names would (emit/render.py IDIOMS writes the call in its place)."""
+"""Short names for the Column expressions a JSON decode repeats: each builds the same native Column the expression it
+names would (emit/render.py IDIOMS writes the call in its place)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,6 @@ CORRUPT = (
     "__pipec_corrupt"  # the field a PERMISSIVE json decoder fills with a payload it could not parse
 )
 JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
-
-
-def record_error(message: str) -> Column:
-    """A record error: `message` (with % written %%), then the record's topic, partition and offset."""
-    where = " (topic %s, partition %s, offset %s)"
-    return F.raise_error(
-        F.format_string(message + where, F.col("topic"), F.col("partition"), F.col("offset"))
-    )
 
 
 def parsed_json(payload: Column, ddl: str) -> Column:

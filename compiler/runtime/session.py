@@ -23,28 +23,25 @@ SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's own session (SESSION_CONF: UTC, ANSI), on a Spark new enough; a JVM it starts itself also gets the
-    master, its Spark's connectors and JVM_OPTIONS, and starts quietly (spark-submit's stand)."""
-    builder = SparkSession.builder.appName(PIPELINE)
-    extra = dict(item.split("=", 1) for item in args.conf)
+    """The job's session (SESSION_CONF: UTC, ANSI) on a Spark new enough. A JVM it starts itself gets the
+    master, its Spark's connectors, table formats' settings and JVM_OPTIONS, and starts quietly."""
+    conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
+    builder = SparkSession.builder.appName(PIPELINE)
     if embedded:
-        builder = builder.master(args.master or "local[*]").config(
-            "spark.ui.showConsoleProgress", "false"
-        )
+        builder = builder.master(args.master or "local[*]")
+        java = " ".join(filter(None, (JVM_OPTIONS, conf.get("spark.driver.extraJavaOptions"))))
+        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **conf}
+        conf["spark.driver.extraJavaOptions"] = java
         if packages:
-            builder = builder.config("spark.jars.packages", ",".join(packages))
-        for key, value in TABLE_SESSION.items():  # the table format's SQL extensions and catalog
-            builder = builder.config(key, value)
-        options = "spark.driver.extraJavaOptions"
-        extra[options] = " ".join(filter(None, (JVM_OPTIONS, extra.get(options))))
+            conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
         print(
             f"{PIPELINE}: --master {args.master} ignored: spark-submit or Spark Connect chose the master",
             file=sys.stderr,
         )
-    for key, value in {**extra, **SESSION_CONF}.items():
+    for key, value in {**conf, **SESSION_CONF}.items():
         builder = builder.config(key, value)
     if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
         spark = start_quietly(builder, packages)
@@ -52,8 +49,7 @@ def session(args: argparse.Namespace) -> SparkSession:
         spark = builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
-    line = ".".join(spark.version.split(".")[:2])
-    if tuple(map(int, line.split("."))) < tuple(map(int, SPARK_NEEDED.split("."))):
+    if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
             f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
         )
@@ -62,9 +58,8 @@ def session(args: argparse.Namespace) -> SparkSession:
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"): the JVM's own
-    output (Ivy's resolution report, its proxy and repository warnings, log4j's start-up warnings and later lines)
-    goes to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
+    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own output
+    (Ivy's report, log4j's warnings) to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
     what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"
     print(f"{what} ...", end="", file=sys.stderr, flush=True)

@@ -17,22 +17,17 @@ SPARK_LINES = {
 
 
 def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
-    """The connectors' Maven coordinates for a Spark version: its line's Scala suffix and connector release
-    (SPARK_LINES; a line newer than the table: the Spark's own version), or `release` when given; and a table
-    format's Spark runtime for the line (TABLE_RUNTIMES)."""
+    """The connectors' Maven coordinates for a Spark version (of `release` when given), and the table formats'."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    table = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []  # table formats
-    connectors = [
-        f"org.apache.spark:{name}_{scala}:{release or known or spark_version}"
-        for name in SPARK_CONNECTORS
-    ]
-    return connectors + table
+    tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
+    version = release or known or spark_version
+    return [f"org.apache.spark:{name}_{scala}:{version}" for name in SPARK_CONNECTORS] + tables
 
 
 def check_connectors(spark: SparkSession) -> None:
-    """Fail in one line when the table format has no runtime for this Spark line, or a connector on
-    spark.jars.packages is of another Spark line (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
+    """Stop on a Spark line the table format has no runtime for, or a connector of another line on
+    spark.jars.packages (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
     version = spark.version
     line = ".".join(version.split(".")[:2])
     if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):

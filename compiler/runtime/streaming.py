@@ -28,9 +28,8 @@ def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
 
 
 def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
-    """Print the counts of a micro-batch's progress newer than batch `after`, from the job's observed metrics it
-    carries or, under Spark Connect (given the client's session), the lines its micro-batch function handed over.
-    Returns the newest batch reported."""
+    """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
+    Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
     if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
         batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
     else:
@@ -57,9 +56,6 @@ class CountLines(StreamingQueryListener):
 
     def onQueryProgress(self, event) -> None:
         report_progress(event.progress, session=self.session)
-
-    def onQueryIdle(self, event) -> None:
-        pass
 
     def onQueryTerminated(self, event) -> None:
         self.terminated.set()

@@ -5,6 +5,7 @@ rely on. Spark-side behaviour is the Spark and Kafka tests' (tests/spark, tests/
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 from pathlib import Path
 
@@ -43,6 +44,34 @@ def test_every_module_is_a_part_and_every_alternative_is_one():
     assert modules == set(PARTS)
     for name, parts in ALTERNATIVES.items():
         assert all(name in runtime_text.parts()[p].defines for p in parts), name
+
+
+def top_level(source: str) -> tuple[set, set, int]:
+    """(the top-level names, the imports, the last import's end line) as ast finds them in `source`."""
+    names, imports, last = set(), set(), 0
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.update((getattr(node, "level", 0), getattr(node, "module", None), a.name) for a in node.names)
+            last = node.end_lineno
+    return names, imports, last
+
+
+@pytest.mark.parametrize("name", PARTS)
+def test_a_part_is_read_as_ast_reads_the_whole_module(name):
+    """The emitter parses only a part's docstring and imports (up to the first two blank lines) and scans its names:
+    the same names, imports and body as parsing it all."""
+    source = (RUNTIME / f"{name}.py").read_text(encoding="utf-8")
+    names, imports, last = top_level(source)
+    assert top_level(source.split("\n\n\n", 1)[0])[1:] == (imports, last)
+    part = runtime_text.parts()[name]
+    assert part.defines == names
+    assert part.body == "\n".join(source.split("\n")[last:]).strip("\n")
 
 
 def test_a_part_reads_only_settings_the_emitter_can_write():

@@ -1,0 +1,14 @@
+"""A record error: a native Column that fails the record, saying why and where (emit/render.py IDIOMS)."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+
+def record_error(message: str) -> Column:
+    """A record error: `message` (with % written %%), then the record's topic, partition and offset."""
+    where = " (topic %s, partition %s, offset %s)"
+    return F.raise_error(
+        F.format_string(message + where, F.col("topic"), F.col("partition"), F.col("offset"))
+    )
