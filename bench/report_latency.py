@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .latency_levers import COMBINATIONS
 from .report import _f, _rate
 
 LATENCY_MODES = {
@@ -14,6 +15,11 @@ LATENCY_MODES = {
     "real_time_steady": "real-time mode, `real-time: 5 minutes`, no batch end in the run (payments without dead letters)",
     "pass_through": "micro-batch, default trigger (pass-through written by hand, no chain)",
     "pass_through_real_time": "real-time mode, `real-time: 5 seconds` (pass-through written by hand, no chain)",
+    **{  # bench/latency_levers.py's levers, on the payments job and on the pass-through alike
+        f"{base}_{'_'.join(levers)}": f"micro-batch, default trigger, {' + '.join(levers)} ({what})"
+        for levers in COMBINATIONS
+        for base, what in (("micro_batch", "payments job, dead letters"), ("pass_through", "pass-through"))
+    },
 }
 
 

@@ -52,7 +52,17 @@ def test_no_ratio_for_a_pass_through_nor_a_trigger_without_one_nor_a_baseline_no
         "micro_batch_stateless",
         "real_time",
         "real_time_dead_letters",
+        "micro_batch_async",
+        "micro_batch_rules",
+        "micro_batch_async_rules",
     }
+
+
+def test_a_lever_mode_is_measured_against_the_pass_through_with_the_same_levers():
+    rounds = {**ROUNDS, "micro_batch_async": ROUNDS["micro_batch"], "pass_through_async": ROUNDS["pass_through"]}
+    assert against_pass_through("micro_batch_async", rounds)["baseline"] == "pass_through_async"
+    assert against_pass_through("micro_batch_async", ROUNDS) is None  # its own pass-through did not run
+    assert MODES["micro_batch_async_rules"] == ("dead_letters", None, ("async", "rules"))
 
 
 def test_a_modes_figures_are_its_median_p99_round_with_every_round_beside():
