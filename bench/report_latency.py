@@ -20,6 +20,8 @@ LATENCY_MODES = {
         for levers in COMBINATIONS
         for base, what in (("micro_batch", "payments job, dead letters"), ("pass_through", "pass-through"))
     },
+    "micro_batch_one_observe": "micro-batch, default trigger (payments job, dead letters, counts observed at the sink "
+    "only: a what-if)",
 }
 
 
