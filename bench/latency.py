@@ -42,7 +42,7 @@ pass-through's p99 and its median micro-batch planning ÷ the pass-through's, pe
 mode N times, in turn: round i of a mode against round i of its pass-through, minutes apart at most), as
 min/median/max over the rounds. A mode's other figures are those of its round with the median p99.
 
-    scripts/bench latency [--rate 2000] [--seconds 60] [--jvm-warmup 60] [--modes micro_batch,...] [--rounds 1]
+    scripts/bench latency [--rate 2000] [--seconds 60] [--warmup 20] [--jvm-warmup 60] [--modes micro_batch,...] [--rounds 1]
                           [--write]
         (--write merges the figures into bench/results.json as `latency` and rewrites docs/benchmarks.md)
 
@@ -94,7 +94,7 @@ MODES = {  # name -> (variant, --trigger (None: the job's default), levers (benc
     "micro_batch_one_observe": ("dead_letters", None, ("one_observe",)),
 }
 PASS_THROUGH = "pass_through"  # the variant written by hand: bench/handwritten_pass_through.py
-WARMUP_S = 20.0  # records sent before the measured ones, once the query runs (JIT, connections, first batches)
+WARMUP_S = 20.0  # seconds of records sent before the measured ones, once the query runs (--warmup; first batches)
 JVM_WARMUP_S = 60.0  # a first mode's run before any is measured (--jvm-warmup)
 DRAIN_S = 30.0  # how long to wait for the measured records' output after the last one is sent
 PLANNING = ("latestOffset", "getBatch", "queryPlanning", "walCommit")  # durationMs parts before the batch runs
@@ -279,7 +279,7 @@ def run_mode(
     run = str(spark.streams.active[0].runId)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 1, "acks": "1"})
     warmup: dict[str, float] = {}
-    produce(producer, topics["in"], "w", args.rate, WARMUP_S, warmup)
+    produce(producer, topics["in"], "w", args.rate, args.warmup, warmup)
     sent: dict[str, float] = {}
     started = time.time()
     log(f"{name}: measuring {args.rate:,} records/s for {args.seconds:g} s (trigger {trigger or 'default'})")
@@ -415,7 +415,7 @@ def measure(args) -> dict:
             "spark": spark.version,
             "rate_per_s": args.rate,
             "seconds": args.seconds,
-            "warmup_s": WARMUP_S,
+            "warmup_s": args.warmup,
             "jvm_warmup_s": args.jvm_warmup,
             "rounds": args.rounds,
             **modes,
@@ -484,6 +484,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench latency", description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=int, default=2000, help="records per second (default 2000)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send at that rate (default 60)")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=WARMUP_S,
+        help=f"seconds sent unmeasured once each mode's query runs ({WARMUP_S:g})",
+    )
     parser.add_argument(
         "--jvm-warmup",
         type=float,
