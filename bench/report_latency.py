@@ -108,7 +108,7 @@ def latency_section(c: dict) -> list[str]:
             f"| {label} | {m['received']:,} of {m['records']:,} | {_f(m['p50_s'], 3)} | {_f(m['p95_s'], 3)} | "
             f"**{_f(m['p99_s'], 3)}** | {_f(m['max_s'], 3)} | {m['batches']} | {batches} | {_f(m['load_average'][0])} |"
         )
-    return out + _against_rows(c) + _legs_rows(c) + ["", LATENCY_NOTES, ""]
+    return out + _against_rows(c) + _lever_rows(c) + _legs_rows(c) + ["", LATENCY_NOTES, ""]
 
 
 def _spread(s: dict | None, digits: int = 2) -> str:
@@ -140,6 +140,42 @@ def _against_rows(c: dict) -> list[str]:
             f"| {_spread(planning.get('pass_through'), 0)} | {_spread(a['load_1min'], 1)} |"
         )
     return out
+
+
+def _each_round_ratio(c: dict, mode: str, base: str, key: str) -> dict | None:
+    """`mode`'s figure ÷ `base`'s, round i against round i: min / median / max (None unless both ran)."""
+    pairs = zip(c.get(mode, {}).get("each_round") or [], c.get(base, {}).get("each_round") or [])
+    values = [m[key] / b[key] for m, b in pairs if m.get(key) and b.get(key)]
+    if not values:
+        return None
+    values.sort()
+    return {"min": values[0], "median": values[(len(values) - 1) // 2], "max": values[-1]}
+
+
+def _lever_rows(c: dict) -> list[str]:
+    """What each lever does to the payments job and to the pass-through, each against itself without it (round i
+    against round i): a lever that helps both alike leaves the ratio to the pass-through where it was."""
+    rows = []
+    for levers in (*COMBINATIONS, ("one_observe",)):
+        name = "_".join(levers)
+        cells = [
+            _spread(_each_round_ratio(c, f"{base}_{name}", base, key))
+            for base in ("micro_batch", "pass_through")
+            for key in ("p99_s", "planning_ms_median")
+        ]
+        if any(cell != "-" for cell in cells):
+            rows.append(f"| {' + '.join(levers)} | {' | '.join(cells)} |")
+    if not rows:
+        return []
+    return [
+        "",
+        "Each lever (bench/latency_levers.py) against the same side without it, round i against round i, min / median "
+        "/ max (below 1: the lever shortens it; `one_observe` is a what-if of the payments plan alone):",
+        "",
+        "| levers | payments p99 | payments planning | pass-through p99 | pass-through planning |",
+        "|---|---|---|---|---|",
+        *rows,
+    ]
 
 
 def _legs_rows(c: dict) -> list[str]:

@@ -126,3 +126,21 @@ def test_the_pass_through_takes_the_jobs_arguments():
         "/tmp/c",
         "real-time: 5 seconds",
     )
+
+
+def test_each_lever_is_reported_against_the_same_side_without_it_round_by_round():
+    from bench.report_latency import _lever_rows
+
+    def each(*rounds):
+        return {"each_round": [{"p99_s": p, "planning_ms_median": q} for p, q in rounds]}
+
+    figures = {
+        "micro_batch": each((1.0, 100), (2.0, 200), (1.5, 150)),
+        "micro_batch_async": each((0.5, 50), (1.0, 100), (1.5, 150)),
+        "pass_through": each((1.0, 100), (1.0, 100), (1.0, 100)),
+        "pass_through_async": each((0.8, 90), (0.9, None), (1.0, 100)),
+    }
+    rows = _lever_rows(figures)
+    assert rows[-1] == "| async | 0.50 / 0.50 / 1.00 | 0.50 / 0.50 / 1.00 | 0.80 / 0.90 / 1.00 | 0.90 / 0.90 / 1.00 |"
+    assert not any(row.startswith("| rules") for row in rows)  # not run: no row
+    assert _lever_rows({"micro_batch": figures["micro_batch"]}) == []
