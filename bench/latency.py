@@ -377,18 +377,9 @@ def measure(args) -> dict:
         if args.jvm_warmup > 0:
             log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
             warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
-            with levers_applied(spark, MODES[args.modes[0]][2], jobs[MODES[args.modes[0]][0]]):
-                run_mode(
-                    args.modes[0],
-                    jobs[MODES[args.modes[0]][0]],
-                    folder,
-                    spark,
-                    progress,
-                    probes,
-                    bootstrap,
-                    admin,
-                    warm,
-                )
+            variant, _, levers = MODES[args.modes[0]]
+            with levers_applied(spark, levers, jobs[variant]):
+                run_mode(args.modes[0], jobs[variant], folder, spark, progress, probes, bootstrap, admin, warm)
         rounds: dict[str, list[dict]] = {name: [] for name in args.modes}
         for turn in range(args.rounds):
             for name in args.modes:
