@@ -33,13 +33,16 @@ Modes (name: pipeline variant, trigger):
   pass_through           the baseline (bench/handwritten_pass_through.py): Kafka to Kafka written by hand, each
                          record's key, value and headers as read, no chain; Spark's default trigger
   pass_through_real_time the same, `real-time: 5 seconds`
+  micro_batch_<levers>   micro_batch and pass_through with bench/latency_levers.py's levers (async, rules,
+  pass_through_<levers>  async_rules), each pair against the other in the same run; only when named in --modes
+  micro_batch_one_observe  the payments job's counts observed at the sink only (a what-if), against pass_through
 
 Each payments mode is also reported against the pass-through of the same trigger, when both ran: its p99 ÷ the
 pass-through's p99 and its median micro-batch planning ÷ the pass-through's, per round (--rounds N runs every
 mode N times, in turn: round i of a mode against round i of its pass-through, minutes apart at most), as
 min/median/max over the rounds. A mode's other figures are those of its round with the median p99.
 
-    scripts/bench latency [--rate 2000] [--seconds 60] [--jvm-warmup 60] [--modes micro_batch,...] [--rounds 1]
+    scripts/bench latency [--rate 2000] [--seconds 60] [--warmup 20] [--jvm-warmup 60] [--modes micro_batch,...] [--rounds 1]
                           [--write]
         (--write merges the figures into bench/results.json as `latency` and rewrites docs/benchmarks.md)
 
@@ -66,25 +69,32 @@ from pathlib import Path
 import yaml
 
 from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
+from .latency_levers import COMBINATIONS, JOB_ONLY, levers_applied
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
 OUT = (
     ROOT / "out" / "latency.json"
 )  # every run's figures (git ignores out/); --write merges them into bench/results.json
-MODES = {  # name -> (variant, --trigger; None: the job's default)
-    "micro_batch": ("dead_letters", None),
-    "micro_batch_two_writes": ("two_writes", None),
-    "zero_interval": ("dead_letters", "processing-time: 0 seconds"),
-    "micro_batch_stateless": ("stateless", None),
-    "real_time": ("stateless", "real-time: 5 seconds"),
-    "real_time_dead_letters": ("dead_letters", "real-time: 5 seconds"),
-    "real_time_steady": ("stateless", "real-time: 5 minutes"),
-    "pass_through": ("pass_through", None),
-    "pass_through_real_time": ("pass_through", "real-time: 5 seconds"),
+MODES = {  # name -> (variant, --trigger (None: the job's default), levers (bench/latency_levers.py))
+    "micro_batch": ("dead_letters", None, ()),
+    "micro_batch_two_writes": ("two_writes", None, ()),
+    "zero_interval": ("dead_letters", "processing-time: 0 seconds", ()),
+    "micro_batch_stateless": ("stateless", None, ()),
+    "real_time": ("stateless", "real-time: 5 seconds", ()),
+    "real_time_dead_letters": ("dead_letters", "real-time: 5 seconds", ()),
+    "real_time_steady": ("stateless", "real-time: 5 minutes", ()),
+    "pass_through": ("pass_through", None, ()),
+    "pass_through_real_time": ("pass_through", "real-time: 5 seconds", ()),
+    **{  # issue 28's levers, each alone and together, on the payments job and on the pass-through alike
+        f"{base}_{'_'.join(levers)}": (variant, None, levers)
+        for levers in COMBINATIONS
+        for base, variant in (("micro_batch", "dead_letters"), ("pass_through", "pass_through"))
+    },
+    "micro_batch_one_observe": ("dead_letters", None, ("one_observe",)),
 }
 PASS_THROUGH = "pass_through"  # the variant written by hand: bench/handwritten_pass_through.py
-WARMUP_S = 20.0  # records sent before the measured ones, once the query runs (JIT, connections, first batches)
+WARMUP_S = 20.0  # seconds of records sent before the measured ones, once the query runs (--warmup; first batches)
 JVM_WARMUP_S = 60.0  # a first mode's run before any is measured (--jvm-warmup)
 DRAIN_S = 30.0  # how long to wait for the measured records' output after the last one is sent
 PLANNING = ("latestOffset", "getBatch", "queryPlanning", "walCommit")  # durationMs parts before the batch runs
@@ -246,7 +256,7 @@ def run_mode(
     from confluent_kafka import Producer
     from confluent_kafka.admin import NewTopic
 
-    variant, trigger = MODES[name]
+    variant, trigger, levers = MODES[name]
     tag = uuid.uuid4().hex[:8]
     topics = {k: f"latency-{k}-{tag}" for k in ("in", "out", "dlq")}
     append_time = {"message.timestamp.type": "LogAppendTime"}  # each record's time on the broker, for the legs
@@ -269,7 +279,7 @@ def run_mode(
     run = str(spark.streams.active[0].runId)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 1, "acks": "1"})
     warmup: dict[str, float] = {}
-    produce(producer, topics["in"], "w", args.rate, WARMUP_S, warmup)
+    produce(producer, topics["in"], "w", args.rate, args.warmup, warmup)
     sent: dict[str, float] = {}
     started = time.time()
     log(f"{name}: measuring {args.rate:,} records/s for {args.seconds:g} s (trigger {trigger or 'default'})")
@@ -298,6 +308,7 @@ def run_mode(
     figures = {
         "trigger": trigger or "default (Trigger.ProcessingTime(0): back to back)",
         "variant": variant,
+        "levers": list(levers),
         "records": len(sent),
         "received": len(latencies),
         "send_rate_per_s": round(len(sent) / (sent_end - started), 1),
@@ -366,18 +377,19 @@ def measure(args) -> dict:
         if args.jvm_warmup > 0:
             log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
             warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
-            run_mode(
-                args.modes[0], jobs[MODES[args.modes[0]][0]], folder, spark, progress, probes, bootstrap, admin, warm
-            )
+            variant, _, levers = MODES[args.modes[0]]
+            with levers_applied(spark, levers, jobs[variant]):
+                run_mode(args.modes[0], jobs[variant], folder, spark, progress, probes, bootstrap, admin, warm)
         rounds: dict[str, list[dict]] = {name: [] for name in args.modes}
         for turn in range(args.rounds):
             for name in args.modes:
                 if args.rounds > 1:
                     log(f"round {turn + 1} of {args.rounds}: {name}")
                 try:
-                    figures = run_mode(
-                        name, jobs[MODES[name][0]], folder, spark, progress, probes, bootstrap, admin, args
-                    )
+                    with levers_applied(spark, MODES[name][2], jobs[MODES[name][0]]):
+                        figures = run_mode(
+                            name, jobs[MODES[name][0]], folder, spark, progress, probes, bootstrap, admin, args
+                        )
                 except Exception as exc:  # a mode that cannot run here is reported, the others still run
                     figures = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
                     log(f"{name}: failed: {figures['error']}")
@@ -394,7 +406,7 @@ def measure(args) -> dict:
             "spark": spark.version,
             "rate_per_s": args.rate,
             "seconds": args.seconds,
-            "warmup_s": WARMUP_S,
+            "warmup_s": args.warmup,
             "jvm_warmup_s": args.jvm_warmup,
             "rounds": args.rounds,
             **modes,
@@ -431,8 +443,9 @@ def median_round(runs: list[dict]) -> dict:
 def against_pass_through(name: str, rounds: dict[str, list[dict]]) -> dict | None:
     """A payments mode against the pass-through of its trigger in the same run, round by round: p99 ÷ p99 and
     median planning ÷ median planning (None when either did not run)."""
-    variant, trigger = MODES[name]
-    baseline = next((m for m, (v, t) in MODES.items() if v == PASS_THROUGH and t == trigger), None)
+    variant, trigger, levers = MODES[name]
+    shared = tuple(x for x in levers if x not in JOB_ONLY)  # the pass-through's same settings
+    baseline = next((m for m, (v, t, l) in MODES.items() if v == PASS_THROUGH and (t, l) == (trigger, shared)), None)
     if variant == PASS_THROUGH or baseline not in rounds:
         return None
     pairs = [(job, base) for job, base in zip(rounds[name], rounds[baseline]) if "p99_s" in job and "p99_s" in base]
@@ -463,12 +476,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rate", type=int, default=2000, help="records per second (default 2000)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send at that rate (default 60)")
     parser.add_argument(
+        "--warmup",
+        type=float,
+        default=WARMUP_S,
+        help=f"seconds sent unmeasured once each mode's query runs ({WARMUP_S:g})",
+    )
+    parser.add_argument(
         "--jvm-warmup",
         type=float,
         default=JVM_WARMUP_S,
         help=f"seconds of the first mode run unmeasured first (default {JVM_WARMUP_S:g}; 0: none)",
     )
-    parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
+    plain = [m for m, (_, _, levers) in MODES.items() if not levers]  # the default: every mode without a lever
+    parser.add_argument("--modes", default=",".join(plain), help=f"comma-separated, of {', '.join(MODES)}")
     parser.add_argument(
         "--rounds",
         type=int,

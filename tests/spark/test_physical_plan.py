@@ -127,3 +127,35 @@ def test_plan_check_sees_a_python_udf(spark):
     df = spark.range(3).select(F.col("id").cast("string").alias("s")).select(shout("s").alias("loud"))
     plan = executed_plan(df)
     assert "BatchEvalPython" in python_operators_in(plan), plan
+
+
+@pytest.mark.parametrize("name", ["payments_cleared", "clicks_traced"])
+def test_idle_optimizer_rules_leave_a_kafka_jobs_plan_as_it_is(name: str, spark, tmp_path, monkeypatch):
+    """`scripts/bench latency`'s `rules` lever (bench/latency_levers.py) excludes optimizer rules each micro-batch
+    runs over the whole plan: it is exact only while they do nothing to the job's plan. The optimized plan of the
+    sink's rows (counts and dead letters included) is the same with and without them."""
+    from bench.latency_levers import LEVERS
+
+    monkeypatch.chdir(ROOT)
+    result = build_all([str(ROOT / "pipelines" / f"{name}.yaml")])
+    ((file, text),) = generate_all(result).items()
+    (compiled,) = result.compiled
+    (tmp_path / file).write_text(text, encoding="utf-8")
+    job = load_job(tmp_path / file)
+    for key, value in job.SESSION_CONF.items():
+        spark.conf.set(key, value)
+    _, folder = _kafka_input(spark, compiled, tmp_path / "kafka")
+    rows = job.transform(spark.read.parquet(str(folder)), job.Counts(True))
+    if hasattr(job, "with_dead_letters"):
+        rows = job.with_dead_letters(rows, "dead-letters")
+
+    def optimized() -> str:
+        return rows.select("*")._jdf.queryExecution().optimizedPlan().toString()
+
+    (conf,) = LEVERS["rules"]["conf"].items()
+    plain = optimized()
+    spark.conf.set(*conf)
+    try:
+        assert optimized() == plain
+    finally:
+        spark.conf.unset(conf[0])

@@ -52,7 +52,25 @@ def test_no_ratio_for_a_pass_through_nor_a_trigger_without_one_nor_a_baseline_no
         "micro_batch_stateless",
         "real_time",
         "real_time_dead_letters",
+        "micro_batch_async",
+        "micro_batch_rules",
+        "micro_batch_async_rules",
+        "micro_batch_one_observe",
     }
+
+
+def test_a_lever_mode_is_measured_against_the_pass_through_with_the_same_levers():
+    rounds = {**ROUNDS, "micro_batch_async": ROUNDS["micro_batch"], "pass_through_async": ROUNDS["pass_through"]}
+    assert against_pass_through("micro_batch_async", rounds)["baseline"] == "pass_through_async"
+    assert against_pass_through("micro_batch_async", ROUNDS) is None  # its own pass-through did not run
+    assert MODES["micro_batch_async_rules"] == ("dead_letters", None, ("async", "rules"))
+    # a lever of the job's own plan has no pass-through counterpart: the plain one is its baseline
+    assert (
+        against_pass_through("micro_batch_one_observe", {**ROUNDS, "micro_batch_one_observe": ROUNDS["micro_batch"]})[
+            "baseline"
+        ]
+        == "pass_through"
+    )
 
 
 def test_a_modes_figures_are_its_median_p99_round_with_every_round_beside():
@@ -108,3 +126,21 @@ def test_the_pass_through_takes_the_jobs_arguments():
         "/tmp/c",
         "real-time: 5 seconds",
     )
+
+
+def test_each_lever_is_reported_against_the_same_side_without_it_round_by_round():
+    from bench.report_latency import _lever_rows
+
+    def each(*rounds):
+        return {"each_round": [{"p99_s": p, "planning_ms_median": q} for p, q in rounds]}
+
+    figures = {
+        "micro_batch": each((1.0, 100), (2.0, 200), (1.5, 150)),
+        "micro_batch_async": each((0.5, 50), (1.0, 100), (1.5, 150)),
+        "pass_through": each((1.0, 100), (1.0, 100), (1.0, 100)),
+        "pass_through_async": each((0.8, 90), (0.9, None), (1.0, 100)),
+    }
+    rows = _lever_rows(figures)
+    assert rows[-1] == "| async | 0.50 / 0.50 / 1.00 | 0.50 / 0.50 / 1.00 | 0.80 / 0.90 / 1.00 | 0.90 / 0.90 / 1.00 |"
+    assert not any(row.startswith("| rules") for row in rows)  # not run: no row
+    assert _lever_rows({"micro_batch": figures["micro_batch"]}) == []
