@@ -738,6 +738,19 @@ _DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
 class TableMerge:
     """MERGE and its clauses (a part of `Table`)."""
 
+    @staticmethod
+    def once(rows: DataFrame) -> DataFrame:
+        """The rows computed once (a local checkpoint), with the Observations on them filled: Spark Connect answers a
+        checkpoint without observed metrics, so there the rows are cached and counted first (the count's answer
+        carries them)."""
+        if not _CLIENT[1]:
+            return rows.localCheckpoint()
+        cached = rows.persist()
+        cached.count()
+        done = cached.localCheckpoint()
+        cached.unpersist()
+        return done
+
     def merge(
         self,
         spark: SparkSession,
@@ -832,7 +845,7 @@ class TableUpsert(TableMerge):
         )
         counted = Observation()
         # materialized once (the upstream read once, the MERGE source deterministic), counted as it is
-        batch = (
+        batch = self.once(
             rows.withColumn("__delete", delete)
             .withColumn("__rank", F.row_number().over(newest))
             .join(gone, self.key, "left")
@@ -845,7 +858,6 @@ class TableUpsert(TableMerge):
                 F.count(F.when(candidate & delete, True)).alias("deletes"),
                 F.count(F.when(candidate & ~delete & gone_at.isNotNull(), True)).alias("revived"),
             )
-            .localCheckpoint()
         )
         n = counted.get
         candidates = batch.where(F.col("__candidate"))
@@ -892,12 +904,11 @@ class TableUpsert(TableMerge):
         )
         row_at = F.col("__ROW_AT")
         counted = Observation()
-        applied = (
+        applied = self.once(
             deletes.join(rows_at, self.key, "left")
             .where(row_at.isNull() | (F.col("__SEQUENCE") >= row_at))
             .drop("__ROW_AT")
             .observe(counted, F.count(F.lit(1)).alias("rows"))
-            .localCheckpoint()
         )
         return applied, counted.get["rows"]
 
@@ -960,7 +971,7 @@ class TableUpsert(TableMerge):
         )
         # materialized once: the counts and both MERGEs read the same fates, and the MERGE source is deterministic
         # (Iceberg refuses a non-deterministic one: the arrival order is monotonically_increasing_id)
-        changes = changes.withColumn("__fate", fate).localCheckpoint()
+        changes = self.once(changes.withColumn("__fate", fate))
         fates: dict[str, int] = {}
         # a tombstone to write (a delete) or drop (a key revived)
         remember = F.col("__delete") | F.coalesce(gone, F.lit(False))

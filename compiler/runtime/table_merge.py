@@ -8,6 +8,7 @@ import os
 
 from pyspark.sql import DataFrame, SparkSession
 
+from .paths import _CLIENT
 from .table_sql import quoted
 
 # The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
@@ -17,6 +18,19 @@ _DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
 
 class TableMerge:
     """MERGE and its clauses (a part of `Table`)."""
+
+    @staticmethod
+    def once(rows: DataFrame) -> DataFrame:
+        """The rows computed once (a local checkpoint), with the Observations on them filled: Spark Connect answers a
+        checkpoint without observed metrics, so there the rows are cached and counted first (the count's answer
+        carries them)."""
+        if not _CLIENT[1]:
+            return rows.localCheckpoint()
+        cached = rows.persist()
+        cached.count()
+        done = cached.localCheckpoint()
+        cached.unpersist()
+        return done
 
     def merge(
         self,

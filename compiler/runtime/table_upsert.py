@@ -36,7 +36,7 @@ class TableUpsert(TableMerge):
         )
         counted = Observation()
         # materialized once (the upstream read once, the MERGE source deterministic), counted as it is
-        batch = (
+        batch = self.once(
             rows.withColumn("__delete", delete)
             .withColumn("__rank", F.row_number().over(newest))
             .join(gone, self.key, "left")
@@ -49,7 +49,6 @@ class TableUpsert(TableMerge):
                 F.count(F.when(candidate & delete, True)).alias("deletes"),
                 F.count(F.when(candidate & ~delete & gone_at.isNotNull(), True)).alias("revived"),
             )
-            .localCheckpoint()
         )
         n = counted.get
         candidates = batch.where(F.col("__candidate"))
@@ -96,12 +95,11 @@ class TableUpsert(TableMerge):
         )
         row_at = F.col("__ROW_AT")
         counted = Observation()
-        applied = (
+        applied = self.once(
             deletes.join(rows_at, self.key, "left")
             .where(row_at.isNull() | (F.col("__SEQUENCE") >= row_at))
             .drop("__ROW_AT")
             .observe(counted, F.count(F.lit(1)).alias("rows"))
-            .localCheckpoint()
         )
         return applied, counted.get["rows"]
 
@@ -164,7 +162,7 @@ class TableUpsert(TableMerge):
         )
         # materialized once: the counts and both MERGEs read the same fates, and the MERGE source is deterministic
         # (Iceberg refuses a non-deterministic one: the arrival order is monotonically_increasing_id)
-        changes = changes.withColumn("__fate", fate).localCheckpoint()
+        changes = self.once(changes.withColumn("__fate", fate))
         fates: dict[str, int] = {}
         # a tombstone to write (a delete) or drop (a key revived)
         remember = F.col("__delete") | F.coalesce(gone, F.lit(False))
