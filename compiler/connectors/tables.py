@@ -5,7 +5,7 @@ runtime (compiler/runtime/tables.py), driver-side orchestration of native DataFr
 from __future__ import annotations
 
 from .. import ir
-from ..changelog import OP
+from ..changelog import OP, TOMBSTONE
 from ..diagnostics import Collector
 from ..emit.render import doc_text, path_expr, py_literal
 from ..model import Sink, Source
@@ -35,11 +35,10 @@ def sequence_fields(sink: Sink, shape: Shape) -> tuple[tuple[str, ir.Expr, SqlTy
         value = shape.value
         assert isinstance(value, StructType)
         return ((sink.sequence_by, ir.Get(ir.Col("value"), sink.sequence_by), value.field(sink.sequence_by).type),)
-    return (
-        ("timestamp", ir.Col("timestamp"), TIMESTAMP_LTZ_3),
-        ("partition", ir.Col("partition"), INT),
-        ("offset", ir.Col("offset"), BIGINT),
-    )
+    fields = (("timestamp", TIMESTAMP_LTZ_3), ("partition", INT), ("offset", BIGINT))
+    if shape.tombstones:  # an upsert-kafka `-D`: its tombstone's own envelope, not the deleted image's
+        return tuple((n, ir.Func("coalesce", (ir.Get(ir.Col(TOMBSTONE), n), ir.Col(n))), t) for n, t in fields)
+    return tuple((n, ir.Col(n), t) for n, t in fields)
 
 
 def table_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType | None]]:
