@@ -10,9 +10,9 @@ from ..diagnostics import Collector
 from ..emit.render import doc_text, path_expr, py_literal
 from ..model import Sink, Source
 from ..shape import Shape
-from ..types.sql import BIGINT, INT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from ..types.sql import BIGINT, INT, STRING, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
 from . import table_formats
-from .base import SinkConnector
+from .base import SinkConnector, TestLayout, envelope_layout
 from .files import _typed_columns, check_files_sink
 from .upsert_kafka import change_op, primary_key
 
@@ -264,6 +264,15 @@ def describe(sink: Sink, shape: Shape) -> list[str]:
     return lines
 
 
+def table_layout(sink: Sink, shape: Shape) -> TestLayout:
+    """What a record test's `expect` names: the rows the job hands the table (a files sink's), and for upsert and
+    history the change each row applies (`op`)."""
+    layout = envelope_layout(sink, shape)
+    if sink.apply not in APPLIES:
+        return layout
+    return TestLayout({**layout.fields, OP: STRING}, layout.unwritten)
+
+
 def _sink(name: str, options: frozenset[str]) -> SinkConnector:
     return SinkConnector(
         name=name,
@@ -278,6 +287,7 @@ def _sink(name: str, options: frozenset[str]) -> SinkConnector:
         spark_sink=name,
         written=lambda sink, shape: tuple(columns_ddl(sink, shape)),
         describe=describe,
+        test_layout=table_layout,
     )
 
 
