@@ -7,6 +7,8 @@
 3. MERGE: the same micro-batch into the 1,000,000-row table through pipec against a hand-written `foreachBatch`
    MERGE (newest change per key by a window, then MERGE INTO ... WHEN MATCHED AND newer UPDATE, WHEN NOT MATCHED
    INSERT); goal >= 0.95 (hand-written time / pipec time).
+The upserts run twice: into tables with Delta's deletion vectors (pipec's through `table-properties`, the
+hand-written one created with the same property; the headline ratios), then into tables without (Delta's default).
 Each repetition's changes carry a newer version than the last, so every MERGE updates. Wall and CPU (the JVM's,
 from /proc, plus the driver's) per run, min/median/max, and the load average before and after.
 
@@ -40,6 +42,8 @@ UPSERT = """\
       columns: [{name: id, type: BIGINT}, {name: name, type: STRING}, {name: v, type: BIGINT}]
     sink: {connector: delta, path: unused, apply: upsert, primary-key: [id], sequence-by: v}
 """
+# Delta's deletion vectors: a MERGE marks the rows it replaces instead of rewriting every file they are in
+DELETION_VECTORS = {"delta.enableDeletionVectors": "true"}
 
 
 def log(text: str) -> None:
@@ -98,8 +102,9 @@ def changes_frame(spark, keys: int, version: int):
     )
 
 
-def build_tables(spark, upsert_job, folder: Path, keys: int) -> tuple:
-    """pipec's upsert table and the hand-written one, `keys` rows each (version 0)."""
+def build_tables(spark, upsert_job, folder: Path, keys: int, properties: dict[str, str]) -> tuple:
+    """pipec's upsert table and the hand-written one, `keys` rows each (version 0), both with the same table
+    properties."""
     from pyspark.sql import functions as F
 
     base = spark.range(keys).select(
@@ -111,7 +116,12 @@ def build_tables(spark, upsert_job, folder: Path, keys: int) -> tuple:
     table.prepare(spark)
     base.withColumn("__SEQUENCE", F.struct("v")).write.format("delta").mode("append").save(table.path)
     hand = str(folder / f"hand-{keys}")
-    base.write.format("delta").save(hand)
+    given = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
+    spark.sql(
+        f"CREATE TABLE delta.`{hand}` (id BIGINT, name STRING, v BIGINT) USING delta"
+        + (f" TBLPROPERTIES ({given})" if given else "")
+    )
+    base.write.format("delta").mode("append").save(hand)
     return table, hand
 
 
@@ -133,6 +143,46 @@ def hand_merge(spark, changes, path: str) -> None:
     )
 
 
+def upsert_runs(spark, pid: int, folder: Path, properties: dict[str, str], reps: int) -> dict[str, list[dict]]:
+    """The upsert micro-batches (pipec into 1,000,000 and 1,000 rows, the hand-written MERGE into 1,000,000), tables
+    with `properties`, `reps` reps after a warm-up."""
+    from pipec.testing.runner import compile_job
+
+    folder.mkdir()
+    upsert_yaml = textwrap.dedent(UPSERT)
+    if properties:
+        upsert_yaml = upsert_yaml.replace(
+            "sequence-by: v}", f"sequence-by: v, table-properties: {json.dumps(properties)}}}"
+        )
+    (folder / "upsert").mkdir()
+    upsert_job = compile_job(folder / "upsert", upsert_yaml)
+    runs: dict[str, list[dict]] = {k: [] for k in ("upsert_1m", "upsert_1k", "merge_hand")}
+    log(f"building 1,000,000- and 1,000-row tables, properties {properties}")
+    big, big_hand = build_tables(spark, upsert_job, folder, 1_000_000, properties)
+    small, _ = build_tables(spark, upsert_job, folder, 1_000, properties)
+    for path in (big.path, big_hand):
+        detail = spark.sql(f"DESCRIBE DETAIL delta.`{path}`").first()
+        log(f"{Path(path).name}: {detail['numFiles']} files, properties {detail['properties']}")
+    for i in range(-1, reps):  # rep -1 warms up
+        version = i + 2
+        for name, run in (
+            ("upsert_1m", lambda: big.write(changes_frame(spark, 1_000_000, version), None)),
+            ("upsert_1k", lambda: small.write(changes_frame(spark, 1_000, version), None)),
+            ("merge_hand", lambda: hand_merge(spark, changes_frame(spark, 1_000_000, version), big_hand)),
+        ):
+            figures = timed(pid, run)
+            if i >= 0:
+                runs[name].append(figures)
+        if i >= 0:
+            log(
+                f"upsert rep {i}: 1M {runs['upsert_1m'][-1]['wall_s']:.2f} s, 1K {runs['upsert_1k'][-1]['wall_s']:.2f} s, "
+                f"hand {runs['merge_hand'][-1]['wall_s']:.2f} s"
+            )
+    counts = spark.read.format("delta").load(big.path).count(), spark.read.format("delta").load(big_hand).count()
+    assert counts[0] == counts[1], counts  # both tables took the same changes
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/bench tables", description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=300_000)
@@ -141,7 +191,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import pyspark
-    from pipec.testing.runner import compile_job
     from pipec.testing.session import local_session, stop_local_session, table_settings
     from pyspark import SparkContext
 
@@ -155,13 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="bench-tables-"))
     try:
         job = chain_job(folder)
-        (folder / "upsert").mkdir()
-        upsert_job = compile_job(folder / "upsert", textwrap.dedent(UPSERT))
         raw = kafka_records(spark, args.records).cache()
         raw.count()
-        runs: dict[str, list[dict]] = {
-            k: [] for k in ("append_pipec", "append_hand", "upsert_1m", "upsert_1k", "merge_hand")
-        }
+        runs: dict[str, list[dict]] = {k: [] for k in ("append_pipec", "append_hand")}
 
         def append_pipec(i: int) -> None:
             out = job.parse_args(["--sink-path", str(folder / f"a-pipec-{i}")])
@@ -178,38 +223,25 @@ def main(argv: list[str] | None = None) -> int:
             log(
                 f"append rep {i}: pipec {runs['append_pipec'][-1]['wall_s']:.2f} s, hand {runs['append_hand'][-1]['wall_s']:.2f} s"
             )
-        log("building 1,000,000- and 1,000-row tables")
-        big, big_hand = build_tables(spark, upsert_job, folder, 1_000_000)
-        small, _ = build_tables(spark, upsert_job, folder, 1_000)
-        for i in range(-1, args.reps):  # rep -1 warms up
-            version = i + 2
-            for name, run in (
-                ("upsert_1m", lambda: big.write(changes_frame(spark, 1_000_000, version), None)),
-                ("upsert_1k", lambda: small.write(changes_frame(spark, 1_000, version), None)),
-                ("merge_hand", lambda: hand_merge(spark, changes_frame(spark, 1_000_000, version), big_hand)),
-            ):
-                figures = timed(pid, run)
-                if i >= 0:
-                    runs[name].append(figures)
-            if i >= 0:
-                log(
-                    f"upsert rep {i}: 1M {runs['upsert_1m'][-1]['wall_s']:.2f} s, 1K {runs['upsert_1k'][-1]['wall_s']:.2f} s, "
-                    f"hand {runs['merge_hand'][-1]['wall_s']:.2f} s"
-                )
-        counts = spark.read.format("delta").load(big.path).count(), spark.read.format("delta").load(big_hand).count()
-        assert counts[0] == counts[1], counts  # both tables took the same changes
+        runs |= upsert_runs(spark, pid, folder / "dv", DELETION_VECTORS, args.reps)
+        plain = upsert_runs(spark, pid, folder / "plain", {}, args.reps)
     finally:
         stop_local_session(spark)
         shutil.rmtree(folder, ignore_errors=True)
-    summary = {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s")} for name, rs in runs.items()}
 
-    def ratio(a: str, b: str, metric: str) -> float:
+    def summarized(runs: dict[str, list[dict]]) -> dict:
+        return {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s")} for name, rs in runs.items()}
+
+    summary, plain_summary = summarized(runs), summarized(plain)
+
+    def ratio(a: str, b: str, metric: str, summary: dict = summary) -> float:
         return summary[a][metric]["median"] / summary[b][metric]["median"]
 
     figures = {
         "records": args.records,
         "reps": args.reps,
         "changes": CHANGES,
+        "upsert_table_properties": DELETION_VECTORS,
         "pyspark": pyspark.__version__,
         "load_before": load_before,
         "load_after": os.getloadavg(),
@@ -218,6 +250,18 @@ def main(argv: list[str] | None = None) -> int:
             "append_hand_over_pipec": {m: ratio("append_hand", "append_pipec", m) for m in ("wall_s", "cpu_s")},
             "upsert_1m_over_1k": {m: ratio("upsert_1m", "upsert_1k", m) for m in ("wall_s", "cpu_s")},
             "merge_hand_over_pipec": {m: ratio("merge_hand", "upsert_1m", m) for m in ("wall_s", "cpu_s")},
+        },
+        # the same upserts into tables without deletion vectors (Delta's default)
+        "without_deletion_vectors": {
+            "runs": plain_summary,
+            "ratios": {
+                "upsert_1m_over_1k": {
+                    m: ratio("upsert_1m", "upsert_1k", m, plain_summary) for m in ("wall_s", "cpu_s")
+                },
+                "merge_hand_over_pipec": {
+                    m: ratio("merge_hand", "upsert_1m", m, plain_summary) for m in ("wall_s", "cpu_s")
+                },
+            },
         },
     }
     OUT.parent.mkdir(exist_ok=True)

@@ -16,6 +16,7 @@ spark.executor.extraJavaOptions on a cluster), as the job does for a JVM it star
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -241,7 +242,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, table_sql, tables, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, table_sql, table_setup, table_append, table_merge, table_upsert, table_history, tables, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -592,42 +593,24 @@ def same_type(left: str, right: str, fmt: str) -> bool:
     return norm(left) == norm(right)
 
 
+def retyped(have: dict[str, str], columns: dict[str, str], fmt: str) -> list[str]:
+    """The columns the table (`have`: name -> type) holds in another type than `columns` declares."""
+    return [c for c in columns if c in have and not same_type(have[c], columns[c], fmt)]
+
+
+def retyped_text(names: list[str], have: dict[str, str], columns: dict[str, str]) -> str:
+    """The part of a start-up error that names each retyped column with both types."""
+    return "columns of another type: " + ", ".join(
+        f"{c} (table {have[c]}, pipeline {columns[c].lower()})" for c in names
+    )
+
+
 _PREPARED: set[str] = set()  # tables created or checked by this process
+_QUERY_IDS: dict[str, str] = {}  # checkpoint folder -> its streaming query's id
 
 
-class Table:
-    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
-    type, pipec's `__` bookkeeping columns last)."""
-
-    def __init__(
-        self,
-        format,
-        path,
-        name,
-        apply,
-        key,
-        sequence_by,
-        partition_by,
-        properties,
-        evolution,
-        options,
-        catalog,
-        columns,
-        checkpoint,
-    ):
-        self.format, self.path, self.name, self.apply = format, path, name, apply
-        self.key, self.sequence_by, self.partition_by = key, sequence_by, partition_by
-        self.properties, self.evolution, self.options = properties, evolution, options
-        self.catalog, self.columns, self.checkpoint = catalog, columns, checkpoint
-        self.ref = name or f"{format}.{quoted(path)}"
-        self.tombstones = (
-            (name + "__tombstones")
-            if name
-            else f"{format}.{quoted(path.rstrip('/') + '__tombstones')}"
-        )
-        self.values = [c for c in columns if not c.startswith("__")]
-
-    # ------------------------------------------------------------ creating and checking
+class TableSetup:
+    """Creating and checking the table (a part of `Table`)."""
 
     def exists(self, spark: SparkSession, ref: str) -> bool:
         from pyspark.errors import AnalysisException
@@ -654,15 +637,18 @@ class Table:
             text += f" TBLPROPERTIES ({', '.join(f'{sql_text(k)} = {sql_text(v)}' for k, v in properties.items())})"
         spark.sql(text)
 
-    def prepare(self, spark: SparkSession) -> None:
+    def prepare(self, spark: SparkSession, rows: DataFrame | None = None) -> bool:
         """Create the table (and its tombstones) when missing; check an existing one's columns: a difference fails
-        the job, naming the columns, unless schema-evolution: add-columns lets it add the new ones.
+        the job, naming the columns, unless schema-evolution: add-columns lets it add the new ones. True: the table
+        is missing and the append of `rows` creates it (`created_by`).
         """
         for key, value in self.catalog.items():
             spark.conf.set(key, value)
         if self.ref in _PREPARED:
-            return
+            return False
         if not self.exists(spark, self.ref):
+            if rows is not None and self.created_by(rows):
+                return True
             self.create(spark, self.ref, self.columns, self.partition_by, self.properties)
         else:
             self.check(spark)
@@ -670,33 +656,36 @@ class Table:
             kept = {c: self.columns[c] for c in [*self.key, "__SEQUENCE"]}
             self.create(spark, self.tombstones, kept, [], {})
         _PREPARED.add(self.ref)
+        return False
+
+    def created_by(self, rows: DataFrame) -> bool:
+        """Whether a Delta append of `rows` creates the table as CREATE TABLE would (one commit, not two): its
+        columns are the table's, in order and of the same types, and every table property is Delta's own
+        (`delta.*`, which the writer sets on the table it creates)."""
+        have = {f.name: f.dataType.simpleString() for f in rows.schema.fields}
+        return (
+            self.format == "delta"
+            and list(have) == list(self.columns)
+            and not retyped(have, self.columns, self.format)
+            and all(key.startswith("delta.") for key in self.properties)
+        )
 
     def check(self, spark: SparkSession) -> None:
         have = {f.name: f.dataType.simpleString() for f in spark.read.table(self.ref).schema.fields}
         new = [c for c in self.columns if c not in have]
         gone = [c for c in have if c not in self.columns]
-        retyped = [
-            c
-            for c in self.columns
-            if c in have and not same_type(have[c], self.columns[c], self.format)
-        ]
-        if gone or retyped or (new and self.evolution != "add-columns"):
+        other = retyped(have, self.columns, self.format)
+        if gone or other or (new and self.evolution != "add-columns"):
             problems = []
             if new:
                 problems.append(f"columns not in the table: {', '.join(new)}")
             if gone:
                 problems.append(f"table columns the pipeline does not write: {', '.join(gone)}")
-            if retyped:
-                problems.append(
-                    "columns of another type: "
-                    + ", ".join(
-                        f"{c} (table {have[c]}, pipeline {self.columns[c].lower()})"
-                        for c in retyped
-                    )
-                )
+            if other:
+                problems.append(retyped_text(other, have, self.columns))
             hint = (
                 "schema-evolution: add-columns adds new columns; "
-                if new and not gone and not retyped
+                if new and not gone and not other
                 else ""
             )
             raise SystemExit(
@@ -707,35 +696,47 @@ class Table:
             added = ", ".join(f"{quoted(c)} {self.columns[c]}" for c in new)
             spark.sql(f"ALTER TABLE {self.ref} ADD COLUMNS ({added})")
 
-    # ------------------------------------------------------------ writing
-
-    def write(self, rows: DataFrame, batch_id: int | None):
-        """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
-        spark = rows.sparkSession
-        self.prepare(spark)
-        if self.apply == "append":
-            self.append(rows, batch_id)
-            SINK_COUNTS["table"] = {}  # every row inserted
-        else:
-            SINK_COUNTS.update((self.upsert if self.apply == "upsert" else self.history)(rows))
-        return None
-
-    def commit_id(self) -> str:
-        """The query's id across restarts, for idempotent writes: taken from its checkpoint folder."""
+    def commit_id(self, spark: SparkSession) -> str:
+        """The query's id across restarts, for idempotent writes (txnAppId): its checkpoint folder, and the id its
+        streaming query wrote there when the folder was new. A new checkpoint in the same folder is a new query
+        whose micro-batch ids start at 0 again: Delta must not take them for replays of the old one's.
+        """
         import hashlib
 
-        return "pipec-" + hashlib.sha1((self.checkpoint or "").encode()).hexdigest()[:16]
+        folder = self.checkpoint or ""
+        if folder not in _QUERY_IDS:
+            _QUERY_IDS[folder] = query_id(spark, folder) if folder else ""
+        return "pipec-" + hashlib.sha1(f"{folder}\n{_QUERY_IDS[folder]}".encode()).hexdigest()[:16]
 
-    def append(self, rows: DataFrame, batch_id: int | None) -> None:
+
+def query_id(spark: SparkSession, folder: str) -> str:
+    """The id in a streaming checkpoint's `metadata` file ("" before a query ran there)."""
+    from pyspark.errors import AnalysisException
+
+    try:
+        line = spark.read.text(folder.rstrip("/") + "/metadata").first()
+    except AnalysisException:
+        return ""
+    return json.loads(line[0]).get("id", "") if line else ""
+
+
+class TableAppend:
+    """Appending rows (a part of `Table`)."""
+
+    def append(self, rows: DataFrame, batch_id: int | None, creates: bool = False) -> None:
         """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
-        txnVersion; Iceberg: the snapshot that carries the batch's id is found)."""
+        txnVersion; Iceberg: the snapshot that carries the batch's id is found). `creates`: the table is missing
+        and this append creates it, partitioned and with its properties."""
         writer = rows.write.format(self.format).mode("append").options(**self.options)
+        if creates:
+            writer = writer.options(**self.properties)
+            writer = writer.partitionBy(*self.partition_by) if self.partition_by else writer
         if batch_id is not None:
-            app = self.commit_id()
+            spark = rows.sparkSession
+            app = self.commit_id(spark)
             if self.format == "delta":
                 writer = writer.option("txnAppId", app).option("txnVersion", batch_id)
             else:
-                spark = rows.sparkSession
                 marker = f"{app}:{batch_id}"
                 snapshots = spark.read.table(f"{self.ref}.snapshots")
                 if (
@@ -749,6 +750,17 @@ class Table:
             writer.saveAsTable(self.name)
         else:
             writer.save(self.path)
+        if creates:
+            _PREPARED.add(self.ref)
+
+
+# The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
+# deterministic, so Delta need not copy it again
+_DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
+
+
+class TableMerge:
+    """MERGE and its clauses (a part of `Table`)."""
 
     def merge(
         self,
@@ -757,16 +769,45 @@ class Table:
         target: str,
         condition: str,
         clauses: list[str],
-    ) -> None:
-        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order."""
+    ) -> DataFrame:
+        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order; the
+        command's result (Delta: the rows it affected, updated, deleted and inserted)."""
         view = f"pipec_changes_{os.urandom(6).hex()}"
         source.createOrReplaceTempView(view)
         try:
-            spark.sql(
+            return spark.sql(
                 f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
             )
         finally:
             spark.catalog.dropTempView(view)
+
+    def merge_counted(
+        self,
+        spark: SparkSession,
+        source: DataFrame,
+        clauses: list[str],
+        batch_id: int | None,
+    ) -> dict[str, int]:
+        """A Delta MERGE into the table on the key (its source already materialized), and the rows it inserted
+        and updated, as the command reports them. A micro-batch's MERGE is an idempotent write
+        (txnAppId/txnVersion): replayed after a crash, Delta skips it, reports no row, and nothing was written.
+        """
+        settings = dict(_DELTA_MERGE)
+        if batch_id is not None:
+            settings["spark.databricks.delta.write.txnAppId"] = self.commit_id(spark)
+            settings["spark.databricks.delta.write.txnVersion"] = str(batch_id)
+        before = {key: spark.conf.get(key, None) for key in settings}
+        try:
+            for key, value in settings.items():
+                spark.conf.set(key, value)
+            done = self.merge(spark, source, self.ref, self.on_key(), clauses).first()
+        finally:
+            for key, value in before.items():
+                if value is None:
+                    spark.conf.unset(key)
+                else:
+                    spark.conf.set(key, value)
+        return {name: done[f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")}
 
     def on_key(self, *also: str) -> str:
         return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])
@@ -777,6 +818,127 @@ class Table:
     def insert(self, columns: list[str]) -> str:
         names = ", ".join(quoted(c) for c in columns)
         return f"INSERT ({names}) VALUES ({', '.join('s.' + quoted(c) for c in columns)})"
+
+    @staticmethod
+    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:
+        return {
+            "fates": {
+                "superseded": fates.get("superseded", 0),
+                "filtered": fates.get("filtered", 0),
+            },
+            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},
+        }
+
+
+class TableUpsert(TableMerge):
+    """Upserting changes (a part of `Table`)."""
+
+    def upsert(self, rows: DataFrame, batch_id: int | None) -> dict:
+        """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
+        (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes
+        nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones
+        when a key is deleted or revived. Delta counts from its MERGE's own result; Iceberg classifies first.
+        """
+        if self.format != "delta":
+            return self.upsert_classified(rows)
+        spark = rows.sparkSession
+        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
+        newest = Window.partitionBy(*self.key, before).orderBy(
+            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
+        )
+        gone = spark.read.table(self.tombstones).select(
+            *self.key, F.col("__SEQUENCE").alias("__GONE_AT")
+        )
+        gone_at = F.col("__GONE_AT")
+        # a candidate: its key's newest change, newer than the key's tombstone (the MERGE compares it with the row)
+        candidate = (
+            ~before & (F.col("__rank") == 1) & (gone_at.isNull() | (F.col("__SEQUENCE") > gone_at))
+        )
+        counted = Observation()
+        # materialized once (the upstream read once, the MERGE source deterministic), counted as it is
+        batch = (
+            rows.withColumn("__delete", delete)
+            .withColumn("__rank", F.row_number().over(newest))
+            .join(gone, self.key, "left")
+            .withColumn("__candidate", candidate)
+            .observe(
+                counted,
+                F.count(F.lit(1)).alias("rows"),
+                F.count(F.when(before, True)).alias("filtered"),
+                F.count(F.when(candidate & ~delete, True)).alias("changes"),
+                F.count(F.when(candidate & delete, True)).alias("deletes"),
+                F.count(F.when(candidate & ~delete & gone_at.isNotNull(), True)).alias("revived"),
+            )
+            .localCheckpoint()
+        )
+        n = counted.get
+        candidates = batch.where(F.col("__candidate"))
+        stored = [*self.values, "__SEQUENCE"]
+        source = candidates.where(~F.col("__delete")).select(*stored, "__delete", "__GONE_AT")
+        deleted = 0
+        if n["deletes"]:
+            applied, deleted = self.applied_deletes(spark, candidates.where(F.col("__delete")))
+            source = source.unionByName(applied.select(*stored, "__delete", "__GONE_AT"))
+        table = {"inserted": 0, "updated": 0}
+        if n["changes"] or deleted:
+            change = "NOT s.__delete AND " if deleted else ""  # without deletes, no clause for them
+            clauses = [
+                f"WHEN MATCHED AND {change}s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
+                + self.assignments(stored),
+                f"WHEN NOT MATCHED {'AND NOT s.__delete ' if deleted else ''}THEN "
+                + self.insert(stored),
+            ]
+            if deleted:
+                clauses.insert(
+                    0, "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE"
+                )
+            table = self.merge_counted(spark, source, clauses, batch_id)
+        if deleted or n["revived"]:  # a delete's tombstone, a revived key's dropped
+            self.remember(spark, source.where(F.col("__delete") | gone_at.isNotNull()))
+        applied = table["inserted"] + table["updated"] + deleted
+        return self.fate_counts(
+            {
+                "inserted": table["inserted"],
+                "updated": table["updated"],
+                "deleted": deleted,
+                "filtered": n["filtered"],
+                "superseded": n["rows"] - n["filtered"] - applied,
+            }
+        )
+
+    def applied_deletes(self, spark: SparkSession, deletes: DataFrame) -> tuple[DataFrame, int]:
+        """The deletes that apply (no row for the key, or one not newer), materialized, and how many: a probe of the
+        table's key and sequence columns for the deleted keys only."""
+        rows_at = (
+            spark.read.table(self.ref)
+            .select(*self.key, F.col("__SEQUENCE").alias("__ROW_AT"))
+            .join(F.broadcast(deletes.select(*self.key)), self.key, "left_semi")
+        )
+        row_at = F.col("__ROW_AT")
+        counted = Observation()
+        applied = (
+            deletes.join(rows_at, self.key, "left")
+            .where(row_at.isNull() | (F.col("__SEQUENCE") >= row_at))
+            .drop("__ROW_AT")
+            .observe(counted, F.count(F.lit(1)).alias("rows"))
+            .localCheckpoint()
+        )
+        return applied, counted.get["rows"]
+
+    def remember(self, spark: SparkSession, changes: DataFrame) -> None:
+        """Into the tombstones: a delete's sequence (a new tombstone, or a newer one), a revived key's tombstone
+        dropped."""
+        self.merge(
+            spark,
+            changes.select(*self.key, "__SEQUENCE", "__delete"),
+            self.tombstones,
+            self.on_key(),
+            [
+                "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
+                "WHEN MATCHED THEN DELETE",
+                "WHEN NOT MATCHED AND s.__delete THEN " + self.insert([*self.key, "__SEQUENCE"]),
+            ],
+        )
 
     def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:
         """Each given key's state: the sequence of its row (`__GONE` false) or of its tombstone (true), the newer
@@ -794,10 +956,9 @@ class Table:
         both = both.withColumn("__n", F.row_number().over(newest)).where(F.col("__n") == 1)
         return both.select(*self.key, F.col("__SEQUENCE").alias("__STATE"), "__GONE")
 
-    def upsert(self, rows: DataFrame) -> dict:
-        """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
-        (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes
-        nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones.
+    def upsert_classified(self, rows: DataFrame) -> dict:
+        """The upsert where the MERGE reports no exact counts (Iceberg): each change classified against its key's
+        state first (a read of the table's and the tombstones' key and sequence), then the MERGEs.
         """
         spark = rows.sparkSession
         delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
@@ -847,29 +1008,12 @@ class Table:
                 ],
             )
         if fates.get("remembered", 0):
-            self.merge(
-                spark,
-                written.where(remember),
-                self.tombstones,
-                self.on_key(),
-                [
-                    "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
-                    "WHEN MATCHED THEN DELETE",
-                    "WHEN NOT MATCHED AND s.__delete THEN "
-                    + self.insert([*self.key, "__SEQUENCE"]),
-                ],
-            )
+            self.remember(spark, written.where(remember))
         return self.fate_counts(fates)
 
-    @staticmethod
-    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:
-        return {
-            "fates": {
-                "superseded": fates.get("superseded", 0),
-                "filtered": fates.get("filtered", 0),
-            },
-            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},
-        }
+
+class TableHistory(TableMerge):
+    """Keeping every version (a part of `Table`)."""
 
     def history(self, rows: DataFrame) -> dict:
         """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
@@ -986,6 +1130,52 @@ class Table:
                 ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
             )
         return self.fate_counts(fates)
+
+
+class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
+    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
+    type, pipec's `__` bookkeeping columns last)."""
+
+    def __init__(
+        self,
+        format,
+        path,
+        name,
+        apply,
+        key,
+        sequence_by,
+        partition_by,
+        properties,
+        evolution,
+        options,
+        catalog,
+        columns,
+        checkpoint,
+    ):
+        self.format, self.path, self.name, self.apply = format, path, name, apply
+        self.key, self.sequence_by, self.partition_by = key, sequence_by, partition_by
+        self.properties, self.evolution, self.options = properties, evolution, options
+        self.catalog, self.columns, self.checkpoint = catalog, columns, checkpoint
+        self.ref = name or f"{format}.{quoted(path)}"
+        self.tombstones = (
+            (name + "__tombstones")
+            if name
+            else f"{format}.{quoted(path.rstrip('/') + '__tombstones')}"
+        )
+        self.values = [c for c in columns if not c.startswith("__")]
+
+    def write(self, rows: DataFrame, batch_id: int | None):
+        """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
+        spark = rows.sparkSession
+        if self.apply == "append":
+            self.append(rows, batch_id, self.prepare(spark, rows))
+            SINK_COUNTS["table"] = {}  # every row inserted
+        else:
+            self.prepare(spark)
+            SINK_COUNTS.update(
+                self.upsert(rows, batch_id) if self.apply == "upsert" else self.history(rows)
+            )
+        return None
 
 
 def checkpoint(args: argparse.Namespace) -> str | None:

@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from .job_names import PIPELINE
-from .table_sql import quoted, same_type, sql_text
+from .table_sql import quoted, retyped, retyped_text, sql_text
 
 # A change feed's columns, as Delta's change data feed returns them (an Iceberg changelog is read into this shape)
 CHANGE_COLUMNS = {
@@ -63,21 +63,11 @@ class SourceTable:
         """Fail in one line when the table lacks a declared column or has it in another type."""
         have = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
         missing = [c for c in self.columns if c not in have]
-        retyped = [
-            c
-            for c in self.columns
-            if c in have and not same_type(have[c], self.columns[c], self.format)
-        ]
-        if missing or retyped:
+        other = retyped(have, self.columns, self.format)
+        if missing or other:
             problems = [f"columns not in the table: {', '.join(missing)}"] if missing else []
-            if retyped:
-                problems.append(
-                    "columns of another type: "
-                    + ", ".join(
-                        f"{c} (table {have[c]}, pipeline {self.columns[c].lower()})"
-                        for c in retyped
-                    )
-                )
+            if other:
+                problems.append(retyped_text(other, have, self.columns))
             raise SystemExit(
                 f"{PIPELINE}: source table {self.name or self.path} differs from the declared columns: "
                 f"{'; '.join(problems)} (the table has {', '.join(have)})"

@@ -22,3 +22,15 @@ def same_type(left: str, right: str, fmt: str) -> bool:
         return re.sub(r"\b(tinyint|smallint)\b", "int", text) if fmt == "iceberg" else text
 
     return norm(left) == norm(right)
+
+
+def retyped(have: dict[str, str], columns: dict[str, str], fmt: str) -> list[str]:
+    """The columns the table (`have`: name -> type) holds in another type than `columns` declares."""
+    return [c for c in columns if c in have and not same_type(have[c], columns[c], fmt)]
+
+
+def retyped_text(names: list[str], have: dict[str, str], columns: dict[str, str]) -> str:
+    """The part of a start-up error that names each retyped column with both types."""
+    return "columns of another type: " + ", ".join(
+        f"{c} (table {have[c]}, pipeline {columns[c].lower()})" for c in names
+    )
