@@ -14,6 +14,10 @@ OP = "op"  # the record model's changelog column, right after `headers`
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"  # Flink's RowKind short strings
 OPS = (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)
 ADDS = (INSERT, UPDATE_AFTER)  # rows that carry the new image
+# An upsert-kafka changelog's hidden column (the runtime's changelog.TOMBSTONE): a `-D`'s own tombstone envelope
+# (timestamp, partition, offset; null on other rows), while its visible columns are the image it deletes (Flink's
+# rule), so a table sink's default sequence orders the delete at the tombstone (Shape.tombstones)
+TOMBSTONE = "__tombstone"
 
 
 def is_delete(op: ir.Expr = ir.Col(OP)) -> ir.Expr:

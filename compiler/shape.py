@@ -21,6 +21,7 @@ class Shape:
     virtual: frozenset[str] = frozenset()
     routed: bool = False
     changelog: bool = False
+    tombstones: bool = False  # each record carries changelog.TOMBSTONE (an upsert-kafka changelog)
     persisted: tuple[tuple[str, str], ...] = ()  # (metadata key, value field) written back by a Kafka sink
     schema_names: tuple[
         tuple[str, str | None, int | None], ...

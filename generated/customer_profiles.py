@@ -119,6 +119,7 @@ def decode(raw: DataFrame) -> DataFrame:
         F.col("timestampType").alias("timestampType"),
         F.col("headers").alias("headers"),
         F.col("op").alias("op"),
+        F.col("__tombstone").alias("__tombstone"),
     )
     return records
 
@@ -585,8 +586,15 @@ def upsert_table(raw: DataFrame) -> DataFrame:
     return table.where(F.col("value").isNotNull())
 
 
+# The hidden column of each changelog row: for a -D, its tombstone's own envelope (null for other rows), so a table
+# sink's default sequence orders the delete at the tombstone, not at the image it deletes (docs/tables.md)
+TOMBSTONE = "__tombstone"
+TOMBSTONE_FIELDS = ("timestamp", "partition", "offset")
+
+
 class ChangelogState:
-    """Upsert rows -> changelog rows (Spark's Kafka columns plus `op`), against each key's last image.
+    """Upsert rows -> changelog rows (Spark's Kafka columns plus `op` and the hidden TOMBSTONE), against each key's
+    last image.
 
     The images are raw Kafka rows kept as parquet under the checkpoint in a fixed ring of slots, by DataFrame reads
     and writes only (the same under Spark Connect): `base-0` and `base-1` take turns holding every live image after
@@ -714,20 +722,25 @@ class ChangelogState:
         changes = changes.select("image.*", F.lit(batch_id).cast("long").alias("__version"))
         self.write(entries, changes, markers, batch_id)
 
-        def event(op: str, row: Column) -> Column:
-            return F.struct(F.lit(op).alias("op"), row.alias("image"))
+        # a -D carries the image it deletes (Flink's rule) and, hidden, its tombstone's own envelope: its sequence
+        tombstone = F.struct(*(F.col(c) for c in TOMBSTONE_FIELDS))
+        no_tombstone = F.when(F.lit(False), tombstone)  # null, of the tombstone's type
+
+        def event(op: str, row: Column, own: Column = no_tombstone) -> Column:
+            return F.struct(F.lit(op).alias("op"), row.alias("image"), own.alias("own"))
 
         had = F.col("__before").getField("value").isNotNull()
         has = F.col("value").isNotNull()
         events = (
             F.when(had & has, F.array(event("-U", F.col("__before")), event("+U", image)))
             .when(has, F.array(event("+I", image)))
-            .otherwise(F.array(event("-D", F.col("__before"))))
+            .otherwise(F.array(event("-D", F.col("__before"), tombstone)))
         )
         emitted = rows.where(F.col("__batch") == 1).select(F.explode(events).alias("event"))
         return emitted.select(
             *(F.col("event").getField("image").getField(c).alias(c) for c in columns),
             F.col("event").getField("op").alias("op"),
+            F.col("event").getField("own").alias(TOMBSTONE),
         )
 
 

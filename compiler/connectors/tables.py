@@ -5,14 +5,14 @@ runtime (compiler/runtime/tables.py), driver-side orchestration of native DataFr
 from __future__ import annotations
 
 from .. import ir
-from ..changelog import OP
+from ..changelog import OP, TOMBSTONE
 from ..diagnostics import Collector
 from ..emit.render import doc_text, path_expr, py_literal
 from ..model import Sink, SinkConfig, Source
 from ..shape import Shape
-from ..types.sql import BIGINT, INT, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
+from ..types.sql import BIGINT, INT, STRING, TIMESTAMP_LTZ_3, SqlType, StructField, StructType
 from . import table_formats
-from .base import SinkConnector
+from .base import SinkConnector, TestLayout, envelope_layout
 from .files import _typed_columns, check_files_sink
 from .table_config import DeltaSinkConfig, IcebergSinkConfig
 from .upsert_kafka import change_op, primary_key
@@ -35,18 +35,12 @@ def sequence_fields(sink: Sink, shape: Shape) -> tuple[tuple[str, ir.Expr, SqlTy
     if sink.config.sequence_by:
         value = shape.value
         assert isinstance(value, StructType)
-        return (
-            (
-                sink.config.sequence_by,
-                ir.Get(ir.Col("value"), sink.config.sequence_by),
-                value.field(sink.config.sequence_by).type,
-            ),
-        )
-    return (
-        ("timestamp", ir.Col("timestamp"), TIMESTAMP_LTZ_3),
-        ("partition", ir.Col("partition"), INT),
-        ("offset", ir.Col("offset"), BIGINT),
-    )
+        name = sink.config.sequence_by
+        return ((name, ir.Get(ir.Col("value"), name), value.field(name).type),)
+    fields = (("timestamp", TIMESTAMP_LTZ_3), ("partition", INT), ("offset", BIGINT))
+    if shape.tombstones:  # an upsert-kafka `-D`: its tombstone's own envelope, not the deleted image's
+        return tuple((n, ir.Func("coalesce", (ir.Get(ir.Col(TOMBSTONE), n), ir.Col(n))), t) for n, t in fields)
+    return tuple((n, ir.Col(n), t) for n, t in fields)
 
 
 def table_columns(sink: Sink, shape: Shape) -> list[tuple[str, ir.Expr, SqlType | None]]:
@@ -272,6 +266,15 @@ def describe(sink: Sink, shape: Shape) -> list[str]:
     return lines
 
 
+def table_layout(sink: Sink, shape: Shape) -> TestLayout:
+    """What a record test's `expect` names: the rows the job hands the table (a files sink's), and for upsert and
+    history the change each row applies (`op`)."""
+    layout = envelope_layout(sink, shape)
+    if sink.config.apply not in APPLIES:
+        return layout
+    return TestLayout({**layout.fields, OP: STRING}, layout.unwritten)
+
+
 def _sink(name: str, config: type[SinkConfig], options: frozenset[str]) -> SinkConnector:
     return SinkConnector(
         name=name,
@@ -287,6 +290,7 @@ def _sink(name: str, config: type[SinkConfig], options: frozenset[str]) -> SinkC
         spark_sink=name,
         written=lambda sink, shape: tuple(columns_ddl(sink, shape)),
         describe=describe,
+        test_layout=table_layout,
     )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
-from ..changelog import DELETE, INSERT, OP, UPDATE_BEFORE, is_delete
+from ..changelog import DELETE, INSERT, OP, TOMBSTONE, UPDATE_BEFORE, is_delete
 from ..diagnostics import Collector
 from ..model import Sink, Source
 from ..record_errors import positioned
@@ -57,7 +57,7 @@ def decode_upsert_kafka(source: Source, pipeline: str) -> tuple[ir.Op, ...]:
     """The kafka decode over the table (batch) or over the changelog rows, keeping their `op` (streaming)."""
     parsed, layout = decode_kafka(source, pipeline, json_null=False)
     if source.changelog:
-        return (parsed, ir.Select(layout.columns + ((OP, ir.Col(OP)),)))
+        return (parsed, ir.Select(layout.columns + ((OP, ir.Col(OP)), (TOMBSTONE, ir.Col(TOMBSTONE)))))
     return (ir.Apply("upsert_table"), parsed, layout)
 
 

@@ -192,6 +192,8 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
         "dead_letters": lowered.dead_letters,
+        # a sink that applies changes checks each row's key and sequence: its dead letters are counted after it
+        "counted_after_encode": lowered.dead_letters and sink.applies_changes(p.sink),
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": render.block_lines(lowered.decode),
         "state_check": render.block_lines(lowered.state_check) if lowered.state_check else [],

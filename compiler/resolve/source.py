@@ -234,4 +234,7 @@ def initial_shape(source: Source) -> Shape:
         key = BYTES  # a raw key without key fields is the key's bytes as they are
     virtual = frozenset(c.name for c in source.config.columns if c.virtual)
     persisted = tuple((c.metadata, c.name) for c in source.config.columns if c.metadata and not c.virtual)
-    return Shape(key=key, value=value, virtual=virtual, persisted=persisted, changelog=source.changelog)
+    tombstones = source.changelog and SOURCES[source.connector].per_key_state  # an upsert-kafka changelog
+    return Shape(
+        key=key, value=value, virtual=virtual, persisted=persisted, changelog=source.changelog, tombstones=tombstones
+    )

@@ -101,13 +101,6 @@ class TestsBuilder(Part):
                     self.key_at(*path, name),
                     "use expect",
                 )
-        if table and "expect" in raw:
-            self.diags.error(
-                "E605",
-                "a table sink's test compares the table: use expect_table (the rows after every given record)",
-                self.key_at(*path, "expect"),
-                "rename expect to expect_table and list the table's rows",
-            )
 
     # ------------------------------------------------------------ what expect names
 

@@ -238,7 +238,7 @@ def run_case(spark, job: ModuleType, compiled: Compiled, case: TestCase) -> Outc
     if SINKS[compiled.pipeline.sink.connector].writes_table:
         with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
             files = Files(_batches, write_given_files)
-            return Outcome(*run_table_case(spark, job, compiled, case, Path(tmp), files, RECORD_ERROR))
+            return Outcome(*run_table_case(spark, job, compiled, case, Path(tmp), files, RECORD_ERROR, sink_records))
     with tempfile.TemporaryDirectory(prefix="pipec-test-") as tmp:
         try:
             run = _run_files if SOURCES[compiled.pipeline.source.connector].reads_files else _run_rows

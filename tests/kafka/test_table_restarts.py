@@ -3,8 +3,8 @@ PIPEC_LONG_TESTS=1), about one in ten a
 tombstone (a delete), in two partitions, read by three generated jobs run as `python job.py` (one at a time: the
 broker's JVM and the job's are the machine's two): a Delta append (Kafka source, with the envelope), a Delta upsert
 (SCD type 1) from an upsert-kafka source (its per-key state under the checkpoint), and a Delta history (SCD type 2)
-from the same changes as Debezium messages in a second topic (an upsert-kafka `-D` carries its last image's
-envelope, so its sequence is not the tombstone's own: docs/tables.md). Each job is SIGKILLed (driver and JVM at once) while a micro-batch it planned is in flight, then run
+from the same changes as Debezium messages in a second topic (a changelog-format source; tests/tables has the
+history of an upsert-kafka source). Each job is SIGKILLed (driver and JVM at once) while a micro-batch it planned is in flight, then run
 to the end from its checkpoint with `--trigger available-now`. The table, read by delta-rs (no JVM), must equal the
 reference state computed here: nothing lost, nothing duplicated.
 

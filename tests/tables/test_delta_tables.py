@@ -105,6 +105,20 @@ def test_history_and_null_keys_record_tests(check_pipeline_records):
 
 
 @pytest.mark.spark
+def test_history_from_upsert_kafka_closes_a_version_at_its_tombstone(check_pipeline_records):
+    """The default sequence of an upsert-kafka tombstone's `-D` is the tombstone's own (timestamp, partition, offset),
+    not the deleted image's: the version ends when the key was deleted."""
+    check_pipeline_records(PIPELINES / "accounts_history.yaml")
+
+
+@pytest.mark.spark
+def test_dead_letters_and_named_tables_in_table_sink_record_tests(check_pipeline_records):
+    """A record a table cannot take (no primary key, no sequence, a value that does not decode) is a dead letter the
+    record test compares, never a silent drop; a named Delta table starts empty in each case."""
+    check_pipeline_records(PIPELINES / "accounts_dead_letters.yaml")
+
+
+@pytest.mark.spark
 def test_a_replayed_micro_batch_changes_nothing_and_delta_rs_reads_the_table(spark, tmp_path, compile_text):
     """A crash between the table's commit and the checkpoint's runs the micro-batch again: the upsert's sequence
     rule makes it change nothing (no new table version); an append's Delta txnAppId/txnVersion skips it."""

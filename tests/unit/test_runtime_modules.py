@@ -94,6 +94,13 @@ def test_the_tables_a_job_carries_are_the_compilers():
     assert sorted(table_source.ICEBERG_CHANGES.values()) == sorted(compiler_table_source.CHANGE_OPS)
 
 
+def test_the_changelogs_hidden_tombstone_column_is_the_compilers():
+    from pipec import changelog as compiler_changelog
+    from pipec.runtime import changelog
+
+    assert changelog.TOMBSTONE == compiler_changelog.TOMBSTONE
+
+
 def test_table_sql_quotes_names_and_text_and_compares_types_as_the_format_stores_them():
     from pipec.runtime.table_sql import quoted, same_type, sql_text
 
