@@ -51,6 +51,7 @@ class SourceConfig:
     format: str | None = None  # the value format (files: the file format)
     key_format: str = "none"
     key_fields: tuple[str, ...] = ()
+    key_fields_prefix: str = ""  # Flink's key.fields-prefix (a kafka source): record tests read key names by it
     fields_include: str = "ALL"
     schema_include: bool = False  # debezium-json messages wrapped in {"schema", "payload"}
     path: Text | None = None
