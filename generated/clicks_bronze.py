@@ -25,7 +25,7 @@ import threading
 import time
 
 import pyspark
-from pyspark.sql import Column, DataFrame, Observation, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQueryListener
 
@@ -242,7 +242,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, records, table_sql, table_setup, table_append, table_merge, table_upsert, table_history, tables, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, records, table_sql, table_setup, table_append, tables, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -707,6 +707,11 @@ def query_id(spark: SparkSession, folder: str) -> str:
 class TableAppend:
     """Appending rows (a part of `Table`)."""
 
+    def apply_rows(self, rows: DataFrame, batch_id: int | None) -> None:
+        """Append the rows (creating a missing table with them): every row inserted."""
+        self.append(rows, batch_id, self.prepare(rows.sparkSession, rows))
+        SINK_COUNTS["table"] = {}
+
     def append(self, rows: DataFrame, batch_id: int | None, creates: bool = False) -> None:
         """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
         txnVersion; Iceberg: the snapshot that carries the batch's id is found). `creates`: the table is missing
@@ -738,398 +743,13 @@ class TableAppend:
             _PREPARED.add(self.ref)
 
 
-# The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
-# deterministic, so Delta need not copy it again
-_DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
+# The job's `Table` applies rows with this part's class: the part its apply mode picks (tables.py)
+TableApply = TableAppend
 
 
-class TableMerge:
-    """MERGE and its clauses (a part of `Table`)."""
-
-    @staticmethod
-    def once(rows: DataFrame) -> DataFrame:
-        """The rows computed once (a local checkpoint), with the Observations on them filled: Spark Connect answers a
-        checkpoint without observed metrics, so there the rows are cached and counted first (the count's answer
-        carries them)."""
-        if not _CLIENT[1]:
-            return rows.localCheckpoint()
-        cached = rows.persist()
-        cached.count()
-        done = cached.localCheckpoint()
-        cached.unpersist()
-        return done
-
-    def merge(
-        self,
-        spark: SparkSession,
-        source: DataFrame,
-        target: str,
-        condition: str,
-        clauses: list[str],
-    ) -> DataFrame:
-        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order; the
-        command's result (Delta: the rows it affected, updated, deleted and inserted)."""
-        view = f"pipec_changes_{os.urandom(6).hex()}"
-        source.createOrReplaceTempView(view)
-        try:
-            return spark.sql(
-                f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
-            )
-        finally:
-            spark.catalog.dropTempView(view)
-
-    def merge_counted(
-        self,
-        spark: SparkSession,
-        source: DataFrame,
-        clauses: list[str],
-        batch_id: int | None,
-    ) -> dict[str, int]:
-        """A Delta MERGE into the table on the key (its source already materialized), and the rows it inserted
-        and updated, as the command reports them. A micro-batch's MERGE is an idempotent write
-        (txnAppId/txnVersion): replayed after a crash, Delta skips it, reports no row, and nothing was written.
-        """
-        settings = dict(_DELTA_MERGE)
-        if batch_id is not None:
-            settings["spark.databricks.delta.write.txnAppId"] = self.commit_id(spark)
-            settings["spark.databricks.delta.write.txnVersion"] = str(batch_id)
-        before = {key: spark.conf.get(key, None) for key in settings}
-        try:
-            for key, value in settings.items():
-                spark.conf.set(key, value)
-            done = self.merge(spark, source, self.ref, self.on_key(), clauses).first()
-        finally:
-            for key, value in before.items():
-                if value is None:
-                    spark.conf.unset(key)
-                else:
-                    spark.conf.set(key, value)
-        return {name: done[f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")}
-
-    def on_key(self, *also: str) -> str:
-        return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])
-
-    def assignments(self, columns: list[str]) -> str:
-        return ", ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in columns)
-
-    def insert(self, columns: list[str]) -> str:
-        names = ", ".join(quoted(c) for c in columns)
-        return f"INSERT ({names}) VALUES ({', '.join('s.' + quoted(c) for c in columns)})"
-
-    @staticmethod
-    def fate_counts(fates: dict[str, int]) -> dict[str, dict[str, int]]:
-        return {
-            "fates": {
-                "superseded": fates.get("superseded", 0),
-                "filtered": fates.get("filtered", 0),
-            },
-            "table": {name: fates.get(name, 0) for name in ("inserted", "updated", "deleted")},
-        }
-
-
-class TableUpsert(TableMerge):
-    """Upserting changes (a part of `Table`)."""
-
-    def upsert(self, rows: DataFrame, batch_id: int | None) -> dict:
-        """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
-        (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes
-        nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones
-        when a key is deleted or revived. Delta counts from its MERGE's own result; Iceberg classifies first.
-        """
-        if self.format != "delta":
-            return self.upsert_classified(rows)
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        newest = Window.partitionBy(*self.key, before).orderBy(
-            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
-        )
-        gone = spark.read.table(self.tombstones).select(
-            *self.key, F.col("__SEQUENCE").alias("__GONE_AT")
-        )
-        gone_at = F.col("__GONE_AT")
-        # a candidate: its key's newest change, newer than the key's tombstone (the MERGE compares it with the row)
-        candidate = (
-            ~before & (F.col("__rank") == 1) & (gone_at.isNull() | (F.col("__SEQUENCE") > gone_at))
-        )
-        counted = Observation()
-        # materialized once (the upstream read once, the MERGE source deterministic), counted as it is
-        batch = self.once(
-            rows.withColumn("__delete", delete)
-            .withColumn("__rank", F.row_number().over(newest))
-            .join(gone, self.key, "left")
-            .withColumn("__candidate", candidate)
-            .observe(
-                counted,
-                F.count(F.lit(1)).alias("rows"),
-                F.count(F.when(before, True)).alias("filtered"),
-                F.count(F.when(candidate & ~delete, True)).alias("changes"),
-                F.count(F.when(candidate & delete, True)).alias("deletes"),
-                F.count(F.when(candidate & ~delete & gone_at.isNotNull(), True)).alias("revived"),
-            )
-        )
-        n = counted.get
-        candidates = batch.where(F.col("__candidate"))
-        stored = [*self.values, "__SEQUENCE"]
-        source = candidates.where(~F.col("__delete")).select(*stored, "__delete", "__GONE_AT")
-        deleted = 0
-        if n["deletes"]:
-            applied, deleted = self.applied_deletes(spark, candidates.where(F.col("__delete")))
-            source = source.unionByName(applied.select(*stored, "__delete", "__GONE_AT"))
-        table = {"inserted": 0, "updated": 0}
-        if n["changes"] or deleted:
-            change = "NOT s.__delete AND " if deleted else ""  # without deletes, no clause for them
-            clauses = [
-                f"WHEN MATCHED AND {change}s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
-                + self.assignments(stored),
-                f"WHEN NOT MATCHED {'AND NOT s.__delete ' if deleted else ''}THEN "
-                + self.insert(stored),
-            ]
-            if deleted:
-                clauses.insert(
-                    0, "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE"
-                )
-            table = self.merge_counted(spark, source, clauses, batch_id)
-        if deleted or n["revived"]:  # a delete's tombstone, a revived key's dropped
-            self.remember(spark, source.where(F.col("__delete") | gone_at.isNotNull()))
-        applied = table["inserted"] + table["updated"] + deleted
-        return self.fate_counts(
-            {
-                "inserted": table["inserted"],
-                "updated": table["updated"],
-                "deleted": deleted,
-                "filtered": n["filtered"],
-                "superseded": n["rows"] - n["filtered"] - applied,
-            }
-        )
-
-    def applied_deletes(self, spark: SparkSession, deletes: DataFrame) -> tuple[DataFrame, int]:
-        """The deletes that apply (no row for the key, or one not newer), materialized, and how many: a probe of the
-        table's key and sequence columns for the deleted keys only."""
-        rows_at = (
-            spark.read.table(self.ref)
-            .select(*self.key, F.col("__SEQUENCE").alias("__ROW_AT"))
-            .join(F.broadcast(deletes.select(*self.key)), self.key, "left_semi")
-        )
-        row_at = F.col("__ROW_AT")
-        counted = Observation()
-        applied = self.once(
-            deletes.join(rows_at, self.key, "left")
-            .where(row_at.isNull() | (F.col("__SEQUENCE") >= row_at))
-            .drop("__ROW_AT")
-            .observe(counted, F.count(F.lit(1)).alias("rows"))
-        )
-        return applied, counted.get["rows"]
-
-    def remember(self, spark: SparkSession, changes: DataFrame) -> None:
-        """Into the tombstones: a delete's sequence (a new tombstone, or a newer one), a revived key's tombstone
-        dropped."""
-        self.merge(
-            spark,
-            changes.select(*self.key, "__SEQUENCE", "__delete"),
-            self.tombstones,
-            self.on_key(),
-            [
-                "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
-                "WHEN MATCHED THEN DELETE",
-                "WHEN NOT MATCHED AND s.__delete THEN " + self.insert([*self.key, "__SEQUENCE"]),
-            ],
-        )
-
-    def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:
-        """Each given key's state: the sequence of its row (`__GONE` false) or of its tombstone (true), the newer
-        of the two, a tombstone at a tie."""
-        rows = spark.read.table(self.ref).select(
-            *self.key, "__SEQUENCE", F.lit(False).alias("__GONE")
-        )
-        gone = spark.read.table(self.tombstones).select(
-            *self.key, "__SEQUENCE", F.lit(True).alias("__GONE")
-        )
-        both = rows.unionByName(gone).join(F.broadcast(keys), self.key, "left_semi")
-        newest = Window.partitionBy(*self.key).orderBy(
-            F.col("__SEQUENCE").desc(), F.col("__GONE").desc()
-        )
-        both = both.withColumn("__n", F.row_number().over(newest)).where(F.col("__n") == 1)
-        return both.select(*self.key, F.col("__SEQUENCE").alias("__STATE"), "__GONE")
-
-    def upsert_classified(self, rows: DataFrame) -> dict:
-        """The upsert where the MERGE reports no exact counts (Iceberg): each change classified against its key's
-        state first (a read of the table's and the tombstones' key and sequence), then the MERGEs.
-        """
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        newest = Window.partitionBy(*self.key, before).orderBy(
-            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
-        )
-        changes = rows.withColumn("__delete", delete).withColumn(
-            "__rank", F.row_number().over(newest)
-        )
-        keys = changes.where(~before).select(*self.key).distinct()
-        changes = changes.join(self.current(spark, keys), self.key, "left")
-        seq, state, gone = F.col("__SEQUENCE"), F.col("__STATE"), F.col("__GONE")
-        applied = F.when(gone, seq > state).otherwise(
-            seq >= state
-        )  # a delete over the key's row or tombstone
-        fate = (
-            F.when(before, F.lit("filtered"))
-            .when(F.col("__rank") > 1, F.lit("superseded"))
-            .when(state.isNull(), F.when(delete, F.lit("deleted")).otherwise(F.lit("inserted")))
-            .when(delete, F.when(applied, F.lit("deleted")).otherwise(F.lit("superseded")))
-            .when(seq > state, F.when(gone, F.lit("inserted")).otherwise(F.lit("updated")))
-            .otherwise(F.lit("superseded"))
-        )
-        # materialized once: the counts and both MERGEs read the same fates, and the MERGE source is deterministic
-        # (Iceberg refuses a non-deterministic one: the arrival order is monotonically_increasing_id)
-        changes = self.once(changes.withColumn("__fate", fate))
-        fates: dict[str, int] = {}
-        # a tombstone to write (a delete) or drop (a key revived)
-        remember = F.col("__delete") | F.coalesce(gone, F.lit(False))
-        for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():
-            fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]
-            if row["__remember"] and row["__fate"] in ("inserted", "deleted"):
-                fates["remembered"] = fates.get("remembered", 0) + row["count"]
-        written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))
-        if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):
-            stored = [*self.values, "__SEQUENCE"]
-            self.merge(
-                spark,
-                written,
-                self.ref,
-                self.on_key(),
-                [
-                    "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",
-                    "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
-                    + self.assignments(stored),
-                    "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),
-                ],
-            )
-        if fates.get("remembered", 0):
-            self.remember(spark, written.where(remember))
-        return self.fate_counts(fates)
-
-
-class TableHistory(TableMerge):
-    """Keeping every version (a part of `Table`)."""
-
-    def history(self, rows: DataFrame) -> dict:
-        """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
-        they arrive in: the batch's changes and deletes join the key's versions and remembered deletes, a change
-        identical to the one before it adds no version, each version ends where the next change or a delete
-        begins. The recomputed versions are MERGEd into the table (only differences: a replay changes nothing).
-        """
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        first = self.sequence_by or "timestamp"
-        image = [c for c in self.values if c not in self.key and c != self.sequence_by]
-        filtered = rows.where(before).count()
-        changes = rows.where(~before).select(
-            *self.values, "__SEQUENCE", delete.alias("__delete"), F.lit(1).alias("__new"), "__ORDER"
-        )
-        keys = changes.select(*self.key).distinct()
-        old = spark.read.table(self.ref).join(F.broadcast(keys), self.key, "left_semi")
-        deletes = spark.read.table(self.tombstones).join(F.broadcast(keys), self.key, "left_semi")
-        events = changes.unionByName(
-            old.select(
-                *self.values, "__SEQUENCE", F.lit(False).alias("__delete"), F.lit(0).alias("__new")
-            ),
-            allowMissingColumns=True,
-        ).unionByName(
-            deletes.select(
-                *self.key, "__SEQUENCE", F.lit(True).alias("__delete"), F.lit(0).alias("__new")
-            ),
-            allowMissingColumns=True,
-        )
-        # one event per key and sequence: a delete, else the one already applied, else the first to arrive
-        same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(
-            F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")
-        )
-        events = events.withColumn("__dup", F.row_number().over(same) > 1).localCheckpoint()
-        in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")
-        kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))
-        previous = F.lag(F.struct("__delete", "__image")).over(in_order)
-        kept = kept.withColumn("__previous", previous)
-        identical = (
-            ~F.col("__delete")
-            & F.col("__previous").isNotNull()
-            & ~F.col("__previous.__delete")
-            & F.col("__previous.__image").eqNullSafe(F.col("__image"))
-        )
-        kept = kept.withColumn("__identical", identical)
-        versions = (
-            kept.where(~F.col("__identical"))
-            .withColumn("__NEXT", F.lead("__SEQUENCE").over(in_order))
-            .where(~F.col("__delete"))
-        )
-        versions = versions.select(
-            *self.values,
-            F.col("__SEQUENCE").getField(first).alias("__START_AT"),
-            F.col("__NEXT").getField(first).alias("__END_AT"),
-            "__SEQUENCE",
-        )
-        fate = (
-            F.when(
-                F.col("__dup") | F.coalesce(F.col("__identical"), F.lit(False)), F.lit("superseded")
-            )
-            .when(F.col("__delete"), F.lit("deleted"))
-            .when(F.col("__previous").isNull() | F.col("__previous.__delete"), F.lit("inserted"))
-            .otherwise(F.lit("updated"))
-        )
-        fates_of = events.join(
-            kept.select(*self.key, "__SEQUENCE", "__previous", "__identical"),
-            [*self.key, "__SEQUENCE"],
-            "left",
-        ).where(F.col("__new") == 1)
-        stored = [*self.values, "__START_AT", "__END_AT", "__SEQUENCE"]
-        was = old.select(
-            *self.key,
-            "__SEQUENCE",
-            F.col("__END_AT").alias("__WAS_END"),
-            F.lit(True).alias("__WAS"),
-        )
-        diff = versions.withColumn("__IS", F.lit(True)).join(
-            was, [*self.key, "__SEQUENCE"], "full_outer"
-        )
-        action = (
-            F.when(F.col("__WAS").isNull(), F.lit("insert"))
-            .when(F.col("__IS").isNull(), F.lit("delete"))
-            .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))
-        )
-        diff = (
-            diff.withColumn("__action", action)
-            .where(F.col("__action").isNotNull())
-            .localCheckpoint()
-        )
-        new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))
-        fates = {
-            r["__fate"]: r["count"]
-            for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
-        }
-        fates["filtered"] = filtered
-        if diff.limit(1).count():
-            self.merge(
-                spark,
-                diff,
-                self.ref,
-                self.on_key("__SEQUENCE"),
-                [
-                    "WHEN MATCHED AND s.__action = 'delete' THEN DELETE",
-                    "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
-                    "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
-                ],
-            )
-        if fates.get("deleted", 0):
-            self.merge(
-                spark,
-                new_deletes.select(*self.key, "__SEQUENCE"),
-                self.tombstones,
-                self.on_key("__SEQUENCE"),
-                ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
-            )
-        return self.fate_counts(fates)
-
-
-class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
-    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
-    type, pipec's `__` bookkeeping columns last)."""
+class Table(TableSetup, TableApply):
+    """A table sink: where the table is, how rows apply (append, upsert or history: the job carries its mode's
+    part), and its columns (name -> DDL type, pipec's `__` bookkeeping columns last)."""
 
     def __init__(
         self,
@@ -1161,15 +781,7 @@ class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
 
     def write(self, rows: DataFrame, batch_id: int | None):
         """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
-        spark = rows.sparkSession
-        if self.apply == "append":
-            self.append(rows, batch_id, self.prepare(spark, rows))
-            SINK_COUNTS["table"] = {}  # every row inserted
-        else:
-            self.prepare(spark)
-            SINK_COUNTS.update(
-                self.upsert(rows, batch_id) if self.apply == "upsert" else self.history(rows)
-            )
+        self.apply_rows(rows, batch_id)
         return None
 
 

@@ -258,7 +258,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, table_sql, table_setup, table_append, table_merge, table_upsert, table_history, tables, table_source, stream_writer, handover, micro_batches, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, table_sql, table_setup, table_merge, table_history, tables, table_source, stream_writer, handover, micro_batches, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -696,40 +696,6 @@ def query_id(spark: SparkSession, folder: str) -> str:
     return json.loads(line[0]).get("id", "") if line else ""
 
 
-class TableAppend:
-    """Appending rows (a part of `Table`)."""
-
-    def append(self, rows: DataFrame, batch_id: int | None, creates: bool = False) -> None:
-        """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
-        txnVersion; Iceberg: the snapshot that carries the batch's id is found). `creates`: the table is missing
-        and this append creates it, partitioned and with its properties."""
-        writer = rows.write.format(self.format).mode("append").options(**self.options)
-        if creates:
-            writer = writer.options(**self.properties)
-            writer = writer.partitionBy(*self.partition_by) if self.partition_by else writer
-        if batch_id is not None:
-            spark = rows.sparkSession
-            app = self.commit_id(spark)
-            if self.format == "delta":
-                writer = writer.option("txnAppId", app).option("txnVersion", batch_id)
-            else:
-                marker = f"{app}:{batch_id}"
-                snapshots = spark.read.table(f"{self.ref}.snapshots")
-                if (
-                    snapshots.where(F.col("summary").getItem("pipec.batch") == F.lit(marker))
-                    .limit(1)
-                    .count()
-                ):
-                    return
-                writer = writer.option("snapshot-property.pipec.batch", marker)
-        if self.name:
-            writer.saveAsTable(self.name)
-        else:
-            writer.save(self.path)
-        if creates:
-            _PREPARED.add(self.ref)
-
-
 # The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
 # deterministic, so Delta need not copy it again
 _DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
@@ -819,188 +785,13 @@ class TableMerge:
         }
 
 
-class TableUpsert(TableMerge):
-    """Upserting changes (a part of `Table`)."""
-
-    def upsert(self, rows: DataFrame, batch_id: int | None) -> dict:
-        """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
-        (a tie: a delete, else the first to arrive); a change not newer than the key's row or tombstone changes
-        nothing, so a replayed micro-batch changes nothing. Then one MERGE into the table, one into its tombstones
-        when a key is deleted or revived. Delta counts from its MERGE's own result; Iceberg classifies first.
-        """
-        if self.format != "delta":
-            return self.upsert_classified(rows)
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        newest = Window.partitionBy(*self.key, before).orderBy(
-            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
-        )
-        gone = spark.read.table(self.tombstones).select(
-            *self.key, F.col("__SEQUENCE").alias("__GONE_AT")
-        )
-        gone_at = F.col("__GONE_AT")
-        # a candidate: its key's newest change, newer than the key's tombstone (the MERGE compares it with the row)
-        candidate = (
-            ~before & (F.col("__rank") == 1) & (gone_at.isNull() | (F.col("__SEQUENCE") > gone_at))
-        )
-        counted = Observation()
-        # materialized once (the upstream read once, the MERGE source deterministic), counted as it is
-        batch = self.once(
-            rows.withColumn("__delete", delete)
-            .withColumn("__rank", F.row_number().over(newest))
-            .join(gone, self.key, "left")
-            .withColumn("__candidate", candidate)
-            .observe(
-                counted,
-                F.count(F.lit(1)).alias("rows"),
-                F.count(F.when(before, True)).alias("filtered"),
-                F.count(F.when(candidate & ~delete, True)).alias("changes"),
-                F.count(F.when(candidate & delete, True)).alias("deletes"),
-                F.count(F.when(candidate & ~delete & gone_at.isNotNull(), True)).alias("revived"),
-            )
-        )
-        n = counted.get
-        candidates = batch.where(F.col("__candidate"))
-        stored = [*self.values, "__SEQUENCE"]
-        source = candidates.where(~F.col("__delete")).select(*stored, "__delete", "__GONE_AT")
-        deleted = 0
-        if n["deletes"]:
-            applied, deleted = self.applied_deletes(spark, candidates.where(F.col("__delete")))
-            source = source.unionByName(applied.select(*stored, "__delete", "__GONE_AT"))
-        table = {"inserted": 0, "updated": 0}
-        if n["changes"] or deleted:
-            change = "NOT s.__delete AND " if deleted else ""  # without deletes, no clause for them
-            clauses = [
-                f"WHEN MATCHED AND {change}s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
-                + self.assignments(stored),
-                f"WHEN NOT MATCHED {'AND NOT s.__delete ' if deleted else ''}THEN "
-                + self.insert(stored),
-            ]
-            if deleted:
-                clauses.insert(
-                    0, "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE"
-                )
-            table = self.merge_counted(spark, source, clauses, batch_id)
-        if deleted or n["revived"]:  # a delete's tombstone, a revived key's dropped
-            self.remember(spark, source.where(F.col("__delete") | gone_at.isNotNull()))
-        applied = table["inserted"] + table["updated"] + deleted
-        return self.fate_counts(
-            {
-                "inserted": table["inserted"],
-                "updated": table["updated"],
-                "deleted": deleted,
-                "filtered": n["filtered"],
-                "superseded": n["rows"] - n["filtered"] - applied,
-            }
-        )
-
-    def applied_deletes(self, spark: SparkSession, deletes: DataFrame) -> tuple[DataFrame, int]:
-        """The deletes that apply (no row for the key, or one not newer), materialized, and how many: a probe of the
-        table's key and sequence columns for the deleted keys only."""
-        rows_at = (
-            spark.read.table(self.ref)
-            .select(*self.key, F.col("__SEQUENCE").alias("__ROW_AT"))
-            .join(F.broadcast(deletes.select(*self.key)), self.key, "left_semi")
-        )
-        row_at = F.col("__ROW_AT")
-        counted = Observation()
-        applied = self.once(
-            deletes.join(rows_at, self.key, "left")
-            .where(row_at.isNull() | (F.col("__SEQUENCE") >= row_at))
-            .drop("__ROW_AT")
-            .observe(counted, F.count(F.lit(1)).alias("rows"))
-        )
-        return applied, counted.get["rows"]
-
-    def remember(self, spark: SparkSession, changes: DataFrame) -> None:
-        """Into the tombstones: a delete's sequence (a new tombstone, or a newer one), a revived key's tombstone
-        dropped."""
-        self.merge(
-            spark,
-            changes.select(*self.key, "__SEQUENCE", "__delete"),
-            self.tombstones,
-            self.on_key(),
-            [
-                "WHEN MATCHED AND s.__delete THEN UPDATE SET t.__SEQUENCE = s.__SEQUENCE",
-                "WHEN MATCHED THEN DELETE",
-                "WHEN NOT MATCHED AND s.__delete THEN " + self.insert([*self.key, "__SEQUENCE"]),
-            ],
-        )
-
-    def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:
-        """Each given key's state: the sequence of its row (`__GONE` false) or of its tombstone (true), the newer
-        of the two, a tombstone at a tie."""
-        rows = spark.read.table(self.ref).select(
-            *self.key, "__SEQUENCE", F.lit(False).alias("__GONE")
-        )
-        gone = spark.read.table(self.tombstones).select(
-            *self.key, "__SEQUENCE", F.lit(True).alias("__GONE")
-        )
-        both = rows.unionByName(gone).join(F.broadcast(keys), self.key, "left_semi")
-        newest = Window.partitionBy(*self.key).orderBy(
-            F.col("__SEQUENCE").desc(), F.col("__GONE").desc()
-        )
-        both = both.withColumn("__n", F.row_number().over(newest)).where(F.col("__n") == 1)
-        return both.select(*self.key, F.col("__SEQUENCE").alias("__STATE"), "__GONE")
-
-    def upsert_classified(self, rows: DataFrame) -> dict:
-        """The upsert where the MERGE reports no exact counts (Iceberg): each change classified against its key's
-        state first (a read of the table's and the tombstones' key and sequence), then the MERGEs.
-        """
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        newest = Window.partitionBy(*self.key, before).orderBy(
-            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
-        )
-        changes = rows.withColumn("__delete", delete).withColumn(
-            "__rank", F.row_number().over(newest)
-        )
-        keys = changes.where(~before).select(*self.key).distinct()
-        changes = changes.join(self.current(spark, keys), self.key, "left")
-        seq, state, gone = F.col("__SEQUENCE"), F.col("__STATE"), F.col("__GONE")
-        applied = F.when(gone, seq > state).otherwise(
-            seq >= state
-        )  # a delete over the key's row or tombstone
-        fate = (
-            F.when(before, F.lit("filtered"))
-            .when(F.col("__rank") > 1, F.lit("superseded"))
-            .when(state.isNull(), F.when(delete, F.lit("deleted")).otherwise(F.lit("inserted")))
-            .when(delete, F.when(applied, F.lit("deleted")).otherwise(F.lit("superseded")))
-            .when(seq > state, F.when(gone, F.lit("inserted")).otherwise(F.lit("updated")))
-            .otherwise(F.lit("superseded"))
-        )
-        # materialized once: the counts and both MERGEs read the same fates, and the MERGE source is deterministic
-        # (Iceberg refuses a non-deterministic one: the arrival order is monotonically_increasing_id)
-        changes = self.once(changes.withColumn("__fate", fate))
-        fates: dict[str, int] = {}
-        # a tombstone to write (a delete) or drop (a key revived)
-        remember = F.col("__delete") | F.coalesce(gone, F.lit(False))
-        for row in changes.groupBy("__fate", remember.alias("__remember")).count().collect():
-            fates[row["__fate"]] = fates.get(row["__fate"], 0) + row["count"]
-            if row["__remember"] and row["__fate"] in ("inserted", "deleted"):
-                fates["remembered"] = fates.get("remembered", 0) + row["count"]
-        written = changes.where(F.col("__fate").isin("inserted", "updated", "deleted"))
-        if fates.get("inserted", 0) + fates.get("updated", 0) + fates.get("deleted", 0):
-            stored = [*self.values, "__SEQUENCE"]
-            self.merge(
-                spark,
-                written,
-                self.ref,
-                self.on_key(),
-                [
-                    "WHEN MATCHED AND s.__delete AND s.__SEQUENCE >= t.__SEQUENCE THEN DELETE",
-                    "WHEN MATCHED AND NOT s.__delete AND s.__SEQUENCE > t.__SEQUENCE THEN UPDATE SET "
-                    + self.assignments(stored),
-                    "WHEN NOT MATCHED AND NOT s.__delete THEN " + self.insert(stored),
-                ],
-            )
-        if fates.get("remembered", 0):
-            self.remember(spark, written.where(remember))
-        return self.fate_counts(fates)
-
-
 class TableHistory(TableMerge):
     """Keeping every version (a part of `Table`)."""
+
+    def apply_rows(self, rows: DataFrame, batch_id: int | None) -> None:
+        """Add the changes to the prepared table's versions; its counts."""
+        self.prepare(rows.sparkSession)
+        SINK_COUNTS.update(self.history(rows))
 
     def history(self, rows: DataFrame) -> dict:
         """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
@@ -1119,9 +910,13 @@ class TableHistory(TableMerge):
         return self.fate_counts(fates)
 
 
-class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
-    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
-    type, pipec's `__` bookkeeping columns last)."""
+# The job's `Table` applies rows with this part's class: the part its apply mode picks (tables.py)
+TableApply = TableHistory
+
+
+class Table(TableSetup, TableApply):
+    """A table sink: where the table is, how rows apply (append, upsert or history: the job carries its mode's
+    part), and its columns (name -> DDL type, pipec's `__` bookkeeping columns last)."""
 
     def __init__(
         self,
@@ -1153,15 +948,7 @@ class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
 
     def write(self, rows: DataFrame, batch_id: int | None):
         """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
-        spark = rows.sparkSession
-        if self.apply == "append":
-            self.append(rows, batch_id, self.prepare(spark, rows))
-            SINK_COUNTS["table"] = {}  # every row inserted
-        else:
-            self.prepare(spark)
-            SINK_COUNTS.update(
-                self.upsert(rows, batch_id) if self.apply == "upsert" else self.history(rows)
-            )
+        self.apply_rows(rows, batch_id)
         return None
 
 

@@ -350,7 +350,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, records, table_sql, table_setup, table_append, table_merge, table_upsert, table_history, tables, stream_writer, handover, micro_batches, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, records, table_sql, table_setup, table_merge, table_upsert, tables, stream_writer, handover, micro_batches, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -812,40 +812,6 @@ def query_id(spark: SparkSession, folder: str) -> str:
     return json.loads(line[0]).get("id", "") if line else ""
 
 
-class TableAppend:
-    """Appending rows (a part of `Table`)."""
-
-    def append(self, rows: DataFrame, batch_id: int | None, creates: bool = False) -> None:
-        """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
-        txnVersion; Iceberg: the snapshot that carries the batch's id is found). `creates`: the table is missing
-        and this append creates it, partitioned and with its properties."""
-        writer = rows.write.format(self.format).mode("append").options(**self.options)
-        if creates:
-            writer = writer.options(**self.properties)
-            writer = writer.partitionBy(*self.partition_by) if self.partition_by else writer
-        if batch_id is not None:
-            spark = rows.sparkSession
-            app = self.commit_id(spark)
-            if self.format == "delta":
-                writer = writer.option("txnAppId", app).option("txnVersion", batch_id)
-            else:
-                marker = f"{app}:{batch_id}"
-                snapshots = spark.read.table(f"{self.ref}.snapshots")
-                if (
-                    snapshots.where(F.col("summary").getItem("pipec.batch") == F.lit(marker))
-                    .limit(1)
-                    .count()
-                ):
-                    return
-                writer = writer.option("snapshot-property.pipec.batch", marker)
-        if self.name:
-            writer.saveAsTable(self.name)
-        else:
-            writer.save(self.path)
-        if creates:
-            _PREPARED.add(self.ref)
-
-
 # The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
 # deterministic, so Delta need not copy it again
 _DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
@@ -937,6 +903,11 @@ class TableMerge:
 
 class TableUpsert(TableMerge):
     """Upserting changes (a part of `Table`)."""
+
+    def apply_rows(self, rows: DataFrame, batch_id: int | None) -> None:
+        """Upsert the changes into the prepared table; its counts."""
+        self.prepare(rows.sparkSession)
+        SINK_COUNTS.update(self.upsert(rows, batch_id))
 
     def upsert(self, rows: DataFrame, batch_id: int | None) -> dict:
         """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
@@ -1115,129 +1086,13 @@ class TableUpsert(TableMerge):
         return self.fate_counts(fates)
 
 
-class TableHistory(TableMerge):
-    """Keeping every version (a part of `Table`)."""
-
-    def history(self, rows: DataFrame) -> dict:
-        """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
-        they arrive in: the batch's changes and deletes join the key's versions and remembered deletes, a change
-        identical to the one before it adds no version, each version ends where the next change or a delete
-        begins. The recomputed versions are MERGEd into the table (only differences: a replay changes nothing).
-        """
-        spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
-        first = self.sequence_by or "timestamp"
-        image = [c for c in self.values if c not in self.key and c != self.sequence_by]
-        filtered = rows.where(before).count()
-        changes = rows.where(~before).select(
-            *self.values, "__SEQUENCE", delete.alias("__delete"), F.lit(1).alias("__new"), "__ORDER"
-        )
-        keys = changes.select(*self.key).distinct()
-        old = spark.read.table(self.ref).join(F.broadcast(keys), self.key, "left_semi")
-        deletes = spark.read.table(self.tombstones).join(F.broadcast(keys), self.key, "left_semi")
-        events = changes.unionByName(
-            old.select(
-                *self.values, "__SEQUENCE", F.lit(False).alias("__delete"), F.lit(0).alias("__new")
-            ),
-            allowMissingColumns=True,
-        ).unionByName(
-            deletes.select(
-                *self.key, "__SEQUENCE", F.lit(True).alias("__delete"), F.lit(0).alias("__new")
-            ),
-            allowMissingColumns=True,
-        )
-        # one event per key and sequence: a delete, else the one already applied, else the first to arrive
-        same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(
-            F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")
-        )
-        events = events.withColumn("__dup", F.row_number().over(same) > 1).localCheckpoint()
-        in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")
-        kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))
-        previous = F.lag(F.struct("__delete", "__image")).over(in_order)
-        kept = kept.withColumn("__previous", previous)
-        identical = (
-            ~F.col("__delete")
-            & F.col("__previous").isNotNull()
-            & ~F.col("__previous.__delete")
-            & F.col("__previous.__image").eqNullSafe(F.col("__image"))
-        )
-        kept = kept.withColumn("__identical", identical)
-        versions = (
-            kept.where(~F.col("__identical"))
-            .withColumn("__NEXT", F.lead("__SEQUENCE").over(in_order))
-            .where(~F.col("__delete"))
-        )
-        versions = versions.select(
-            *self.values,
-            F.col("__SEQUENCE").getField(first).alias("__START_AT"),
-            F.col("__NEXT").getField(first).alias("__END_AT"),
-            "__SEQUENCE",
-        )
-        fate = (
-            F.when(
-                F.col("__dup") | F.coalesce(F.col("__identical"), F.lit(False)), F.lit("superseded")
-            )
-            .when(F.col("__delete"), F.lit("deleted"))
-            .when(F.col("__previous").isNull() | F.col("__previous.__delete"), F.lit("inserted"))
-            .otherwise(F.lit("updated"))
-        )
-        fates_of = events.join(
-            kept.select(*self.key, "__SEQUENCE", "__previous", "__identical"),
-            [*self.key, "__SEQUENCE"],
-            "left",
-        ).where(F.col("__new") == 1)
-        stored = [*self.values, "__START_AT", "__END_AT", "__SEQUENCE"]
-        was = old.select(
-            *self.key,
-            "__SEQUENCE",
-            F.col("__END_AT").alias("__WAS_END"),
-            F.lit(True).alias("__WAS"),
-        )
-        diff = versions.withColumn("__IS", F.lit(True)).join(
-            was, [*self.key, "__SEQUENCE"], "full_outer"
-        )
-        action = (
-            F.when(F.col("__WAS").isNull(), F.lit("insert"))
-            .when(F.col("__IS").isNull(), F.lit("delete"))
-            .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))
-        )
-        diff = (
-            diff.withColumn("__action", action)
-            .where(F.col("__action").isNotNull())
-            .localCheckpoint()
-        )
-        new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))
-        fates = {
-            r["__fate"]: r["count"]
-            for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
-        }
-        fates["filtered"] = filtered
-        if diff.limit(1).count():
-            self.merge(
-                spark,
-                diff,
-                self.ref,
-                self.on_key("__SEQUENCE"),
-                [
-                    "WHEN MATCHED AND s.__action = 'delete' THEN DELETE",
-                    "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
-                    "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
-                ],
-            )
-        if fates.get("deleted", 0):
-            self.merge(
-                spark,
-                new_deletes.select(*self.key, "__SEQUENCE"),
-                self.tombstones,
-                self.on_key("__SEQUENCE"),
-                ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
-            )
-        return self.fate_counts(fates)
+# The job's `Table` applies rows with this part's class: the part its apply mode picks (tables.py)
+TableApply = TableUpsert
 
 
-class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
-    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
-    type, pipec's `__` bookkeeping columns last)."""
+class Table(TableSetup, TableApply):
+    """A table sink: where the table is, how rows apply (append, upsert or history: the job carries its mode's
+    part), and its columns (name -> DDL type, pipec's `__` bookkeeping columns last)."""
 
     def __init__(
         self,
@@ -1269,15 +1124,7 @@ class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
 
     def write(self, rows: DataFrame, batch_id: int | None):
         """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
-        spark = rows.sparkSession
-        if self.apply == "append":
-            self.append(rows, batch_id, self.prepare(spark, rows))
-            SINK_COUNTS["table"] = {}  # every row inserted
-        else:
-            self.prepare(spark)
-            SINK_COUNTS.update(
-                self.upsert(rows, batch_id) if self.apply == "upsert" else self.history(rows)
-            )
+        self.apply_rows(rows, batch_id)
         return None
 
 

@@ -188,7 +188,12 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
             p.source
         ),
         "sink": sink.writer(p.sink, p.source),
-        "table": {"columns": render.literal(tables.columns_ddl(p.sink, compiled.final))} if sink.writes_table else None,
+        "table": {
+            "columns": render.literal(tables.columns_ddl(p.sink, compiled.final)),
+            "part": f"table_{p.sink.config.apply}",  # the runtime part of its apply mode (TableApply)
+        }
+        if sink.writes_table
+        else None,
         "per_batch": per_batch(p),
         "changelog_state": p.streaming and source.per_key_state,
         "dead_letters": lowered.dead_letters,
@@ -210,8 +215,8 @@ def job_context(compiled: Compiled, lowered: Lowered | None = None) -> dict:
 
 
 def _alternatives(ctx: dict) -> tuple[str, ...]:
-    """The runtime parts the job's features choose (runtime.ALTERNATIVES): how it starts, runs and is entered, and
-    whether it asks for connectors."""
+    """The runtime parts the job's features choose (runtime.ALTERNATIVES): how it starts, runs and is entered,
+    whether it asks for connectors, and how a table sink applies rows."""
     streaming = ("handover" if ctx["per_batch"] else "no_handover",) if ctx["is_streaming"] else ()
     return (
         "micro_batches" if ctx["per_batch"] else "straight_through",
@@ -219,6 +224,7 @@ def _alternatives(ctx: dict) -> tuple[str, ...]:
         "registry_main" if ctx["registry"] else "main",
         "spark_lines" if ctx["connectors"] or ctx["table_runtimes"] else "no_connectors",
         *streaming,
+        *([ctx["table"]["part"]] if ctx["table"] else []),
     )
 
 

@@ -53,7 +53,8 @@ PARTS = (
     "main",
 )
 
-# Names two parts define, one for each kind of job: the emitter picks the part by the job's features, never by a name.
+# Names several parts define, one for each kind of job: the emitter picks the part by the job's features, never by a
+# name.
 ALTERNATIVES = {
     "start": ("micro_batches", "straight_through"),
     "print_handed": ("handover", "no_handover"),
@@ -61,4 +62,5 @@ ALTERNATIVES = {
     "check_connectors": ("spark_lines", "no_connectors"),
     "run": ("streaming", "batch"),
     "main": ("registry_main", "main"),
+    "TableApply": ("table_append", "table_upsert", "table_history"),  # a table sink's apply mode
 }

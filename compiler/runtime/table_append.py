@@ -5,11 +5,17 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from .counts import SINK_COUNTS
 from .table_setup import _PREPARED
 
 
 class TableAppend:
     """Appending rows (a part of `Table`)."""
+
+    def apply_rows(self, rows: DataFrame, batch_id: int | None) -> None:
+        """Append the rows (creating a missing table with them): every row inserted."""
+        self.append(rows, batch_id, self.prepare(rows.sparkSession, rows))
+        SINK_COUNTS["table"] = {}
 
     def append(self, rows: DataFrame, batch_id: int | None, creates: bool = False) -> None:
         """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and
@@ -40,3 +46,7 @@ class TableAppend:
             writer.save(self.path)
         if creates:
             _PREPARED.add(self.ref)
+
+
+# The job's `Table` applies rows with this part's class: the part its apply mode picks (tables.py)
+TableApply = TableAppend

@@ -7,11 +7,17 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from .counts import SINK_COUNTS
 from .table_merge import TableMerge
 
 
 class TableHistory(TableMerge):
     """Keeping every version (a part of `Table`)."""
+
+    def apply_rows(self, rows: DataFrame, batch_id: int | None) -> None:
+        """Add the changes to the prepared table's versions; its counts."""
+        self.prepare(rows.sparkSession)
+        SINK_COUNTS.update(self.history(rows))
 
     def history(self, rows: DataFrame) -> dict:
         """SCD type 2: a key's versions are those of all its changes in sequence order, whatever order and batch
@@ -128,3 +134,7 @@ class TableHistory(TableMerge):
                 ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
             )
         return self.fate_counts(fates)
+
+
+# The job's `Table` applies rows with this part's class: the part its apply mode picks (tables.py)
+TableApply = TableHistory

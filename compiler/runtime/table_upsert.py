@@ -7,11 +7,17 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Observation, SparkSession, Window
 from pyspark.sql import functions as F
 
+from .counts import SINK_COUNTS
 from .table_merge import TableMerge
 
 
 class TableUpsert(TableMerge):
     """Upserting changes (a part of `Table`)."""
+
+    def apply_rows(self, rows: DataFrame, batch_id: int | None) -> None:
+        """Upsert the changes into the prepared table; its counts."""
+        self.prepare(rows.sparkSession)
+        SINK_COUNTS.update(self.upsert(rows, batch_id))
 
     def upsert(self, rows: DataFrame, batch_id: int | None) -> dict:
         """SCD type 1: per key the change with the highest sequence wins, within the batch and against the table
@@ -188,3 +194,7 @@ class TableUpsert(TableMerge):
         if fates.get("remembered", 0):
             self.remember(spark, written.where(remember))
         return self.fate_counts(fates)
+
+
+# The job's `Table` applies rows with this part's class: the part its apply mode picks (tables.py)
+TableApply = TableUpsert

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 
-from .counts import SINK_COUNTS
-from .table_append import TableAppend
-from .table_history import TableHistory
+from .table_append import (
+    TableApply,  # or table_upsert's, or table_history's: the part of the job's apply mode
+)
 from .table_setup import TableSetup
 from .table_sql import quoted
-from .table_upsert import TableUpsert
 
 
-class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
-    """A table sink: where the table is, how rows apply (append, upsert or history), and its columns (name -> DDL
-    type, pipec's `__` bookkeeping columns last)."""
+class Table(TableSetup, TableApply):
+    """A table sink: where the table is, how rows apply (append, upsert or history: the job carries its mode's
+    part), and its columns (name -> DDL type, pipec's `__` bookkeeping columns last)."""
 
     def __init__(
         self,
@@ -54,13 +53,5 @@ class Table(TableSetup, TableAppend, TableUpsert, TableHistory):
 
     def write(self, rows: DataFrame, batch_id: int | None):
         """One batch (or micro-batch) of rows into the table; None (no streaming query)."""
-        spark = rows.sparkSession
-        if self.apply == "append":
-            self.append(rows, batch_id, self.prepare(spark, rows))
-            SINK_COUNTS["table"] = {}  # every row inserted
-        else:
-            self.prepare(spark)
-            SINK_COUNTS.update(
-                self.upsert(rows, batch_id) if self.apply == "upsert" else self.history(rows)
-            )
+        self.apply_rows(rows, batch_id)
         return None

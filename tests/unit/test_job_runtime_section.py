@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,22 @@ def test_the_pipeline_comes_first_in_order_and_ends_with_transform(jobs):
         assert pipeline.index("\ndef write_") > found[-1], name
         assert pipeline.rstrip().split("\n\n\n")[-1].startswith("def transform("), name
         assert not any(f"\ndef {f}(" in rest for f in ("read_source", "decode", "chain", "encode", "transform")), name
+
+
+def test_a_table_job_carries_only_its_apply_modes_part(jobs):
+    """A table sink's job pastes the part of its apply mode (TableApply) and no other mode's: an append job carries
+    no MERGE."""
+    modes = {"append": "table_append", "upsert": "table_upsert", "history": "table_history"}
+    seen = set()
+    for name, source in jobs.items():
+        carried = set(parts_of(source)) & {*modes.values(), "table_merge"}
+        mode = re.search(r'\n        apply="(\w+)",', source)
+        if mode is None:
+            assert not carried, name
+            continue
+        seen.add(mode[1])
+        assert carried == {modes[mode[1]], *(["table_merge"] if mode[1] != "append" else [])}, name
+    assert seen == set(modes)
 
 
 def test_no_name_is_defined_twice(jobs):
