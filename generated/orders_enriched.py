@@ -164,7 +164,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: paths, no_connectors, arguments, session, failures, counts, straight_through, batch, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: paths, no_connectors, arguments, session, failures, counts, batch_counts, straight_through, batch, main.
 
 
 # Where the job was started and whether through Spark Connect, taken on the client: a micro-batch function Spark
@@ -329,10 +329,6 @@ def failure(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
-SINK_COUNTS: dict[str, dict[str, int]] = {}
-
-
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
@@ -370,28 +366,6 @@ class Counts:
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
         return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
 
-    @staticmethod
-    def by_name(metric) -> dict:
-        """An observed metric's values by name: a Row (Spark), a dict (an Observation under Spark Connect) or a Row
-        of `values` and `schema` (a streaming progress under Spark Connect)."""
-        values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
-        if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
-            return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
-        return values
-
-    def batch_lines(self, label: str) -> list[tuple[str, bool]]:
-        """`lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
-        try:
-            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
-            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
-            SINK_COUNTS.clear()
-            return self.lines(label, metrics)
-        except Exception as exc:
-            return [(unavailable(label, exc), False)]
-
-    def report_batch(self, label: str = "batch") -> None:
-        say(self.batch_lines(label))
-
 
 def unavailable(label: str, exc: BaseException) -> str:
     return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})"
@@ -403,6 +377,21 @@ def say(lines: list[tuple[str, bool]]) -> None:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
 
 
+# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
+SINK_COUNTS: dict[str, dict[str, int]] = {}
+
+
+def batch_lines(counts: Counts, label: str) -> list[tuple[str, bool]]:
+    """`Counts.lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
+    try:
+        metrics = {point: observed.get for point, observed in counts.observations.items()}
+        metrics.update(SINK_COUNTS)
+        SINK_COUNTS.clear()
+        return Counts.lines(label, metrics)
+    except Exception as exc:
+        return [(unavailable(label, exc), False)]
+
+
 def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
     """The source rows through the record path into the sink: a streaming query, or None after a batch run."""
     return write_sink(transform(raw, counts), args)
@@ -412,7 +401,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     """Read, transform and write the batch, then print its counts."""
     counts = Counts(False)
     start(read_source(spark, args), args, counts)
-    counts.report_batch()
+    say(batch_lines(counts, "batch"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -252,7 +252,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, records, headers, dead_letters, one_write, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, progress_metrics, records, headers, dead_letters, one_write, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -463,10 +463,6 @@ def failure(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
-SINK_COUNTS: dict[str, dict[str, int]] = {}
-
-
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
@@ -504,28 +500,6 @@ class Counts:
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
         return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
 
-    @staticmethod
-    def by_name(metric) -> dict:
-        """An observed metric's values by name: a Row (Spark), a dict (an Observation under Spark Connect) or a Row
-        of `values` and `schema` (a streaming progress under Spark Connect)."""
-        values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
-        if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
-            return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
-        return values
-
-    def batch_lines(self, label: str) -> list[tuple[str, bool]]:
-        """`lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
-        try:
-            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
-            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
-            SINK_COUNTS.clear()
-            return self.lines(label, metrics)
-        except Exception as exc:
-            return [(unavailable(label, exc), False)]
-
-    def report_batch(self, label: str = "batch") -> None:
-        say(self.batch_lines(label))
-
 
 def unavailable(label: str, exc: BaseException) -> str:
     return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})"
@@ -535,6 +509,15 @@ def say(lines: list[tuple[str, bool]]) -> None:
     """Counts lines on stdout (True); why there are none, and logged dead letters, on stderr (False)."""
     for line, counted in lines:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
+
+
+def by_name(metric) -> dict:
+    """An observed metric's values by name: a Row, a dict (Spark Connect 3.5) or a Row of `values` and `schema`
+    (Spark Connect 4)."""
+    values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
+    if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
+        return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
+    return values
 
 
 CORRUPT = (
@@ -667,7 +650,7 @@ def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
     """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none."""
     label = f"micro-batch {batch}"
     try:
-        observed = {p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
+        observed = {p[6:]: by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
         return Counts.lines(label, observed)
     except Exception as exc:
         return [(unavailable(label, exc), False)]

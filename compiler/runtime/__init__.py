@@ -19,6 +19,8 @@ PARTS = (
     "session",
     "failures",
     "counts",
+    "batch_counts",
+    "progress_metrics",
     "record_error",
     "records",
     "headers",

@@ -86,7 +86,7 @@ def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path,
         if not args.streaming:
             write_given_files(spark, job, compiled, [v for b in batches for v in b], folder, 0)
             job.start(job.read_source(spark, args), args, counts)
-            counts.report_batch()
+            job.say(job.batch_lines(counts, "batch"))
             return
         for i, values in enumerate(batches):
             write_given_files(spark, job, compiled, values, folder, i)
@@ -94,7 +94,7 @@ def _feed(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path,
         return
     if not args.streaming:
         job.start(batch_rows(spark, source, case), args, counts)
-        counts.report_batch()
+        job.say(job.batch_lines(counts, "batch"))
         return
     folder = tmp / "rows"
     for _, part in given_frames(spark, source, case):
