@@ -6,9 +6,8 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-CORRUPT = (
-    "__pipec_corrupt"  # the field a PERMISSIVE json decoder fills with a payload it could not parse
-)
+# the field a PERMISSIVE json decoder fills with a payload it could not parse
+CORRUPT = "__pipec_corrupt"
 JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
 
 

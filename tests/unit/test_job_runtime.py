@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from pipec.emit import runtime_text
 from pipec.runtime import arguments, batch_counts, counts, handover, paths, progress_metrics, streaming
 from pyspark.sql import Row
 
@@ -105,6 +106,7 @@ def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, sta
     for kept in ("/data/x", "s3a://bucket/x", "hdfs:///x", "file:/x", None):
         assert job.location(kept) == kept
     monkeypatch.setattr(arguments, "location", paths.location)
+    monkeypatch.setattr(arguments, "OPTIONS", runtime_text.OPTIONS)
     args = job.parse_args(["--sink-path", "out", "--checkpoint", "ck"])
     assert (args.sink_path, args.checkpoint) == (str(tmp_path / "out"), str(tmp_path / "ck"))
 
