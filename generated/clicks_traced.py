@@ -204,7 +204,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, progress_metrics, record_error, records, headers, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, progress_metrics, record_error, records, null_unless_corrupt, headers, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -459,7 +459,6 @@ def record_error(message: str) -> Column:
 
 # the field a PERMISSIVE json decoder fills with a payload it could not parse
 CORRUPT = "__pipec_corrupt"
-JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
 
 
 def parsed_json(payload: Column, ddl: str) -> Column:
@@ -468,9 +467,7 @@ def parsed_json(payload: Column, ddl: str) -> Column:
     return F.from_json(payload.cast("STRING"), ddl, options)
 
 
-def unless_corrupt(parsed: Column, failed: Column) -> Column:
-    """`parsed`, or `failed` where its payload did not parse."""
-    return F.when(parsed.getField(CORRUPT).isNotNull(), failed).otherwise(parsed)
+JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
 
 
 def null_unless_corrupt(parsed: Column, failed: Column) -> Column:

@@ -257,7 +257,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, batch_counts, progress_metrics, record_error, records, upsert_source, changelog, upserts, stream_writer, handover, micro_batches, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, batch_counts, progress_metrics, record_error, records, unless_corrupt, upsert_source, changelog, upserts, stream_writer, handover, micro_batches, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -527,7 +527,6 @@ def record_error(message: str) -> Column:
 
 # the field a PERMISSIVE json decoder fills with a payload it could not parse
 CORRUPT = "__pipec_corrupt"
-JSON_NULL = r"\A[\t\n\r ]*null[\t\n\r ]*\z"  # a payload that is the JSON literal null
 
 
 def parsed_json(payload: Column, ddl: str) -> Column:
@@ -539,13 +538,6 @@ def parsed_json(payload: Column, ddl: str) -> Column:
 def unless_corrupt(parsed: Column, failed: Column) -> Column:
     """`parsed`, or `failed` where its payload did not parse."""
     return F.when(parsed.getField(CORRUPT).isNotNull(), failed).otherwise(parsed)
-
-
-def null_unless_corrupt(parsed: Column, failed: Column) -> Column:
-    """`parsed`, or where its payload did not parse, null for the JSON literal null and else `failed`."""
-    corrupt = parsed.getField(CORRUPT)
-    null_or_failed = F.when(corrupt.rlike(JSON_NULL), F.lit(None)).otherwise(failed)
-    return F.when(corrupt.isNotNull(), null_or_failed).otherwise(parsed)
 
 
 def keyed(raw: DataFrame) -> DataFrame:

@@ -23,6 +23,8 @@ PARTS = (
     "progress_metrics",
     "record_error",
     "records",
+    "unless_corrupt",
+    "null_unless_corrupt",
     "headers",
     "offsets",
     "file_lines",

@@ -21,6 +21,7 @@ from pipec.runtime import (
     counts,
     env,
     failures,
+    null_unless_corrupt,
     offsets,
     records,
     session,
@@ -81,7 +82,7 @@ def test_a_part_reads_only_settings_the_emitter_can_write():
 
 def test_the_decode_helpers_read_the_compilers_names():
     assert records.CORRUPT == record_errors.CORRUPT
-    assert records.JSON_NULL == record_errors.JSON_NULL
+    assert null_unless_corrupt.JSON_NULL == record_errors.JSON_NULL
 
 
 def test_the_tables_a_job_carries_are_the_compilers():
