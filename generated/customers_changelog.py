@@ -399,7 +399,7 @@ def check_connectors(spark: SparkSession) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """OPTIONS, --master, --conf and --verbose; the job's mode and default trigger; its paths as it means them."""
+    """OPTIONS, --master, --conf and --verbose, and the job's mode; its paths as it means them (`location`)."""
     release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
     packages = ",".join(spark_packages(pyspark.__version__, release)) or "none"
     parser = argparse.ArgumentParser(
@@ -423,7 +423,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
-    parser.set_defaults(streaming=STREAMING, trigger=TRIGGER, spark_packages_version=release)
+    parser.set_defaults(streaming=STREAMING, spark_packages_version=release)
     args = parser.parse_args(argv)
     for name in ("checkpoint", "source_path", "sink_path"):
         setattr(args, name, location(getattr(args, name, None)))
@@ -607,8 +607,9 @@ def checkpoint(args: argparse.Namespace) -> str | None:
 
 
 def start_trigger(writer, trigger: str | None):
-    """available-now | once | processing-time: <interval> | real-time[: <checkpoint interval>]; None runs
-    micro-batches back to back."""
+    """--trigger, else the sink's (TRIGGER): available-now | once | processing-time: <interval> | real-time[:
+    <checkpoint interval>]; none runs micro-batches back to back."""
+    trigger = trigger or TRIGGER
     if trigger is None:
         return writer
     kind, _, interval = (part.strip() for part in trigger.partition(":"))

@@ -34,7 +34,6 @@ OPTIONS = {
     "--source-path": "files or table source: read this path (Iceberg: its catalog's warehouse)",
     "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
 }
-TRIGGER = None  # --trigger's default
 SPARK_NEEDED = "3.5"  # the oldest Spark line with every function the job calls
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
@@ -195,7 +194,7 @@ def check_connectors(spark: SparkSession) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """OPTIONS, --master, --conf and --verbose; the job's mode and default trigger; its paths as it means them."""
+    """OPTIONS, --master, --conf and --verbose, and the job's mode; its paths as it means them (`location`)."""
     release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
     packages = ",".join(spark_packages(pyspark.__version__, release)) or "none"
     parser = argparse.ArgumentParser(
@@ -219,7 +218,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
-    parser.set_defaults(streaming=STREAMING, trigger=TRIGGER, spark_packages_version=release)
+    parser.set_defaults(streaming=STREAMING, spark_packages_version=release)
     args = parser.parse_args(argv)
     for name in ("checkpoint", "source_path", "sink_path"):
         setattr(args, name, location(getattr(args, name, None)))

@@ -7,14 +7,14 @@ import os
 
 import pyspark
 
-from .job_names import OPTIONS, PIPELINE, STREAMING, TRIGGER
+from .job_names import OPTIONS, PIPELINE, STREAMING
 from .paths import location
 from .session import SPARK_LOG
 from .spark_lines import spark_packages  # or .no_connectors' (by the job)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """OPTIONS, --master, --conf and --verbose; the job's mode and default trigger; its paths as it means them."""
+    """OPTIONS, --master, --conf and --verbose, and the job's mode; its paths as it means them (`location`)."""
     release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
     packages = ",".join(spark_packages(pyspark.__version__, release)) or "none"
     parser = argparse.ArgumentParser(
@@ -38,7 +38,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
-    parser.set_defaults(streaming=STREAMING, trigger=TRIGGER, spark_packages_version=release)
+    parser.set_defaults(streaming=STREAMING, spark_packages_version=release)
     args = parser.parse_args(argv)
     for name in ("checkpoint", "source_path", "sink_path"):
         setattr(args, name, location(getattr(args, name, None)))

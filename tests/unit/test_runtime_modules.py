@@ -214,6 +214,12 @@ def test_triggers(trigger, calls):
     assert writer.calls == calls
 
 
+def test_the_trigger_is_the_options_else_the_sinks(monkeypatch):
+    monkeypatch.setattr(stream_writer, "TRIGGER", "once")
+    assert stream_writer.start_trigger(Writer(), None).calls == [("trigger", {"once": True})]
+    assert stream_writer.start_trigger(Writer(), "available-now").calls == [("trigger", {"availableNow": True})]
+
+
 def test_an_unknown_trigger_stops_the_job(monkeypatch):
     monkeypatch.setattr(stream_writer, "PIPELINE", "p")
     with pytest.raises(SystemExit, match="p: unknown trigger 'available-now: 5'"):
