@@ -95,8 +95,9 @@ class TableUpsert(TableMerge):
 
     def with_tombstones(self, rows: DataFrame) -> DataFrame:
         """The rows with their key's tombstone's sequence (`__GONE_AT`, null without one): a join with the
-        tombstones; while the tombstones table has no data file (its Delta snapshot's file count, known without a
-        job once the snapshot is loaded; a table with tombstones is not asked again), null, without reading it."""
+        tombstones; null without reading them while their table has no data file (its Delta snapshot's file
+        count, no job once the snapshot is loaded; a table seen with tombstones is not asked again).
+        """
         spark = rows.sparkSession
         if self.tombstones not in _TOMBSTONED:
             if not spark.sql(f"DESCRIBE DETAIL {self.tombstones}").first()["numFiles"]:
