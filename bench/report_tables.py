@@ -27,6 +27,19 @@ def _met(value: float, op: str, goal: float) -> str:
     return "yes" if (value >= goal if op == ">=" else value <= goal) else "**no**"
 
 
+def _runs_table(runs: dict) -> list[str]:
+    """Each run's wall and CPU seconds, and its Spark jobs (median; figures taken before jobs were counted: -)."""
+    rows = [
+        "",
+        "| run | wall s (min / median / max) | CPU s (min / median / max) | Spark jobs (median) |",
+        "|---|---|---|---|",
+    ]
+    for key, run in runs.items():
+        jobs = f"{run['jobs']['median']:g}" if "jobs" in run else "-"
+        rows.append(f"| {NAMES[key]} | {' / '.join(_mmm(run['wall_s']))} | {' / '.join(_mmm(run['cpu_s']))} | {jobs} |")
+    return rows
+
+
 def tables_section(t: dict) -> list[str]:
     load = lambda l: " ".join(f"{x:.2f}" for x in l)  # noqa: E731
     rows = [
@@ -45,10 +58,7 @@ def tables_section(t: dict) -> list[str]:
             f"| {label} | {_f(value['wall_s'])} | {_f(value['cpu_s'])} | {op_goal[0]} {op_goal[1]} | "
             f"{_met(value['wall_s'], *op_goal)} |"
         )
-    rows += ["", "| run | wall s (min / median / max) | CPU s (min / median / max) |", "|---|---|---|"]
-    for key, label in NAMES.items():
-        run = t["runs"][key]
-        rows.append(f"| {label} | {' / '.join(_mmm(run['wall_s']))} | {' / '.join(_mmm(run['cpu_s']))} |")
+    rows += _runs_table(t["runs"])
     plain = t.get("without_deletion_vectors")
     if plain:
         rows += [
@@ -64,9 +74,7 @@ def tables_section(t: dict) -> list[str]:
                 f"| {RATIOS[key]} | {_f(value['wall_s'])} | {_f(value['cpu_s'])} | {op_goal[0]} {op_goal[1]} | "
                 f"{_met(value['wall_s'], *op_goal)} |"
             )
-        rows += ["", "| run | wall s (min / median / max) | CPU s (min / median / max) |", "|---|---|---|"]
-        for key, run in plain["runs"].items():
-            rows.append(f"| {NAMES[key]} | {' / '.join(_mmm(run['wall_s']))} | {' / '.join(_mmm(run['cpu_s']))} |")
+        rows += _runs_table(plain["runs"])
     rows += [
         "",
         "How pipec's Delta upsert runs a micro-batch: one materialized pass over it (`localCheckpoint`: the upstream "

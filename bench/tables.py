@@ -56,9 +56,16 @@ def jvm_cpu_s(pid: int) -> float:
 
 
 def timed(pid: int, run) -> dict:
+    """Wall and CPU seconds of `run`, and the Spark jobs it started (its own job group)."""
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    group = f"bench-tables-{time.perf_counter_ns()}"
+    context.setJobGroup(group, group)
     wall, cpu, jvm = time.perf_counter(), time.process_time(), jvm_cpu_s(pid)
     run()
-    return {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu + jvm_cpu_s(pid) - jvm}
+    figures = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu + jvm_cpu_s(pid) - jvm}
+    return figures | {"jobs": len(context.statusTracker().getJobIdsForGroup(group))}
 
 
 def stats(values: list[float]) -> dict:
@@ -230,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(folder, ignore_errors=True)
 
     def summarized(runs: dict[str, list[dict]]) -> dict:
-        return {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s")} for name, rs in runs.items()}
+        return {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s", "jobs")} for name, rs in runs.items()}
 
     summary, plain_summary = summarized(runs), summarized(plain)
 
