@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import __version__, spark_versions
-from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of, tables
+from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
 from ..model import Pipeline
@@ -156,6 +156,13 @@ def _settings(p: Pipeline, lowered: Lowered, spark: dict, session_conf: dict) ->
     return settings
 
 
+def _table_columns(p: Pipeline, compiled: Compiled) -> dict[str, str]:
+    """A table sink's columns as DDL (the table connectors' module is imported only for a table job)."""
+    from ..connectors import tables
+
+    return tables.columns_ddl(p.sink, compiled.final)
+
+
 def context(compiled: Compiled, lowered: Lowered) -> dict:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
@@ -189,7 +196,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         ),
         "sink": sink.writer(p.sink, p.source),
         "table": {
-            "columns": render.literal(tables.columns_ddl(p.sink, compiled.final)),
+            "columns": render.literal(_table_columns(p, compiled)),
             "part": f"table_{p.sink.config.apply}",  # the runtime part of its apply mode (TableApply)
         }
         if sink.writes_table

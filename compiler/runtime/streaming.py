@@ -14,6 +14,7 @@ from .counts import Counts, say, unavailable
 from .job_names import read_source
 from .no_handover import print_handed  # or .handover's (by the job)
 from .paths import _CLIENT
+from .progress_metrics import by_name
 from .straight_through import start  # or .micro_batches' (by the job)
 
 
@@ -21,7 +22,7 @@ def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
     """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none."""
     label = f"micro-batch {batch}"
     try:
-        observed = {p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
+        observed = {p[6:]: by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
         return Counts.lines(label, observed)
     except Exception as exc:
         return [(unavailable(label, exc), False)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Observation, SparkSession, Window
 from pyspark.sql import functions as F
 
-from .counts import SINK_COUNTS
+from .batch_counts import SINK_COUNTS
 from .table_merge import TableMerge
 
 # tombstones tables this process has seen data files in (or written to)

@@ -160,7 +160,7 @@ def _micro_batches(job: ModuleType, raw, tmp: Path, collected: list, lines: list
     def one(df, batch_id: int) -> None:
         counts = job.Counts(False)
         collected.extend(with_letter_headers(job, job.micro_batch(df, batch_id, checkpoint, counts)).collect())
-        lines.extend(_ok(counts.batch_lines(f"micro-batch {batch_id}")))
+        lines.extend(_ok(job.batch_lines(counts, f"micro-batch {batch_id}")))
 
     return raw.writeStream.foreachBatch(one)
 
@@ -183,7 +183,7 @@ def _stream(job: ModuleType, raw, tmp: Path, collected: list, lines: list[str]) 
 def _batch(job: ModuleType, raw) -> tuple[list, list[str]]:
     counts = job.Counts(False)
     rows = with_letter_headers(job, job.transform(raw, counts)).collect()
-    return rows, _ok(counts.batch_lines("batch"))
+    return rows, _ok(job.batch_lines(counts, "batch"))
 
 
 def _batches(case: TestCase) -> list[list]:
