@@ -35,7 +35,6 @@ Modes (name: pipeline variant, trigger):
   pass_through_real_time the same, `real-time: 5 seconds`
   micro_batch_<levers>   micro_batch and pass_through with bench/latency_levers.py's levers (async, rules,
   pass_through_<levers>  async_rules), each pair against the other in the same run; only when named in --modes
-  micro_batch_one_observe  the payments job's counts observed at the sink only (a what-if), against pass_through
 
 Each payments mode is also reported against the pass-through of the same trigger, when both ran: its p99 ÷ the
 pass-through's p99 and its median micro-batch planning ÷ the pass-through's, per round (--rounds N runs every
@@ -69,7 +68,7 @@ from pathlib import Path
 import yaml
 
 from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
-from .latency_levers import COMBINATIONS, JOB_ONLY, levers_applied
+from .latency_levers import COMBINATIONS, levers_applied
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
@@ -91,7 +90,6 @@ MODES = {  # name -> (variant, --trigger (None: the job's default), levers (benc
         for levers in COMBINATIONS
         for base, variant in (("micro_batch", "dead_letters"), ("pass_through", "pass_through"))
     },
-    "micro_batch_one_observe": ("dead_letters", None, ("one_observe",)),
 }
 PASS_THROUGH = "pass_through"  # the variant written by hand: bench/handwritten_pass_through.py
 WARMUP_S = 20.0  # seconds of records sent before the measured ones, once the query runs (--warmup; first batches)
@@ -378,7 +376,7 @@ def measure(args) -> dict:
             log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
             warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
             variant, _, levers = MODES[args.modes[0]]
-            with levers_applied(spark, levers, jobs[variant]):
+            with levers_applied(spark, levers):
                 run_mode(args.modes[0], jobs[variant], folder, spark, progress, probes, bootstrap, admin, warm)
         rounds: dict[str, list[dict]] = {name: [] for name in args.modes}
         for turn in range(args.rounds):
@@ -386,7 +384,7 @@ def measure(args) -> dict:
                 if args.rounds > 1:
                     log(f"round {turn + 1} of {args.rounds}: {name}")
                 try:
-                    with levers_applied(spark, MODES[name][2], jobs[MODES[name][0]]):
+                    with levers_applied(spark, MODES[name][2]):
                         figures = run_mode(
                             name, jobs[MODES[name][0]], folder, spark, progress, probes, bootstrap, admin, args
                         )
@@ -444,8 +442,7 @@ def against_pass_through(name: str, rounds: dict[str, list[dict]]) -> dict | Non
     """A payments mode against the pass-through of its trigger in the same run, round by round: p99 ÷ p99 and
     median planning ÷ median planning (None when either did not run)."""
     variant, trigger, levers = MODES[name]
-    shared = tuple(x for x in levers if x not in JOB_ONLY)  # the pass-through's same settings
-    baseline = next((m for m, (v, t, l) in MODES.items() if v == PASS_THROUGH and (t, l) == (trigger, shared)), None)
+    baseline = next((m for m, (v, t, l) in MODES.items() if v == PASS_THROUGH and (t, l) == (trigger, levers)), None)
     if variant == PASS_THROUGH or baseline not in rounds:
         return None
     pairs = [(job, base) for job, base in zip(rounds[name], rounds[baseline]) if "p99_s" in job and "p99_s" in base]

@@ -20,8 +20,6 @@ LATENCY_MODES = {
         for levers in COMBINATIONS
         for base, what in (("micro_batch", "payments job, dead letters"), ("pass_through", "pass-through"))
     },
-    "micro_batch_one_observe": "micro-batch, default trigger (payments job, dead letters, counts observed at the sink "
-    "only: a what-if)",
 }
 
 
@@ -140,11 +138,7 @@ def latency_section(c: dict) -> list[str]:
             f"| {label} | {m['received']:,} of {m['records']:,} | {_f(m['p50_s'], 3)} | {_f(m['p95_s'], 3)} | "
             f"**{_f(m['p99_s'], 3)}** | {_f(m['max_s'], 3)} | {m['batches']} | {batches} | {_f(m['load_average'][0])} |"
         )
-    levers = (
-        [LEVER_NOTES, ""]
-        if any(name in c for name in LATENCY_MODES if name.endswith(("_async", "_one_observe")))
-        else []
-    )
+    levers = [LEVER_NOTES, ""] if c.get("against_pass_through") else []
     return out + _against_rows(c) + _lever_rows(c) + _legs_rows(c) + ["", *levers, LATENCY_NOTES, ""]
 
 
@@ -193,7 +187,7 @@ def _lever_rows(c: dict) -> list[str]:
     """What each lever does to the payments job and to the pass-through, each against itself without it (round i
     against round i): a lever that helps both alike leaves the ratio to the pass-through where it was."""
     rows = []
-    for levers in (*COMBINATIONS, ("one_observe",)):
+    for levers in COMBINATIONS:
         name = "_".join(levers)
         cells = [
             _spread(_each_round_ratio(c, f"{base}_{name}", base, key))
@@ -207,7 +201,7 @@ def _lever_rows(c: dict) -> list[str]:
     return [
         "",
         "Each lever (bench/latency_levers.py) against the same side without it, round i against round i, min / median "
-        "/ max (below 1: the lever shortens it; `one_observe` is a what-if of the payments plan alone):",
+        "/ max (below 1: the lever shortens it):",
         "",
         "| levers | payments p99 | payments planning | pass-through p99 | pass-through planning |",
         "|---|---|---|---|---|",
