@@ -187,8 +187,8 @@ def write_sink(rows: DataFrame, args: argparse.Namespace):
 def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     """The whole record path, from the source's raw rows to the sink's rows (`counts` observes them)."""
     records = decode(raw)
-    # one row per source record (a record that does not decode is a dead letter, not dropped): a micro-batch's in=
-    # is its query's numInputRows, so a streaming query observes the records once, at the sink
+    # one row per source record (one that does not decode fails the job): a micro-batch's
+    # in= is its query's numInputRows, so a streaming query observes the records once, at the sink
     if counts and not counts.streaming:
         records = counts.mark(records, "in")
     records = chain(records)
