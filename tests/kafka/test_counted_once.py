@@ -73,7 +73,10 @@ def test_a_one_to_one_streaming_job_observes_once_and_its_counts_line_is_exact(
         errors=errors,
         checkpoint=f"checkpoint: {tmp_path / 'ck'}\n      trigger: available-now",
     )
-    assert "one that does not decode is a dead letter, not dropped): a micro-batch's\n    # in= is its query's numInputRows" in source
+    assert (
+        "one that does not decode is a dead letter, not dropped): a micro-batch's\n    # in= is its query's numInputRows"
+        in source
+    )
     assert observations(job, spark, kafka_bootstrap) == ["pipec_out"]
     out, seen = run_counted(job, spark, kafka_bootstrap, capsys)
     assert re.findall(LINE.format(name="once"), out, re.MULTILINE), out
