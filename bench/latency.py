@@ -21,6 +21,8 @@ Modes (name: pipeline variant, trigger):
                          same producer), which sends dead letters through other producer options than the sink's:
                          the job persists each micro-batch and writes it twice through foreachBatch, as every
                          dead-letter job did before the sink's rows and the dead letters went out in one write
+  micro_batch_observed_in payments as shipped but for its counts: its streaming query observes `in` after decoding
+                         too, as before a micro-batch took it from numInputRows (issue 28's lever, A/B in one run)
   zero_interval          payments, "processing-time: 0 seconds" (the same Trigger.ProcessingTime(0) in Spark)
   micro_batch_stateless  payments without dead letters (errors: removed), Spark's default trigger
   real_time              payments without dead letters, `real-time: 5 seconds` (Spark 4.1+ real-time mode, which
@@ -75,9 +77,11 @@ PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
 OUT = (
     ROOT / "out" / "latency.json"
 )  # every run's figures (git ignores out/); --write merges them into bench/results.json
+OBSERVED_IN = "observed_in"  # the payments job with the observation its one-to-one decode no longer needs
 MODES = {  # name -> (variant, --trigger (None: the job's default), levers (bench/latency_levers.py))
     "micro_batch": ("dead_letters", None, ()),
     "micro_batch_two_writes": ("two_writes", None, ()),
+    "micro_batch_observed_in": (OBSERVED_IN, None, ()),
     "zero_interval": ("dead_letters", "processing-time: 0 seconds", ()),
     "micro_batch_stateless": ("stateless", None, ()),
     "real_time": ("stateless", "real-time: 5 seconds", ()),
@@ -114,7 +118,9 @@ def load_variant(folder: Path, variant: str):
 
 def compile_variant(folder: Path, variant: str):
     """The payments pipeline without its trigger (available-now) and tests; `stateless`: without `errors:`;
-    `two_writes`: its dead letters through other producer options than the sink's (persist and two writes)."""
+    `two_writes`: its dead letters through other producer options than the sink's (persist and two writes);
+    `observed_in`: its streaming query observing `in` after decoding, as before a micro-batch took it from its
+    numInputRows (issue 28)."""
     from pipec.project.driver import build_all, generate_all
     from pipec.testing.runner import load_job
 
@@ -130,6 +136,9 @@ def compile_variant(folder: Path, variant: str):
     result = build_all([str(path)])
     result.diags.check()
     ((name, source),) = generate_all(result).items()
+    if variant == OBSERVED_IN:  # the plan before issue 28's lever: a streaming query observes `in` too
+        assert "if counts and not counts.streaming:" in source
+        source = source.replace("if counts and not counts.streaming:", "if counts:")
     job_file = folder / name
     job_file.write_text(source, encoding="utf-8")
     return load_job(job_file)

@@ -8,6 +8,8 @@ from .report import _f, _rate
 LATENCY_MODES = {
     "micro_batch": "micro-batch, default trigger (payments job, dead letters)",
     "micro_batch_two_writes": "micro-batch, default trigger (payments job, dead letters through persist and two writes)",
+    "micro_batch_observed_in": "micro-batch, default trigger (payments job, dead letters, `in` observed after decoding "
+    "as before issue 28)",
     "zero_interval": "micro-batch, `processing-time: 0 seconds` (payments job, dead letters)",
     "micro_batch_stateless": "micro-batch, default trigger (payments without dead letters)",
     "real_time": "real-time mode, `real-time: 5 seconds` (payments without dead letters)",

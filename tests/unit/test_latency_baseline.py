@@ -49,6 +49,7 @@ def test_no_ratio_for_a_pass_through_nor_a_trigger_without_one_nor_a_baseline_no
     assert {m for m in MODES if against_pass_through(m, {k: ROUNDS["micro_batch"] for k in MODES})} == {
         "micro_batch",
         "micro_batch_two_writes",
+        "micro_batch_observed_in",
         "micro_batch_stateless",
         "real_time",
         "real_time_dead_letters",
