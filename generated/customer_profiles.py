@@ -867,11 +867,11 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
 def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[tuple[str, bool]]:
     """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none; `read`, its
     numInputRows, is the `in` of a job that observes none (its decode yields one row per record)."""
+    if read is not None:
+        metrics = {"pipec_in": {"rows": read}, **metrics}
     label = f"micro-batch {batch}"
     try:
         observed = {p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
-        if read is not None:
-            observed.setdefault("in", {"rows": read})
         return Counts.lines(label, observed)
     except Exception as exc:
         return [(unavailable(label, exc), False)]

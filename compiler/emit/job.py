@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import __version__, ir, spark_versions
+from .. import __version__, spark_versions
 from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of, tables
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
@@ -100,7 +100,7 @@ def in_from_progress(p: Pipeline, lowered: Lowered) -> bool:
         and not per_batch(p)
         and not (lowered.dead_letters and not dead_letters_in_one_write(p))
         and SOURCES[p.source.connector].counted_as_read
-        and ir.one_row_per_row(lowered.decode)
+        and lowered.one_row_per_record
     )
 
 
