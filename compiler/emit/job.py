@@ -94,7 +94,7 @@ def in_from_progress(p: Pipeline, lowered: Lowered) -> bool:
     """Whether a streaming micro-batch's `in` is its progress's numInputRows rather than an observation after
     decoding: the query reads each source record once (no foreachBatch: per-key work, a second write), its reader
     counts the records as read (SourceConnector.counted_as_read) and decode yields one row for each (a record that
-    does not decode is a dead letter, not a dropped row)."""
+    does not decode is a dead letter or fails the job, never a dropped row)."""
     return (
         p.streaming
         and not per_batch(p)
