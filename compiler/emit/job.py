@@ -90,6 +90,20 @@ def dead_letters_in_one_write(p: Pipeline) -> bool:
     return errors_policy.dead_letters_in_one_write(p.source, p.sink, p.errors)
 
 
+def in_from_progress(p: Pipeline, lowered: Lowered) -> bool:
+    """Whether a streaming micro-batch's `in` is its progress's numInputRows rather than an observation after
+    decoding: the query reads each source record once (no foreachBatch: per-key work, a second write), its reader
+    counts the records as read (SourceConnector.counted_as_read) and decode yields one row for each (a record that
+    does not decode is a dead letter or fails the job, never a dropped row)."""
+    return (
+        p.streaming
+        and not per_batch(p)
+        and not (lowered.dead_letters and not dead_letters_in_one_write(p))
+        and SOURCES[p.source.connector].counted_as_read
+        and lowered.one_row_per_record
+    )
+
+
 def _dead_letter_context(p: Pipeline) -> dict:
     """Where dead letters go (errors.tolerance: all): a Kafka topic through the source's cluster, or JSON files."""
     policy = p.errors
@@ -206,6 +220,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "dead_letters": lowered.dead_letters,
         # a sink that applies changes checks each row's key and sequence: its dead letters are counted after it
         "counted_after_encode": lowered.dead_letters and sink.applies_changes(p.sink),
+        "in_from_progress": in_from_progress(p, lowered),
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": render.block_lines(lowered.decode),
         "state_check": render.block_lines(lowered.state_check) if lowered.state_check else [],
