@@ -147,6 +147,12 @@ class Raised(Exception):
             "[USER_RAISED_EXCEPTION] TRANSFORMATION: step 'c': bad\nvalue (topic t, partition 0, offset 7) SQLSTATE: P0001",
             "record error: TRANSFORMATION: step 'c': bad\\nvalue (topic t, partition 0, offset 7)",
         ),
+        (  # Spark 3.5: raise_error throws a plain RuntimeException, inside a task's failure
+            "An error occurred while calling o7.count.\n: org.apache.spark.SparkException: Job aborted due to stage "
+            "failure: Lost task 0.0 in stage 3.0 (TID 5) (host executor driver): java.lang.RuntimeException: "
+            "source: no key (topic t, partition 0, offset 0)\n\tat org.apache.spark.sql.Dataset.count",
+            "record error: source: no key (topic t, partition 0, offset 0)",
+        ),
         (
             "An error occurred while calling o42.save.\n: org.apache.spark.SparkException: [X] it broke\n\tat a.b",
             "[X] it broke",
