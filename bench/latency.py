@@ -54,7 +54,6 @@ Starts two JVMs (the broker and Spark): run it under `jvm -2` where JVM slots ar
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import shutil
@@ -69,6 +68,8 @@ from pathlib import Path
 
 import yaml
 
+from .latency_clients import Consumer, Progress, produce
+from .latency_figures import _text, median_round, summary, where_the_time_goes
 from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
 from .latency_levers import COMBINATIONS, levers_applied
 
@@ -99,7 +100,6 @@ PASS_THROUGH = "pass_through"  # the variant written by hand: bench/handwritten_
 WARMUP_S = 20.0  # seconds of records sent before the measured ones, once the query runs (--warmup; first batches)
 JVM_WARMUP_S = 60.0  # a first mode's run before any is measured (--jvm-warmup)
 DRAIN_S = 30.0  # how long to wait for the measured records' output after the last one is sent
-PLANNING = ("latestOffset", "getBatch", "queryPlanning", "walCommit")  # durationMs parts before the batch runs
 SPARK_ARGS = ["--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.ui.enabled=false"]
 
 
@@ -142,119 +142,6 @@ def compile_variant(folder: Path, variant: str):
     job_file = folder / name
     job_file.write_text(source, encoding="utf-8")
     return load_job(job_file)
-
-
-class Progress:
-    """A StreamingQueryListener's record of each micro-batch's progress: (when the batch ended, batch, rows,
-    durationMs, the query run's id). The end is the progress's own start time plus its triggerExecution, not
-    when the event arrives: a loaded listener bus delivers events late, into the next mode's window."""
-
-    def __init__(self):
-        from pyspark.sql.streaming import StreamingQueryListener
-
-        events = self.events = []
-
-        class Listener(StreamingQueryListener):
-            def onQueryStarted(self, event):
-                pass
-
-            def onQueryProgress(self, event):
-                p = event.progress
-                durations = dict(p.durationMs)
-                started = datetime.datetime.fromisoformat(p.timestamp.replace("Z", "+00:00")).timestamp()
-                ended = started + durations.get("triggerExecution", 0) / 1000
-                events.append((ended, p.batchId, p.numInputRows, durations, str(p.runId)))
-
-            def onQueryIdle(self, event):
-                pass
-
-            def onQueryTerminated(self, event):
-                pass
-
-        self.listener = Listener()
-
-    def settle(self, run: str, quiet_s: float = 2.0, most_s: float = 30.0) -> None:
-        """Wait until the run's events stop arriving (a loaded listener bus is behind)."""
-        deadline, count, since = time.time() + most_s, -1, time.time()
-        while time.time() < deadline:
-            now = sum(1 for e in self.events if e[4] == run)
-            if now != count:
-                count, since = now, time.time()
-            elif time.time() - since >= quiet_s:
-                return
-            time.sleep(0.2)
-
-    def between(self, start: float, end: float, run: str) -> list[tuple]:
-        """The batches of query run `run` that ended between two times."""
-        return [e for e in self.events if start <= e[0] <= end and e[4] == run]
-
-
-class Consumer(threading.Thread):
-    """Reads a topic from the start; payment_id -> when its output was first seen, and the output's append time."""
-
-    def __init__(self, bootstrap: str, topic: str):
-        super().__init__(daemon=True)
-        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
-        from confluent_kafka import Consumer as KafkaConsumer
-
-        self.consumer = KafkaConsumer(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": f"latency-{uuid.uuid4().hex}",
-                "enable.auto.commit": False,
-                "fetch.wait.max.ms": 5,
-            }
-        )
-        self.consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
-        self.seen: dict[str, float] = {}
-        self.appended: dict[str, float] = {}
-        self.stopping = threading.Event()
-
-    def run(self) -> None:
-        while not self.stopping.is_set():
-            for message in self.consumer.consume(num_messages=1000, timeout=0.05):
-                if message.error() is None:
-                    at = time.time()
-                    payment = json.loads(message.value())["payment_id"]
-                    if payment not in self.seen:
-                        self.seen[payment] = at
-                        self.appended[payment] = message.timestamp()[1] / 1000
-        self.consumer.close()
-
-
-def produce(producer, topic: str, prefix: str, rate: int, seconds: float, sent: dict[str, float]) -> None:
-    """Send rate records/s for `seconds`, paced against the clock; each one's send time goes into `sent`."""
-    start, count = time.time(), 0
-    while (now := time.time()) < start + seconds:
-        due = int((now - start) * rate) - count
-        for _ in range(due):
-            payment = f"{prefix}{count}"
-            value = {"payment_id": payment, "account": f"acc-{count % 100}", "amount": 12.5, "card": "4111"}
-            sent[payment] = time.time()
-            producer.produce(
-                topic, key=payment.encode(), value=json.dumps(value).encode(), headers=[("source", b"bench")]
-            )
-            count += 1
-        producer.poll(0)
-        time.sleep(0.001)
-    producer.flush(10)
-
-
-def where_the_time_goes(events: list[tuple]) -> dict:
-    """Medians over the micro-batches (with rows) of their durationMs parts, planning against running."""
-    batches = [e for e in events if e[2] > 0]
-    if not batches:
-        return {"batches": 0}
-    parts = sorted({k for e in batches for k in e[3]})
-    median = {k: statistics.median(e[3].get(k, 0) for e in batches) for k in parts}
-    return {
-        "batches": len(batches),
-        "rows_per_batch_median": statistics.median(e[2] for e in batches),
-        "duration_ms_median": median,
-        "planning_ms_median": statistics.median(sum(e[3].get(k, 0) for k in PLANNING) for e in batches),
-        "add_batch_ms_median": median.get("addBatch", 0),
-        "trigger_ms_median": median.get("triggerExecution", 0),
-    }
 
 
 def run_mode(
@@ -423,28 +310,6 @@ def measure(args) -> dict:
         subprocess.run([str(ROOT / "scripts" / "kafka"), "stop"], env=env, capture_output=True)
         for made in (folder, state):  # the jobs, their checkpoints and logs; the broker's data
             shutil.rmtree(made, ignore_errors=True)
-
-
-def summary(values: list[float]) -> dict:
-    return {"min": min(values), "median": statistics.median(values), "max": max(values), "values": values}
-
-
-def _text(s: dict) -> str:
-    return f"median {s['median']:.3f} (min {s['min']:.3f}, max {s['max']:.3f})"
-
-
-def median_round(runs: list[dict]) -> dict:
-    """A mode's figures: those of its round with the median p99 (the lower middle one of an even count), with
-    every round's p99, planning and load beside them; an error if no round ran."""
-    ran = sorted((r for r in runs if "p99_s" in r), key=lambda r: r["p99_s"])
-    if not ran:
-        return runs[0]
-    figures = dict(ran[(len(ran) - 1) // 2])
-    if len(runs) > 1:
-        figures["each_round"] = [
-            {k: r.get(k) for k in ("p50_s", "p99_s", "planning_ms_median", "load_average")} for r in runs
-        ]
-    return figures
 
 
 def against_pass_through(name: str, rounds: dict[str, list[dict]]) -> dict | None:
