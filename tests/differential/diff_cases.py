@@ -910,6 +910,25 @@ tomb: {type: RecordIsTombstone}
         headers=HEADERS,
         fixed=HEADER_KEY_EDGES,
     ),
+    # arrays whose elements Spark casts to Connect's text one by one: the whole array cast, no lambda per element
+    Case(
+        "header_from_number_arrays",
+        """
+- {name: copy, type: HeaderFrom$Value, operation: copy, fields: [ints, longs, doubles, flags, amounts, small],
+   headers: [ints, longs, doubles, flags, amounts, small]}
+""",
+        (
+            ("id", "BIGINT"),
+            ("ints", "ARRAY<INT>"),
+            ("longs", "ARRAY<BIGINT>"),
+            ("doubles", "ARRAY<DOUBLE>"),
+            ("flags", "ARRAY<BOOLEAN>"),
+            ("amounts", "ARRAY<DECIMAL(10, 2)>"),
+            ("small", "ARRAY<TINYINT>"),
+        ),
+        headers=HEADERS,
+        fixed=({"value": {"id": 1, "ints": [], "doubles": [None, -2.5, 1e7, 1.5e-5], "flags": [True, None]}},),
+    ),
     Case(
         "header_from_copy",
         """
