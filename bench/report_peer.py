@@ -61,27 +61,26 @@ skipped; the decode's pieces measured 2026-11-28 on this host at load 4 to 6 by 
 """
 
 CLOSING_NOTES = """\
-What would close the gap. The chain has nothing interpreted left to remove: `HasHeaderKey` as `array_contains`
-(6% to 17% off the job's CPU time in the runs that decided it) and header columns by position (about 5%) are how
-the compiler lowers them, and the codegen line above shows one generated stage for chain and encode. The ratio
-above is measured with both; the figures marked "before" (an earlier run, at another load) had `array_contains`
-too and the header column of the chain as written still by a lambda (now the chain as written costs what the
-Flatten-first chain costs). Between the two runs Kafka Connect's one thread went from 16.9 to 13.0 CPU s per million
-records and the job from 18.2 to 16.3 on the same chain: at the lower load of this run the peer's single thread
-gained more than the job's JVM. What is left is the decode, about two thirds of the job. With the cuts above, a
-chain that cost nothing would bring the ratio to about 0.9; 1.3 needs the whole job at 1 ÷ 1.3 of Kafka Connect's
-CPU per record (about 10 CPU s per million here against 16.3), which with the chain and encode as they are leaves
-the decode less than half of what it costs now: below what Kafka's converters spend reading and writing the whole
-record (their row in the table above). Moving a filter that
-reads only source headers before the chain gave 0.89, 0.97 and the figure of an earlier run: no consistent gain,
-and it would change which records an earlier step's error stops. Writing a key that no step reads or changes as
-the source read it (no `from_json`/`to_json` of the key) took another fifth off in earlier runs: it writes a key
-differently from Kafka's JsonConverter when the input's spelling is not the converter's (spaces, `1.0` for a
-BIGINT) and stops checking the key's JSON, so it would be an option, not the default. The rest of the gap is
-Spark's: a `from_json` that parses the UTF-8 bytes (Jackson's byte parser, as JsonConverter does) and has generated
-code (so that the parse fuses with the chain's stage) would remove most of the decode's excess. Not a way: decoding
-the value as VARIANT (`parse_json`, then `variant_get` per field) cost 14.6 CPU s per million records against
-`from_json`'s 5.8.
+What would close the gap. The chain has nothing interpreted left to remove: `HasHeaderKey` as `array_contains` (6%
+to 17% off the job's CPU time in the runs that decided it) and header columns by position (about 5%) are how the
+compiler lowers them, and the codegen line above shows one generated stage for chain and encode. The ratio above is
+measured with both; the figures marked "before" (an earlier run, at another load) had `array_contains` too and the
+header column of the chain as written still by a lambda (now the chain as written costs what the Flatten-first chain
+costs). Between the two runs Kafka Connect's one thread went from 16.9 to 13.0 CPU s per million records and the job
+from 18.2 to 16.3 on the same chain: at the lower load of this run the peer's single thread gained more than the
+job's JVM. What is left is the decode, about two thirds of the job. With the cuts above, a chain that cost nothing
+would bring the ratio to about 0.9; 1.3 needs the whole job at 1 ÷ 1.3 of Kafka Connect's CPU per record (about 10
+CPU s per million here against 16.3), which with the chain and encode as they are leaves the decode less than half
+of what it costs now: below what Kafka's converters spend reading and writing the whole record (their row in the
+table above). Moving a filter that reads only source headers before the chain gave 0.89, 0.97 and the figure of an
+earlier run: no consistent gain, and it would change which records an earlier step's error stops. Writing a key that
+no step reads or changes as the source read it (no `from_json`/`to_json` of the key) took another fifth off in
+earlier runs: it writes a key differently from Kafka's JsonConverter when the input's spelling is not the
+converter's (spaces, `1.0` for a BIGINT) and stops checking the key's JSON, so it would be an option, not the
+default. The rest of the gap is Spark's: a `from_json` that parses the UTF-8 bytes (Jackson's byte parser, as
+JsonConverter does) and has generated code (so that the parse fuses with the chain's stage) would remove most of the
+decode's excess. Not a way: decoding the value as VARIANT (`parse_json`, then `variant_get` per field) cost 14.6 CPU
+s per million records against `from_json`'s 5.8.
 """
 
 
