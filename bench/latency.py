@@ -21,6 +21,8 @@ Modes (name: pipeline variant, trigger):
                          same producer), which sends dead letters through other producer options than the sink's:
                          the job persists each micro-batch and writes it twice through foreachBatch, as every
                          dead-letter job did before the sink's rows and the dead letters went out in one write
+  micro_batch_observed_in payments as shipped but for its counts: its streaming query observes `in` after decoding
+                         too, as before a micro-batch took it from numInputRows (issue 28's lever, A/B in one run)
   zero_interval          payments, "processing-time: 0 seconds" (the same Trigger.ProcessingTime(0) in Spark)
   micro_batch_stateless  payments without dead letters (errors: removed), Spark's default trigger
   real_time              payments without dead letters, `real-time: 5 seconds` (Spark 4.1+ real-time mode, which
@@ -35,7 +37,6 @@ Modes (name: pipeline variant, trigger):
   pass_through_real_time the same, `real-time: 5 seconds`
   micro_batch_<levers>   micro_batch and pass_through with bench/latency_levers.py's levers (async, rules,
   pass_through_<levers>  async_rules), each pair against the other in the same run; only when named in --modes
-  micro_batch_one_observe  the payments job's counts observed at the sink only (a what-if), against pass_through
 
 Each payments mode is also reported against the pass-through of the same trigger, when both ran: its p99 ÷ the
 pass-through's p99 and its median micro-batch planning ÷ the pass-through's, per round (--rounds N runs every
@@ -69,16 +70,18 @@ from pathlib import Path
 import yaml
 
 from .latency_legs import LEGS, Probes, appended, legs, percentile, timeline
-from .latency_levers import COMBINATIONS, JOB_ONLY, levers_applied
+from .latency_levers import COMBINATIONS, levers_applied
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "pipelines" / "payments_cleared.yaml"
 OUT = (
     ROOT / "out" / "latency.json"
 )  # every run's figures (git ignores out/); --write merges them into bench/results.json
+OBSERVED_IN = "observed_in"  # the payments job with the observation its one-to-one decode no longer needs
 MODES = {  # name -> (variant, --trigger (None: the job's default), levers (bench/latency_levers.py))
     "micro_batch": ("dead_letters", None, ()),
     "micro_batch_two_writes": ("two_writes", None, ()),
+    "micro_batch_observed_in": (OBSERVED_IN, None, ()),
     "zero_interval": ("dead_letters", "processing-time: 0 seconds", ()),
     "micro_batch_stateless": ("stateless", None, ()),
     "real_time": ("stateless", "real-time: 5 seconds", ()),
@@ -91,7 +94,6 @@ MODES = {  # name -> (variant, --trigger (None: the job's default), levers (benc
         for levers in COMBINATIONS
         for base, variant in (("micro_batch", "dead_letters"), ("pass_through", "pass_through"))
     },
-    "micro_batch_one_observe": ("dead_letters", None, ("one_observe",)),
 }
 PASS_THROUGH = "pass_through"  # the variant written by hand: bench/handwritten_pass_through.py
 WARMUP_S = 20.0  # seconds of records sent before the measured ones, once the query runs (--warmup; first batches)
@@ -116,7 +118,9 @@ def load_variant(folder: Path, variant: str):
 
 def compile_variant(folder: Path, variant: str):
     """The payments pipeline without its trigger (available-now) and tests; `stateless`: without `errors:`;
-    `two_writes`: its dead letters through other producer options than the sink's (persist and two writes)."""
+    `two_writes`: its dead letters through other producer options than the sink's (persist and two writes);
+    `observed_in`: its streaming query observing `in` after decoding, as before a micro-batch took it from its
+    numInputRows (issue 28)."""
     from pipec.project.driver import build_all, generate_all
     from pipec.testing.runner import load_job
 
@@ -132,6 +136,9 @@ def compile_variant(folder: Path, variant: str):
     result = build_all([str(path)])
     result.diags.check()
     ((name, source),) = generate_all(result).items()
+    if variant == OBSERVED_IN:  # the plan before issue 28's lever: a streaming query observes `in` too
+        assert "if counts and not counts.streaming:" in source
+        source = source.replace("if counts and not counts.streaming:", "if counts:")
     job_file = folder / name
     job_file.write_text(source, encoding="utf-8")
     return load_job(job_file)
@@ -378,7 +385,7 @@ def measure(args) -> dict:
             log(f"JVM warm-up: {args.modes[0]} for {args.jvm_warmup:g} s, not measured")
             warm = argparse.Namespace(**{**vars(args), "seconds": args.jvm_warmup})
             variant, _, levers = MODES[args.modes[0]]
-            with levers_applied(spark, levers, jobs[variant]):
+            with levers_applied(spark, levers):
                 run_mode(args.modes[0], jobs[variant], folder, spark, progress, probes, bootstrap, admin, warm)
         rounds: dict[str, list[dict]] = {name: [] for name in args.modes}
         for turn in range(args.rounds):
@@ -386,7 +393,7 @@ def measure(args) -> dict:
                 if args.rounds > 1:
                     log(f"round {turn + 1} of {args.rounds}: {name}")
                 try:
-                    with levers_applied(spark, MODES[name][2], jobs[MODES[name][0]]):
+                    with levers_applied(spark, MODES[name][2]):
                         figures = run_mode(
                             name, jobs[MODES[name][0]], folder, spark, progress, probes, bootstrap, admin, args
                         )
@@ -444,8 +451,7 @@ def against_pass_through(name: str, rounds: dict[str, list[dict]]) -> dict | Non
     """A payments mode against the pass-through of its trigger in the same run, round by round: p99 ÷ p99 and
     median planning ÷ median planning (None when either did not run)."""
     variant, trigger, levers = MODES[name]
-    shared = tuple(x for x in levers if x not in JOB_ONLY)  # the pass-through's same settings
-    baseline = next((m for m, (v, t, l) in MODES.items() if v == PASS_THROUGH and (t, l) == (trigger, shared)), None)
+    baseline = next((m for m, (v, t, l) in MODES.items() if v == PASS_THROUGH and (t, l) == (trigger, levers)), None)
     if variant == PASS_THROUGH or baseline not in rounds:
         return None
     pairs = [(job, base) for job, base in zip(rounds[name], rounds[baseline]) if "p99_s" in job and "p99_s" in base]

@@ -1,6 +1,8 @@
 """The latency benchmark's levers (bench/latency.py, issue 28): per-batch settings of a stateless Kafka-to-Kafka
 query, each applied alike to the payments job and to the pass-through written by hand, so that a lever's effect is
-read as a ratio in one run (a lever that helps the pass-through as much changes no ratio).
+read as a ratio in one run (a lever that helps the pass-through as much changes no ratio). The lever of the job's
+own plan measured here before, its counts observed once (no observation after decoding), ships: the generated job
+takes a micro-batch's `in` from its numInputRows where its decode yields one row per record.
 
   async   the Kafka sink's `asyncProgressTrackingEnabled`: the offset and commit logs written off the micro-batch's
           path (walCommit, commitOffsets) every `asyncProgressTrackingCheckpointIntervalMs` (1 s). Spark refuses it
@@ -10,9 +12,6 @@ read as a ratio in one run (a lever that helps the pass-through as much changes 
           plan is the same with and without them, checked in tests/spark/test_physical_plan.py), which each
           micro-batch otherwise runs over the whole plan again. Exact only for a plan they do nothing to: a
           measurement of what the optimizer's idle walks cost, not a setting for every job.
-  one_observe  the payments job only, a what-if of its plan: its counts observed once, at the sink, without the
-          observation after decoding (`in`, which a one-to-one decode could take from the progress's numInputRows
-          instead); the counts line is then not printed.
 Not levers here: `spark.sql.streaming.noDataMicroBatches.enabled` (Spark runs a micro-batch without new rows only
 when a stateful operator asks for one, IncrementalExecution.shouldRunAnotherBatch: a stateless query runs none
 either way), and `minOffsetsPerTrigger`/`maxTriggerDelay` (they hold a micro-batch back until that many offsets
@@ -128,22 +127,10 @@ LEVERS: dict[str, dict[str, dict[str, str]]] = {  # name -> {"writer": sink opti
     "rules": {"conf": {"spark.sql.optimizer.excludedRules": ",".join(IDLE_RULES)}},
 }
 COMBINATIONS = (("async",), ("rules",), ("async", "rules"))  # the levers measured: each alone, and together
-JOB_ONLY = ("one_observe",)  # levers of the payments job's plan: measured against the plain pass-through
-
-
-def _one_observe(job) -> tuple[object, str, object]:
-    """The job's Counts.mark without the `in` observation (what is patched, its name, the original)."""
-    mark = job.Counts.mark
-
-    def sink_only(self, records, point, *metrics):
-        return records if point == "in" else mark(self, records, point, *metrics)
-
-    job.Counts.mark = sink_only
-    return job.Counts, "mark", mark
 
 
 @contextlib.contextmanager
-def levers_applied(spark, names: tuple[str, ...], job=None) -> Iterator[None]:
+def levers_applied(spark, names: tuple[str, ...]) -> Iterator[None]:
     """Within the block, the levers' session settings are set and every streaming writer started gets their sink
     options (the payments job's and the pass-through's alike); both are undone after it (the session is shared by
     every mode)."""
@@ -156,12 +143,9 @@ def levers_applied(spark, names: tuple[str, ...], job=None) -> Iterator[None]:
         spark.conf.set(key, value)
     if writer:
         DataStreamWriter.start = lambda self, *a, **k: original(self.options(**writer), *a, **k)
-    patched = [_one_observe(job)] if "one_observe" in names and hasattr(job, "Counts") else []
     try:
         yield
     finally:
         DataStreamWriter.start = original
-        for owner, name, value in patched:
-            setattr(owner, name, value)
         for key in conf:
             spark.conf.unset(key)

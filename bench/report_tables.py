@@ -27,6 +27,19 @@ def _met(value: float, op: str, goal: float) -> str:
     return "yes" if (value >= goal if op == ">=" else value <= goal) else "**no**"
 
 
+def _runs_table(runs: dict) -> list[str]:
+    """Each run's wall and CPU seconds, and its Spark jobs (median; figures taken before jobs were counted: -)."""
+    rows = [
+        "",
+        "| run | wall s (min / median / max) | CPU s (min / median / max) | Spark jobs (median) |",
+        "|---|---|---|---|",
+    ]
+    for key, run in runs.items():
+        jobs = f"{run['jobs']['median']:g}" if "jobs" in run else "-"
+        rows.append(f"| {NAMES[key]} | {' / '.join(_mmm(run['wall_s']))} | {' / '.join(_mmm(run['cpu_s']))} | {jobs} |")
+    return rows
+
+
 def tables_section(t: dict) -> list[str]:
     load = lambda l: " ".join(f"{x:.2f}" for x in l)  # noqa: E731
     rows = [
@@ -45,10 +58,7 @@ def tables_section(t: dict) -> list[str]:
             f"| {label} | {_f(value['wall_s'])} | {_f(value['cpu_s'])} | {op_goal[0]} {op_goal[1]} | "
             f"{_met(value['wall_s'], *op_goal)} |"
         )
-    rows += ["", "| run | wall s (min / median / max) | CPU s (min / median / max) |", "|---|---|---|"]
-    for key, label in NAMES.items():
-        run = t["runs"][key]
-        rows.append(f"| {label} | {' / '.join(_mmm(run['wall_s']))} | {' / '.join(_mmm(run['cpu_s']))} |")
+    rows += _runs_table(t["runs"])
     plain = t.get("without_deletion_vectors")
     if plain:
         rows += [
@@ -64,9 +74,7 @@ def tables_section(t: dict) -> list[str]:
                 f"| {RATIOS[key]} | {_f(value['wall_s'])} | {_f(value['cpu_s'])} | {op_goal[0]} {op_goal[1]} | "
                 f"{_met(value['wall_s'], *op_goal)} |"
             )
-        rows += ["", "| run | wall s (min / median / max) | CPU s (min / median / max) |", "|---|---|---|"]
-        for key, run in plain["runs"].items():
-            rows.append(f"| {NAMES[key]} | {' / '.join(_mmm(run['wall_s']))} | {' / '.join(_mmm(run['cpu_s']))} |")
+        rows += _runs_table(plain["runs"])
     rows += [
         "",
         "How pipec's Delta upsert runs a micro-batch: one materialized pass over it (`localCheckpoint`: the upstream "
@@ -74,11 +82,16 @@ def tables_section(t: dict) -> list[str]:
         "key's tombstone (the small `__tombstones` table), counting the changes as it goes (an `Observation`, no "
         "count job); then one MERGE whose conditions hold the sequence rule (a change updates only a row with an "
         "older sequence), so there is no pre-join with the table; inserted and updated come from the MERGE "
-        "command's own result. Only a micro-batch that deletes also reads the table's key and sequence columns, "
-        "for the deleted keys, to know which deletes apply (none of the benchmark's do). What pipec's MERGE still "
-        "pays beyond the hand-written one: that materialized pass with the tombstones' read (a Delta table load), "
-        "where the hand-written MERGE lets Delta materialize its source; the hand-written job counts nothing and "
-        "forgets deletes.",
+        "command's own result. While the tombstones table has no data file (its Delta snapshot's file count, "
+        "`DESCRIBE DETAIL`, no Spark job), the pass neither reads nor joins it: the benchmark's case, as every "
+        "table's until its first delete; that took a micro-batch from 22 Spark jobs to 20, the hand-written "
+        "MERGE's count (the materialized pass from 4 jobs to 2, as many as Delta's own materialization of the "
+        "hand-written MERGE's source). Only a micro-batch that deletes also reads the table's key and sequence "
+        "columns, for the deleted keys, to know which deletes apply (none of the benchmark's do). What pipec's "
+        "MERGE still pays beyond the hand-written one: that materialized pass (a window shuffle and a pass over the "
+        "micro-batch, where the hand-written MERGE lets Delta materialize its source inside the MERGE), a wider "
+        "table (the `__SEQUENCE` column the sequence rule compares) and the counts; the hand-written job counts "
+        "nothing and forgets deletes.",
         "",
         "Upsert into 1,000,000 rows against 1,000: the headline tables have Delta's deletion vectors "
         '(`table-properties: {delta.enableDeletionVectors: "true"}`, the hand-written table too), so a MERGE '
@@ -89,11 +102,18 @@ def tables_section(t: dict) -> list[str]:
         "the table): the second table. The two sets run one after the other in one session, the tables without "
         "deletion vectors second, on a warmer JVM, so compare ratios within a set, not times across them.",
         "",
-        "Append: pipec's table sink now writes as the hand-written job does (a missing Delta table is created by "
-        "the first append, in the same commit, not by a CREATE TABLE commit first). The gap left is the chain "
-        "itself: building the compiled chain's DataFrame (driver-side analysis of a larger plan, paid once per run or "
-        "micro-batch) and the exactness checks Kafka Connect's semantics need "
-        "(the chain what-if section).",
+        "Append: pipec's table sink writes as the hand-written job does: the same session and cached records, no "
+        "idempotence options in a batch run (neither side), one commit that creates the table (no CREATE TABLE "
+        "first), no count job and no observation (a batch `write_sink` without counts). Its one extra step is the "
+        "table's existence check before the write (a schema read: 0.07-0.08 s on a missing table; it is what lets "
+        "the job create the table with its partitioning and properties, or stop naming the columns that differ). "
+        "A profile in one session (300,000 records, after a warm-up, on a busier machine than this run) put the rest on building the compiled chain's "
+        "DataFrame: 0.70-0.86 s per call against 0.08-0.29 s for the hand-written chain (driver-side analysis, no "
+        "Spark job), while the compiled chain's rows took the same time through the sink as through a plain Delta "
+        "writer. That is the compiled chain's plan, with the exactness checks Kafka Connect's semantics need (the "
+        "chain what-if section), paid once per run: the throughput benchmark, over 2,000,000 records, finds the "
+        "same chain at 0.99 of hand-written. It is not the table sink's, and the baseline (the chain as an expert "
+        "writes it, bench/handwritten.py) stays as it is.",
         "",
     ]
     return rows

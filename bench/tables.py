@@ -10,7 +10,7 @@
 The upserts run twice: into tables with Delta's deletion vectors (pipec's through `table-properties`, the
 hand-written one created with the same property; the headline ratios), then into tables without (Delta's default).
 Each repetition's changes carry a newer version than the last, so every MERGE updates. Wall and CPU (the JVM's,
-from /proc, plus the driver's) per run, min/median/max, and the load average before and after.
+from /proc, plus the driver's) and Spark jobs per run, min/median/max, and the load average before and after.
 
     scripts/bench tables [--records 300000] [--reps 3] [--write]
         (--write merges the figures into bench/results.json as `tables`, rewrites docs/benchmarks.md)
@@ -56,9 +56,16 @@ def jvm_cpu_s(pid: int) -> float:
 
 
 def timed(pid: int, run) -> dict:
+    """Wall and CPU seconds of `run`, and the Spark jobs it started (its own job group)."""
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    group = f"bench-tables-{time.perf_counter_ns()}"
+    context.setJobGroup(group, group)
     wall, cpu, jvm = time.perf_counter(), time.process_time(), jvm_cpu_s(pid)
     run()
-    return {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu + jvm_cpu_s(pid) - jvm}
+    figures = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu + jvm_cpu_s(pid) - jvm}
+    return figures | {"jobs": len(context.statusTracker().getJobIdsForGroup(group))}
 
 
 def stats(values: list[float]) -> dict:
@@ -174,9 +181,11 @@ def upsert_runs(spark, pid: int, folder: Path, properties: dict[str, str], reps:
             if i >= 0:
                 runs[name].append(figures)
         if i >= 0:
+            last = {name: runs[name][-1] for name in runs}
             log(
-                f"upsert rep {i}: 1M {runs['upsert_1m'][-1]['wall_s']:.2f} s, 1K {runs['upsert_1k'][-1]['wall_s']:.2f} s, "
-                f"hand {runs['merge_hand'][-1]['wall_s']:.2f} s"
+                f"upsert rep {i}: 1M {last['upsert_1m']['wall_s']:.2f} s ({last['upsert_1m']['jobs']} jobs), "
+                f"1K {last['upsert_1k']['wall_s']:.2f} s, hand {last['merge_hand']['wall_s']:.2f} s "
+                f"({last['merge_hand']['jobs']} jobs)"
             )
     counts = spark.read.format("delta").load(big.path).count(), spark.read.format("delta").load(big_hand).count()
     assert counts[0] == counts[1], counts  # both tables took the same changes
@@ -230,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(folder, ignore_errors=True)
 
     def summarized(runs: dict[str, list[dict]]) -> dict:
-        return {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s")} for name, rs in runs.items()}
+        return {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s", "jobs")} for name, rs in runs.items()}
 
     summary, plain_summary = summarized(runs), summarized(plain)
 

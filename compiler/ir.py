@@ -266,3 +266,22 @@ def reading(node: object, columns: dict[str, Expr]) -> object:
     if names is not None:
         return replace(node, **{name: reading(getattr(node, name), columns) for name in names})
     return node
+
+
+# Spark's generator functions: each row they read yields zero or more rows
+GENERATORS = frozenset(
+    {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer", "stack"}
+)
+
+
+def one_row_per_row(node: object) -> bool:
+    """Whether ops (a block's, or an expression in them) yield exactly one row for each row they read: no Where, no
+    job function (Apply), no generator."""
+    if isinstance(node, Block):
+        return one_row_per_row(node.ops)
+    if isinstance(node, (Where, Apply)) or (isinstance(node, Func) and node.name in GENERATORS):
+        return False
+    if isinstance(node, tuple):
+        return all(one_row_per_row(n) for n in node)
+    names = field_names(node)
+    return names is None or all(one_row_per_row(getattr(node, name)) for name in names)

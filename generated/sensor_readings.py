@@ -16,6 +16,7 @@ spark.executor.extraJavaOptions on a cluster), as the job does for a JVM it star
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
@@ -30,6 +31,13 @@ from pyspark.sql.streaming import StreamingQueryListener
 
 PIPELINE = "sensor_readings"
 STREAMING = True
+# each overrides the YAML's setting
+OPTIONS = {
+    "--checkpoint": "streaming checkpoint folder",
+    "--trigger": "available-now | once | 'processing-time: 10 seconds' | real-time (Spark 4.1+)",
+    "--source-path": "files or table source: read this path (Iceberg: its catalog's warehouse)",
+    "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
+}
 TRIGGER = "available-now"  # --trigger's default
 # the sink's checkpoint folder (--checkpoint overrides it)
 CHECKPOINT = "${env:CHECKPOINT_DIR:-checkpoints}/sensor_readings"
@@ -175,7 +183,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, no_connectors, arguments, session, failures, counts, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, no_connectors, arguments, session, failures, counts, progress_metrics, stream_writer, no_handover, straight_through, streaming, main.
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -193,14 +201,13 @@ def env(template: str) -> str:
     return "${".join(_ENV_REF.sub(value, part) for part in template.split("$${"))
 
 
-# Where the job was started and whether through Spark Connect, taken on the client: a micro-batch function Spark
-# Connect runs on its server carries them, so paths resolve there as the client meant.
+# Where the job was started and whether through Spark Connect, taken on the client (a micro-batch function that
+# Spark Connect runs on its server carries them: paths resolve there as the client meant)
 _CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
 
 
 def location(path: str | None) -> str | None:
-    """Under Spark Connect, a relative local path made absolute against the client's working directory; otherwise
-    as given (on a cluster: relative to its default file system's working directory)."""
+    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
     cwd, remote = _CLIENT
     if path and remote and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
         return os.path.normpath(os.path.join(cwd, path))
@@ -215,57 +222,49 @@ def check_connectors(spark: SparkSession) -> None:
     pass
 
 
-OPTIONS = {  # each overrides the YAML's setting
-    "--bootstrap-servers": "Kafka bootstrap servers",
-    "--checkpoint": "streaming checkpoint folder",
-    "--trigger": "available-now | once | 'processing-time: 10 seconds' | real-time (Spark 4.1+)",
-    "--master": "Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
-    "--master stands, and under Spark Connect (SPARK_REMOTE)",
-    "--spark-packages-version": "connector release of the Spark line (env PIPEC_SPARK_PACKAGES_VERSION)",
-    "--source-path": "files or table source: read from this path (Iceberg: its catalog's warehouse)",
-    "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
-}
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The options, the job's mode and default trigger, its paths as the job means them (`location`)."""
+    """OPTIONS, --master, --conf and --verbose, and the job's mode; its paths as it means them (`location`)."""
     release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
     packages = ",".join(spark_packages(pyspark.__version__, release)) or "none"
-    description = __doc__.split("\n")[0]  # argparse %-formats one holding %(prog)
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
-        description=description.replace("%", "%%") if "%(prog)" in description else description,
+        # argparse %-formats a description that holds %(prog)
+        description=d.replace("%", "%%") if "%(prog)" in (d := __doc__.split("\n")[0]) else d,
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the coordinates unbroken
         epilog=f"Spark packages for this pyspark ({pyspark.__version__}):\n  {packages}\nA JVM the job starts gets "
         "them itself; give them to spark-submit as --packages; a Spark Connect server needs them.",
     )
     for flag, text in OPTIONS.items():
         parser.add_argument(flag, help=text)
+    parser.add_argument(
+        "--master",
+        help="Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
+        "--master stands, and under Spark Connect (SPARK_REMOTE)",
+    )
     parser.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     parser.add_argument(
         "--verbose",
         action="store_true",
         help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
+    parser.set_defaults(streaming=STREAMING, spark_packages_version=release)
     args = parser.parse_args(argv)
-    args.streaming, args.trigger = STREAMING, args.trigger or TRIGGER
-    args.spark_packages_version = args.spark_packages_version or release
     for name in ("checkpoint", "source_path", "sink_path"):
-        setattr(args, name, location(getattr(args, name)))
+        setattr(args, name, location(getattr(args, name, None)))
     return args
 
 
-# For a JVM the job starts itself: compile Spark's large generated methods too (long chains run faster)
+# A JVM the job starts itself compiles Spark's large generated methods too (long chains run faster) and writes its
+# own output to SPARK_LOG (start_quietly)
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
-# where a JVM the job starts writes its own output (start_quietly)
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's session (SESSION_CONF: UTC, ANSI) on a Spark new enough. A JVM it starts itself gets the
-    master, its Spark's connectors, table formats' settings and JVM_OPTIONS, and starts quietly."""
+    """The job's session (SESSION_CONF) on a Spark new enough. A JVM it starts itself gets the master, the
+    connectors, the table formats' settings and JVM_OPTIONS, and starts quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
@@ -278,16 +277,11 @@ def session(args: argparse.Namespace) -> SparkSession:
         if packages:
             conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
-        print(
-            f"{PIPELINE}: --master {args.master} ignored: spark-submit or Spark Connect chose the master",
-            file=sys.stderr,
-        )
+        print(f"{PIPELINE}: --master ignored under spark-submit and Spark Connect", file=sys.stderr)
     for key, value in {**conf, **SESSION_CONF}.items():
         builder = builder.config(key, value)
-    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
-        spark = start_quietly(builder, packages)
-    else:
-        spark = builder.getOrCreate()
+    quiet = embedded and not args.verbose and not SparkSession.getActiveSession()  # a JVM starts
+    spark = start_quietly(builder, packages) if quiet else builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
     if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
@@ -300,63 +294,50 @@ def session(args: argparse.Namespace) -> SparkSession:
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
     """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own output
-    (Ivy's report, log4j's warnings) to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
+    (Ivy's report, log4j's warnings) to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
-    what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"
-    print(f"{what} ...", end="", file=sys.stderr, flush=True)
+    say = functools.partial(print, file=sys.stderr, flush=True)
+    say(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
     began, saved = time.monotonic(), os.dup(2)
     try:
         with open(SPARK_LOG, "wb") as log:
-            os.dup2(log.fileno(), 2)  # the JVM inherits it; Python's stderr comes back below
-            try:
-                spark = builder.getOrCreate()
-            finally:
-                os.dup2(saved, 2)
+            os.dup2(log.fileno(), 2)  # the JVM inherits it
+            spark = builder.getOrCreate()
     except Exception:
+        os.dup2(saved, 2)
         with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
-            why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
-        said = f": {why[-1]}" if why else ""
-        print(f" failed{said} (Spark's output: {SPARK_LOG})", file=sys.stderr, flush=True)
+            why = [f": {line.strip()}" for line in log if line.startswith(("Exception", "Error"))]
+        say(f" failed{why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
         raise
     finally:
+        os.dup2(saved, 2)  # Python's stderr back
         os.close(saved)
-    print(f" done in {time.monotonic() - began:.1f} s", file=sys.stderr, flush=True)
+    say(f" done in {time.monotonic() - began:.1f} s")
     return spark
 
 
-# A record error is Spark's USER_RAISED_EXCEPTION, whose SQLSTATE is always P0001. A query whose Python micro-batch
-# function failed carries it only as text: the traceback Py4J passed on, inside Spark's STREAM_FAILED message.
+# A record error: Spark's USER_RAISED_EXCEPTION (SQLSTATE P0001), also as the text of a micro-batch function's
+# traceback inside STREAM_FAILED's message; a line that names a qualified exception class; Py4J's own line
 _RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?) SQLSTATE: P0001", re.S)
 _TRACEBACK = "Traceback (most recent call last):"
-# Py4J's own line, which the Java exception's line follows; a line naming a qualified exception class
-_PY4J_CALL = "An error occurred while calling "
 _RAISED = re.compile(r"^:? ?(?:[A-Za-z_]\w*\.)+(\w*(?:Exception|Error)): (.*)$")
+_PY4J_CALL = "An error occurred while calling "
 
 
 def failure(exc: BaseException) -> str:
-    """The record error (step, field, reason, topic, partition, offset), else the first line that says why,
-    without Spark's wrappers, tracebacks or stack traces."""
+    """The record error, else the first line that says why, without Spark's wrappers, tracebacks or stack traces."""
     text = str(exc)
-    record = _RECORD_ERROR.search(text)
-    if record:
-        return "record error: " + record.group(1).replace("\r", "\\r").replace("\n", "\\n")
+    if record := _RECORD_ERROR.search(text):
+        return "record error: " + record[1].replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    # raised in a micro-batch function: drop the frames, keep the exception's lines
-    if _TRACEBACK in text:
-        text = "\n".join(
-            line for line in text.rsplit(_TRACEBACK, 1)[1].splitlines() if line[:1].strip()
-        )
-    for line in (line.strip() for line in text.splitlines()):
-        raised = _RAISED.match(line)
-        name, message = raised.groups() if raised else ("", line)
+    # raised in a micro-batch function: the exception's lines, not its frames
+    lines = [line for line in text.rsplit(_TRACEBACK, 1)[-1].splitlines() if line[:1].strip()]
+    for line in (line.strip() for line in (lines if _TRACEBACK in text else text.splitlines())):
+        name, message = raised.groups() if (raised := _RAISED.match(line)) else ("", line)
         if message and not message.startswith(_PY4J_CALL):
             return message if not name or message.startswith("[") else f"{name}: {message}"
     return type(exc).__name__
-
-
-# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
-SINK_COUNTS: dict[str, dict[str, int]] = {}
 
 
 class Counts:
@@ -396,28 +377,6 @@ class Counts:
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
         return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
 
-    @staticmethod
-    def by_name(metric) -> dict:
-        """An observed metric's values by name: a Row (Spark), a dict (an Observation under Spark Connect) or a Row
-        of `values` and `schema` (a streaming progress under Spark Connect)."""
-        values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
-        if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
-            return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
-        return values
-
-    def batch_lines(self, label: str) -> list[tuple[str, bool]]:
-        """`lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
-        try:
-            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
-            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
-            SINK_COUNTS.clear()
-            return self.lines(label, metrics)
-        except Exception as exc:
-            return [(unavailable(label, exc), False)]
-
-    def report_batch(self, label: str = "batch") -> None:
-        say(self.batch_lines(label))
-
 
 def unavailable(label: str, exc: BaseException) -> str:
     return f"[{PIPELINE}] {label}: counts unavailable ({type(exc).__name__}: {failure(exc)})"
@@ -429,14 +388,24 @@ def say(lines: list[tuple[str, bool]]) -> None:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
 
 
+def by_name(metric) -> dict:
+    """An observed metric's values by name: a Row, a dict (Spark Connect 3.5) or a Row of `values` and `schema`
+    (Spark Connect 4)."""
+    values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
+    if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
+        return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
+    return values
+
+
 def checkpoint(args: argparse.Namespace) -> str | None:
     """--checkpoint, else the sink's (CHECKPOINT)."""
     return args.checkpoint or (location(env(CHECKPOINT)) if CHECKPOINT else None)
 
 
 def start_trigger(writer, trigger: str | None):
-    """available-now | once | processing-time: <interval> | real-time[: <checkpoint interval>]; None runs
-    micro-batches back to back."""
+    """--trigger, else the sink's (TRIGGER): available-now | once | processing-time: <interval> | real-time[:
+    <checkpoint interval>]; none runs micro-batches back to back."""
+    trigger = trigger or TRIGGER
     if trigger is None:
         return writer
     kind, _, interval = (part.strip() for part in trigger.partition(":"))
@@ -462,11 +431,14 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
     return write_sink(transform(raw, counts), args)
 
 
-def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
-    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none."""
+def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[tuple[str, bool]]:
+    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none; `read`, its
+    numInputRows, is the `in` of a job that observes none (its decode yields one row per record)."""
+    if read is not None:
+        metrics = {"pipec_in": {"rows": read}, **metrics}
     label = f"micro-batch {batch}"
     try:
-        observed = {p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
+        observed = {p[6:]: by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
         return Counts.lines(label, observed)
     except Exception as exc:
         return [(unavailable(label, exc), False)]
@@ -477,12 +449,13 @@ def report_progress(progress, after: int = -1, session: SparkSession | None = No
     Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
     if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
         batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+        read = progress.get("numInputRows")
     else:
-        batch, metrics = progress.batchId, progress.observedMetrics
+        batch, metrics, read = progress.batchId, progress.observedMetrics, progress.numInputRows
     if batch <= after:
         return after
-    if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-        say(progress_lines(batch, metrics))
+    if "pipec_out" in metrics:  # and `in`, observed after decoding or the progress's numInputRows
+        say(progress_lines(batch, metrics, read))
         return batch
     handed = session is not None and _CLIENT[1] and print_handed(session, batch)
     return batch if handed else after

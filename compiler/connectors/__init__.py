@@ -2,21 +2,62 @@
 
 from __future__ import annotations
 
-from .base import RECORD_COLUMNS, SinkConnector, SourceConnector
-from .file_lines import FILES_SOURCE
-from .files import CONSOLE_SINK, FILES_SINK
-from .kafka import KAFKA_SOURCE
-from .kafka_sink import KAFKA_SINK
-from .table_source import DELTA_SOURCE, ICEBERG_SOURCE
-from .tables import DELTA_SINK, ICEBERG_SINK
-from .upsert_kafka import UPSERT_KAFKA_SINK, UPSERT_KAFKA_SOURCE
+import importlib
+from collections.abc import Iterator, Mapping, MutableMapping
 
-SOURCES: dict[str, SourceConnector] = {
-    c.name: c for c in (KAFKA_SOURCE, UPSERT_KAFKA_SOURCE, FILES_SOURCE, DELTA_SOURCE, ICEBERG_SOURCE)
+from .base import RECORD_COLUMNS, SinkConnector, SourceConnector
+
+# name -> (this package's module that defines the connector, its name there), in the order the registry lists them
+_SOURCES = {
+    "kafka": ("kafka", "KAFKA_SOURCE"),
+    "upsert-kafka": ("upsert_kafka", "UPSERT_KAFKA_SOURCE"),
+    "files": ("file_lines", "FILES_SOURCE"),
+    "delta": ("table_source", "DELTA_SOURCE"),
+    "iceberg": ("table_source", "ICEBERG_SOURCE"),
 }
-SINKS: dict[str, SinkConnector] = {
-    c.name: c for c in (KAFKA_SINK, UPSERT_KAFKA_SINK, FILES_SINK, CONSOLE_SINK, DELTA_SINK, ICEBERG_SINK)
+_SINKS = {
+    "kafka": ("kafka_sink", "KAFKA_SINK"),
+    "upsert-kafka": ("upsert_kafka", "UPSERT_KAFKA_SINK"),
+    "files": ("files", "FILES_SINK"),
+    "console": ("files", "CONSOLE_SINK"),
+    "delta": ("tables", "DELTA_SINK"),
+    "iceberg": ("tables", "ICEBERG_SINK"),
 }
+
+
+class Connectors(MutableMapping):
+    """Connectors by name, each one's module imported when it is first asked for: a compile imports only the
+    connectors its pipelines name (tests/unit/test_connector_registry.py). Setting a name registers a connector."""
+
+    def __init__(self, where: dict[str, tuple[str, str]]) -> None:
+        self._where: dict[str, tuple[str, str] | None] = dict(where)
+        self._loaded: dict = {}
+
+    def __setitem__(self, name: str, connector) -> None:
+        self._where[name], self._loaded[name] = None, connector
+
+    def __delitem__(self, name: str) -> None:
+        del self._where[name]
+        self._loaded.pop(name, None)
+
+    def __getitem__(self, name: str):
+        if name not in self._loaded:
+            module, attribute = self._where[name]
+            self._loaded[name] = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+        return self._loaded[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+SOURCES: Mapping[str, SourceConnector] = Connectors(_SOURCES)
+SINKS: Mapping[str, SinkConnector] = Connectors(_SINKS)
 
 
 def table_formats_of(source, sink) -> tuple[str, ...]:

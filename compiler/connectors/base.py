@@ -105,6 +105,9 @@ class SourceConnector:
     position: Callable[[str], ir.Expr] = positioned
     dead_letter_refusals: Callable[[Source], list[tuple[str, tuple[str, ...], str]]] = lambda source: []
     real_time: bool = False  # Spark's real-time mode (trigger: real-time) reads it
+    # A streaming query's numInputRows counts its records as read, each once, no filter pushed into the reader (a
+    # file's row groups, a table's data skipping): a micro-batch that decodes one row per record may take `in` from it
+    counted_as_read: bool = False
     # A json key or value whose text is the JSON literal null reads as null (Kafka Connect's JsonConverter), not as
     # an undecodable payload (record_errors.JSON_NULL)
     json_null: bool = False

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import __version__, spark_versions
-from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of, tables
+from ..connectors import SINKS, SOURCES, schema_registry, table_formats, table_formats_of
 from ..lower.record_path import Lowered, lower
 from ..lower.spark_line import job_needs
 from ..model import Pipeline
@@ -90,6 +90,20 @@ def dead_letters_in_one_write(p: Pipeline) -> bool:
     return errors_policy.dead_letters_in_one_write(p.source, p.sink, p.errors)
 
 
+def in_from_progress(p: Pipeline, lowered: Lowered) -> bool:
+    """Whether a streaming micro-batch's `in` is its progress's numInputRows rather than an observation after
+    decoding: the query reads each source record once (no foreachBatch: per-key work, a second write), its reader
+    counts the records as read (SourceConnector.counted_as_read) and decode yields one row for each (a record that
+    does not decode is a dead letter or fails the job, never a dropped row)."""
+    return (
+        p.streaming
+        and not per_batch(p)
+        and not (lowered.dead_letters and not dead_letters_in_one_write(p))
+        and SOURCES[p.source.connector].counted_as_read
+        and lowered.one_row_per_record
+    )
+
+
 def _dead_letter_context(p: Pipeline) -> dict:
     """Where dead letters go (errors.tolerance: all): a Kafka topic through the source's cluster, or JSON files."""
     policy = p.errors
@@ -156,6 +170,13 @@ def _settings(p: Pipeline, lowered: Lowered, spark: dict, session_conf: dict) ->
     return settings
 
 
+def _table_columns(p: Pipeline, compiled: Compiled) -> dict[str, str]:
+    """A table sink's columns as DDL (the table connectors' module is imported only for a table job)."""
+    from ..connectors import tables
+
+    return tables.columns_ddl(p.sink, compiled.final)
+
+
 def context(compiled: Compiled, lowered: Lowered) -> dict:
     p = compiled.pipeline
     source, sink = SOURCES[p.source.connector], SINKS[p.sink.connector]
@@ -189,7 +210,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         ),
         "sink": sink.writer(p.sink, p.source),
         "table": {
-            "columns": render.literal(tables.columns_ddl(p.sink, compiled.final)),
+            "columns": render.literal(_table_columns(p, compiled)),
             "part": f"table_{p.sink.config.apply}",  # the runtime part of its apply mode (TableApply)
         }
         if sink.writes_table
@@ -199,6 +220,7 @@ def context(compiled: Compiled, lowered: Lowered) -> dict:
         "dead_letters": lowered.dead_letters,
         # a sink that applies changes checks each row's key and sequence: its dead letters are counted after it
         "counted_after_encode": lowered.dead_letters and sink.applies_changes(p.sink),
+        "in_from_progress": in_from_progress(p, lowered),
         "dlq": _dead_letter_context(p) if lowered.dead_letters else {},
         "decode": render.block_lines(lowered.decode),
         "state_check": render.block_lines(lowered.state_check) if lowered.state_check else [],

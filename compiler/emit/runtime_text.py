@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..runtime import ALTERNATIVES, PARTS
+from ..spark_versions import PACKAGES_VERSION_ENV, PACKAGES_VERSION_OPTION
 from .formatter import LINE_LENGTH
 
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
@@ -26,6 +27,7 @@ JOB_NAMES = "job_names"
 SETTINGS = {
     "PIPELINE": "",
     "STREAMING": "",
+    "OPTIONS": "each overrides the YAML's setting",
     "TRIGGER": "--trigger's default",
     "CHECKPOINT": "the sink's checkpoint folder (--checkpoint overrides it)",
     "DEAD_LETTERS": "errors.tolerance: all: bad records go to the dead-letter queue",
@@ -41,6 +43,18 @@ SETTINGS = {
     "SCHEMA_REGISTRY": "avro-confluent payloads read or written through a Schema Registry: payload -> url, "
     "subject, client options",
 }
+
+# The command-line options a job has when its code reads them (`args.NAME` for --NAME), in this order: flag -> help.
+# Every job also has --master, --conf and --verbose (runtime/arguments.py).
+OPTIONS = {
+    "--bootstrap-servers": "Kafka bootstrap servers",
+    "--checkpoint": "streaming checkpoint folder",
+    "--trigger": "available-now | once | 'processing-time: 10 seconds' | real-time (Spark 4.1+)",
+    PACKAGES_VERSION_OPTION: f"connector release of the Spark line (env {PACKAGES_VERSION_ENV})",
+    "--source-path": "files or table source: read this path (Iceberg: its catalog's warehouse)",
+    "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
+}
+_ARGS = re.compile(r"\bargs\.(\w+)")
 
 # What the pipeline part itself may need imported: name -> (module, imported name or None for `import module`)
 PIPELINE_IMPORTS = {
@@ -161,6 +175,11 @@ def assemble(
     the runtime."""
     names = names_read(pipeline_code)
     used = choose(names, chosen)
+    read = set(_ARGS.findall(_NOT_CODE.sub(" ", "\n".join([pipeline_code, *(p.body for p in used)]))))
+    options = {flag: text for flag, text in OPTIONS.items() if flag[2:].replace("-", "_") in read}
+    if "spark_lines" not in {p.name for p in used}:
+        options.pop(PACKAGES_VERSION_OPTION, None)  # connectors of no Spark line to choose
+    settings = {**settings, "OPTIONS": (repr(options), "")}
     imports = {PIPELINE_IMPORTS[n] for n in names if n in PIPELINE_IMPORTS}
     needed = set()
     for part in used:

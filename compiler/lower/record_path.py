@@ -30,6 +30,11 @@ class Lowered:
         None  # tolerance: all before per-key state: the decode whose errors keep a record out
     )
 
+    @property
+    def one_row_per_record(self) -> bool:
+        """Whether decode yields exactly one row for each source row (no filter, no generator)."""
+        return ir.one_row_per_row(self.decode)
+
 
 def predicate_condition(step: Step, predicates: dict[str, Predicate], changelog: bool = False) -> ir.Expr | None:
     """When the step applies (KIP-585: predicate XOR negate), or None when it always applies."""

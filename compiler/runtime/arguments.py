@@ -7,46 +7,39 @@ import os
 
 import pyspark
 
-from .job_names import PIPELINE, STREAMING, TRIGGER
+from .job_names import OPTIONS, PIPELINE, STREAMING
 from .paths import location
 from .session import SPARK_LOG
 from .spark_lines import spark_packages  # or .no_connectors' (by the job)
 
-OPTIONS = {  # each overrides the YAML's setting
-    "--bootstrap-servers": "Kafka bootstrap servers",
-    "--checkpoint": "streaming checkpoint folder",
-    "--trigger": "available-now | once | 'processing-time: 10 seconds' | real-time (Spark 4.1+)",
-    "--master": "Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
-    "--master stands, and under Spark Connect (SPARK_REMOTE)",
-    "--spark-packages-version": "connector release of the Spark line (env PIPEC_SPARK_PACKAGES_VERSION)",
-    "--source-path": "files or table source: read from this path (Iceberg: its catalog's warehouse)",
-    "--sink-path": "files or table sink: write to this path (Iceberg: its catalog's warehouse)",
-}
-
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The options, the job's mode and default trigger, its paths as the job means them (`location`)."""
+    """OPTIONS, --master, --conf and --verbose, and the job's mode; its paths as it means them (`location`)."""
     release = os.environ.get("PIPEC_SPARK_PACKAGES_VERSION")
     packages = ",".join(spark_packages(pyspark.__version__, release)) or "none"
-    description = __doc__.split("\n")[0]  # argparse %-formats one holding %(prog)
     parser = argparse.ArgumentParser(
         prog=PIPELINE,
-        description=description.replace("%", "%%") if "%(prog)" in description else description,
+        # argparse %-formats a description that holds %(prog)
+        description=d.replace("%", "%%") if "%(prog)" in (d := __doc__.split("\n")[0]) else d,
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the coordinates unbroken
         epilog=f"Spark packages for this pyspark ({pyspark.__version__}):\n  {packages}\nA JVM the job starts gets "
         "them itself; give them to spark-submit as --packages; a Spark Connect server needs them.",
     )
     for flag, text in OPTIONS.items():
         parser.add_argument(flag, help=text)
+    parser.add_argument(
+        "--master",
+        help="Spark master of a JVM the job starts itself (default local[*]); ignored under spark-submit, whose "
+        "--master stands, and under Spark Connect (SPARK_REMOTE)",
+    )
     parser.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     parser.add_argument(
         "--verbose",
         action="store_true",
         help=f"show the output of a JVM the job starts (Ivy's resolution, Spark's warnings); default: {SPARK_LOG}",
     )
+    parser.set_defaults(streaming=STREAMING, spark_packages_version=release)
     args = parser.parse_args(argv)
-    args.streaming, args.trigger = STREAMING, args.trigger or TRIGGER
-    args.spark_packages_version = args.spark_packages_version or release
     for name in ("checkpoint", "source_path", "sink_path"):
-        setattr(args, name, location(getattr(args, name)))
+        setattr(args, name, location(getattr(args, name, None)))
     return args

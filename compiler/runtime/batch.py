@@ -6,7 +6,8 @@ import argparse
 
 from pyspark.sql import SparkSession
 
-from .counts import Counts
+from .batch_counts import batch_lines
+from .counts import Counts, say
 from .job_names import read_source
 from .straight_through import start
 
@@ -15,4 +16,4 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     """Read, transform and write the batch, then print its counts."""
     counts = Counts(False)
     start(read_source(spark, args), args, counts)
-    counts.report_batch()
+    say(batch_lines(counts, "batch"))

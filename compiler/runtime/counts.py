@@ -10,9 +10,6 @@ from pyspark.sql import functions as F
 from .failures import failure
 from .job_names import PIPELINE
 
-# Counts the sink reports of its own write (a table's MERGE: its fates and the rows inserted, updated, deleted)
-SINK_COUNTS: dict[str, dict[str, int]] = {}
-
 
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
@@ -50,28 +47,6 @@ class Counts:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
         return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
-
-    @staticmethod
-    def by_name(metric) -> dict:
-        """An observed metric's values by name: a Row (Spark), a dict (an Observation under Spark Connect) or a Row
-        of `values` and `schema` (a streaming progress under Spark Connect)."""
-        values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
-        if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
-            return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
-        return values
-
-    def batch_lines(self, label: str) -> list[tuple[str, bool]]:
-        """`lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
-        try:
-            metrics = {p: self.by_name(o.get) for p, o in self.observations.items()}
-            metrics.update(SINK_COUNTS)  # the sink's own counts of this write, if it reports any
-            SINK_COUNTS.clear()
-            return self.lines(label, metrics)
-        except Exception as exc:
-            return [(unavailable(label, exc), False)]
-
-    def report_batch(self, label: str = "batch") -> None:
-        say(self.batch_lines(label))
 
 
 def unavailable(label: str, exc: BaseException) -> str:

@@ -6,6 +6,7 @@ import os
 
 from pyspark.sql import DataFrame, SparkSession
 
+from .batch_counts import batch_lines
 from .counts import Counts, say, unavailable
 from .paths import _CLIENT
 
@@ -24,7 +25,7 @@ def handed_view(batch_id: int) -> str:
 def report_micro_batch(counts: Counts, batch: DataFrame, batch_id: int) -> None:
     """A micro-batch function's counts, after its write: printed, or under Spark Connect left for the client, which
     prints them with the batch's progress (print_handed); failing to is said, and fails nothing."""
-    lines = counts.batch_lines(f"micro-batch {batch_id}")
+    lines = batch_lines(counts, f"micro-batch {batch_id}")
     if not _CLIENT[1]:
         return say(lines)
     try:

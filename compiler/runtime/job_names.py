@@ -15,6 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 # function the job calls; its session's configuration; avro-confluent payloads: url, subject and client options
 PIPELINE = "pipeline"
 STREAMING = False
+OPTIONS: dict[str, str] = {}  # the job's own command-line options: flag -> help
 TRIGGER: str | None = None
 CHECKPOINT: str | None = None
 SPARK_CONNECTORS: list[str] = []

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import re
 
-# Where the job was started and whether through Spark Connect, taken on the client: a micro-batch function Spark
-# Connect runs on its server carries them, so paths resolve there as the client meant.
+# Where the job was started and whether through Spark Connect, taken on the client (a micro-batch function that
+# Spark Connect runs on its server carries them: paths resolve there as the client meant)
 _CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
 
 
 def location(path: str | None) -> str | None:
-    """Under Spark Connect, a relative local path made absolute against the client's working directory; otherwise
-    as given (on a cluster: relative to its default file system's working directory)."""
+    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
     cwd, remote = _CLIENT
     if path and remote and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
         return os.path.normpath(os.path.join(cwd, path))

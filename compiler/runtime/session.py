@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import tempfile
@@ -14,17 +15,17 @@ from pyspark.sql import SparkSession
 from .job_names import PIPELINE, SESSION_CONF, SPARK_NEEDED, TABLE_SESSION
 from .spark_lines import check_connectors, spark_packages  # or .no_connectors' (by the job)
 
-# For a JVM the job starts itself: compile Spark's large generated methods too (long chains run faster)
+# A JVM the job starts itself compiles Spark's large generated methods too (long chains run faster) and writes its
+# own output to SPARK_LOG (start_quietly)
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
-# where a JVM the job starts writes its own output (start_quietly)
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's session (SESSION_CONF: UTC, ANSI) on a Spark new enough. A JVM it starts itself gets the
-    master, its Spark's connectors, table formats' settings and JVM_OPTIONS, and starts quietly."""
+    """The job's session (SESSION_CONF) on a Spark new enough. A JVM it starts itself gets the master, the
+    connectors, the table formats' settings and JVM_OPTIONS, and starts quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
@@ -37,16 +38,11 @@ def session(args: argparse.Namespace) -> SparkSession:
         if packages:
             conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
-        print(
-            f"{PIPELINE}: --master {args.master} ignored: spark-submit or Spark Connect chose the master",
-            file=sys.stderr,
-        )
+        print(f"{PIPELINE}: --master ignored under spark-submit and Spark Connect", file=sys.stderr)
     for key, value in {**conf, **SESSION_CONF}.items():
         builder = builder.config(key, value)
-    if embedded and not args.verbose and SparkSession.getActiveSession() is None:  # a JVM starts
-        spark = start_quietly(builder, packages)
-    else:
-        spark = builder.getOrCreate()
+    quiet = embedded and not args.verbose and not SparkSession.getActiveSession()  # a JVM starts
+    spark = start_quietly(builder, packages) if quiet else builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
     if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
@@ -59,25 +55,23 @@ def session(args: argparse.Namespace) -> SparkSession:
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
     """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own output
-    (Ivy's report, log4j's warnings) to SPARK_LOG (env PIPEC_SPARK_LOG; --verbose: the terminal)."""
+    (Ivy's report, log4j's warnings) to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
-    what = f"resolving {names}" if names else f"starting Spark {pyspark.__version__}"
-    print(f"{what} ...", end="", file=sys.stderr, flush=True)
+    say = functools.partial(print, file=sys.stderr, flush=True)
+    say(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
     began, saved = time.monotonic(), os.dup(2)
     try:
         with open(SPARK_LOG, "wb") as log:
-            os.dup2(log.fileno(), 2)  # the JVM inherits it; Python's stderr comes back below
-            try:
-                spark = builder.getOrCreate()
-            finally:
-                os.dup2(saved, 2)
+            os.dup2(log.fileno(), 2)  # the JVM inherits it
+            spark = builder.getOrCreate()
     except Exception:
+        os.dup2(saved, 2)
         with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
-            why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
-        said = f": {why[-1]}" if why else ""
-        print(f" failed{said} (Spark's output: {SPARK_LOG})", file=sys.stderr, flush=True)
+            why = [f": {line.strip()}" for line in log if line.startswith(("Exception", "Error"))]
+        say(f" failed{why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
         raise
     finally:
+        os.dup2(saved, 2)  # Python's stderr back
         os.close(saved)
-    print(f" done in {time.monotonic() - began:.1f} s", file=sys.stderr, flush=True)
+    say(f" done in {time.monotonic() - began:.1f} s")
     return spark

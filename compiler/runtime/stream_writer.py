@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .env import env
-from .job_names import CHECKPOINT, PIPELINE
+from .job_names import CHECKPOINT, PIPELINE, TRIGGER
 from .paths import location
 
 
@@ -15,8 +15,9 @@ def checkpoint(args: argparse.Namespace) -> str | None:
 
 
 def start_trigger(writer, trigger: str | None):
-    """available-now | once | processing-time: <interval> | real-time[: <checkpoint interval>]; None runs
-    micro-batches back to back."""
+    """--trigger, else the sink's (TRIGGER): available-now | once | processing-time: <interval> | real-time[:
+    <checkpoint interval>]; none runs micro-batches back to back."""
+    trigger = trigger or TRIGGER
     if trigger is None:
         return writer
     kind, _, interval = (part.strip() for part in trigger.partition(":"))

@@ -14,14 +14,18 @@ from .counts import Counts, say, unavailable
 from .job_names import read_source
 from .no_handover import print_handed  # or .handover's (by the job)
 from .paths import _CLIENT
+from .progress_metrics import by_name
 from .straight_through import start  # or .micro_batches' (by the job)
 
 
-def progress_lines(batch: int, metrics: dict) -> list[tuple[str, bool]]:
-    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none."""
+def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[tuple[str, bool]]:
+    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none; `read`, its
+    numInputRows, is the `in` of a job that observes none (its decode yields one row per record)."""
+    if read is not None:
+        metrics = {"pipec_in": {"rows": read}, **metrics}
     label = f"micro-batch {batch}"
     try:
-        observed = {p[6:]: Counts.by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
+        observed = {p[6:]: by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
         return Counts.lines(label, observed)
     except Exception as exc:
         return [(unavailable(label, exc), False)]
@@ -32,12 +36,13 @@ def report_progress(progress, after: int = -1, session: SparkSession | None = No
     Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
     if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
         batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
+        read = progress.get("numInputRows")
     else:
-        batch, metrics = progress.batchId, progress.observedMetrics
+        batch, metrics, read = progress.batchId, progress.observedMetrics, progress.numInputRows
     if batch <= after:
         return after
-    if all(f"pipec_{p}" in metrics for p in Counts.POINTS):
-        say(progress_lines(batch, metrics))
+    if "pipec_out" in metrics:  # and `in`, observed after decoding or the progress's numInputRows
+        say(progress_lines(batch, metrics, read))
         return batch
     handed = session is not None and _CLIENT[1] and print_handed(session, batch)
     return batch if handed else after

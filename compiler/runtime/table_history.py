@@ -7,7 +7,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from .counts import SINK_COUNTS
+from .batch_counts import SINK_COUNTS
 from .table_merge import TableMerge
 
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Observation, SparkSession, Window
 from pyspark.sql import functions as F
 
-from .counts import SINK_COUNTS
+from .batch_counts import SINK_COUNTS
 from .table_merge import TableMerge
+
+# tombstones tables this process has seen data files in (or written to)
+_TOMBSTONED: set[str] = set()
 
 
 class TableUpsert(TableMerge):
@@ -32,9 +35,6 @@ class TableUpsert(TableMerge):
         newest = Window.partitionBy(*self.key, before).orderBy(
             F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
         )
-        gone = spark.read.table(self.tombstones).select(
-            *self.key, F.col("__SEQUENCE").alias("__GONE_AT")
-        )
         gone_at = F.col("__GONE_AT")
         # a candidate: its key's newest change, newer than the key's tombstone (the MERGE compares it with the row)
         candidate = (
@@ -45,7 +45,7 @@ class TableUpsert(TableMerge):
         batch = self.once(
             rows.withColumn("__delete", delete)
             .withColumn("__rank", F.row_number().over(newest))
-            .join(gone, self.key, "left")
+            .transform(self.with_tombstones)
             .withColumn("__candidate", candidate)
             .observe(
                 counted,
@@ -59,11 +59,13 @@ class TableUpsert(TableMerge):
         n = counted.get
         candidates = batch.where(F.col("__candidate"))
         stored = [*self.values, "__SEQUENCE"]
-        source = candidates.where(~F.col("__delete")).select(*stored, "__delete", "__GONE_AT")
+        # the MERGE's source: the stored columns, and what the tombstones' MERGE needs when it runs
+        kept = [*stored, "__delete", "__GONE_AT"] if n["deletes"] or n["revived"] else stored
+        source = candidates.where(~F.col("__delete")).select(*kept)
         deleted = 0
         if n["deletes"]:
             applied, deleted = self.applied_deletes(spark, candidates.where(F.col("__delete")))
-            source = source.unionByName(applied.select(*stored, "__delete", "__GONE_AT"))
+            source = source.unionByName(applied.select(*kept))
         table = {"inserted": 0, "updated": 0}
         if n["changes"] or deleted:
             change = "NOT s.__delete AND " if deleted else ""  # without deletes, no clause for them
@@ -91,6 +93,21 @@ class TableUpsert(TableMerge):
             }
         )
 
+    def with_tombstones(self, rows: DataFrame) -> DataFrame:
+        """The rows with their key's tombstone's sequence (`__GONE_AT`, null without one): a join with the
+        tombstones; null without reading them while their table has no data file (its Delta snapshot's file
+        count, no job once the snapshot is loaded; a table seen with tombstones is not asked again).
+        """
+        spark = rows.sparkSession
+        if self.tombstones not in _TOMBSTONED:
+            if not spark.sql(f"DESCRIBE DETAIL {self.tombstones}").first()["numFiles"]:
+                return rows.withColumn("__GONE_AT", F.lit(None).cast(self.columns["__SEQUENCE"]))
+            _TOMBSTONED.add(self.tombstones)
+        gone = spark.read.table(self.tombstones).select(
+            *self.key, F.col("__SEQUENCE").alias("__GONE_AT")
+        )
+        return rows.join(gone, self.key, "left")
+
     def applied_deletes(self, spark: SparkSession, deletes: DataFrame) -> tuple[DataFrame, int]:
         """The deletes that apply (no row for the key, or one not newer), materialized, and how many: a probe of the
         table's key and sequence columns for the deleted keys only."""
@@ -112,6 +129,7 @@ class TableUpsert(TableMerge):
     def remember(self, spark: SparkSession, changes: DataFrame) -> None:
         """Into the tombstones: a delete's sequence (a new tombstone, or a newer one), a revived key's tombstone
         dropped."""
+        _TOMBSTONED.add(self.tombstones)
         self.merge(
             spark,
             changes.select(*self.key, "__SEQUENCE", "__delete"),

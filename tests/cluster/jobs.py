@@ -41,7 +41,9 @@ def spark_submit() -> str:
 
 
 def job_args(job: Path, out: Path | str, checkpoint: Path | str) -> list[str]:
-    return ["--source-path", str(INPUT[job]), "--sink-path", str(out), "--checkpoint", str(checkpoint)]
+    """The job's paths (a batch job has no --checkpoint: it starts no stream)."""
+    paths = ["--source-path", str(INPUT[job]), "--sink-path", str(out)]
+    return paths + (["--checkpoint", str(checkpoint)] if job == STREAMING else [])
 
 
 def written(spark, folder: Path) -> list[str]:

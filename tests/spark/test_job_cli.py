@@ -92,8 +92,10 @@ def test_help_names_the_spark_packages(tmp_path):
         done.stdout
     )
     assert "ignored under spark-submit, whose --master stands" in " ".join(done.stdout.split())
-    for flag in ("--checkpoint", "--trigger", "--master", "--conf", "--bootstrap-servers", "--sink-path"):
+    for flag in ("--master", "--conf", "--verbose", "--source-path", "--sink-path"):
         assert flag in done.stdout
+    for flag in ("--checkpoint", "--trigger", "--bootstrap-servers", "--spark-packages-version"):
+        assert flag not in done.stdout  # a files -> files batch job without connectors reads none of them
 
 
 def test_a_connector_of_another_spark_line_fails_at_start_in_one_line(tmp_path):

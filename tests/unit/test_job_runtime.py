@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from pipec.runtime import arguments, counts, handover, paths, streaming
+from pipec.emit import runtime_text
+from pipec.runtime import arguments, batch_counts, counts, handover, paths, progress_metrics, streaming
 from pyspark.sql import Row
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,6 +19,9 @@ class Runtime:
     """The runtime's names as a job holds them in one namespace, over the modules that define them."""
 
     Counts = counts.Counts
+    by_name = staticmethod(progress_metrics.by_name)
+    batch_lines = staticmethod(batch_counts.batch_lines)
+    say = staticmethod(counts.say)
     location = staticmethod(paths.location)
     parse_args = staticmethod(arguments.parse_args)
     report_progress = staticmethod(streaming.report_progress)
@@ -64,14 +68,14 @@ SCHEMA = {
 @pytest.mark.parametrize(
     "metric",
     [
-        Row(rows=3, dead=1),  # Spark: an Observation's value and a streaming progress's observed metric
-        {"rows": 3, "dead": 1},  # Spark Connect 4.x: an Observation's value
+        Row(rows=3, dead=1),  # Spark: a streaming progress's observed metric
+        {"rows": 3, "dead": 1},  # Spark Connect 3.5: a streaming progress's, parsed from its JSON
         Row(values=[3, 1], schema=SCHEMA),  # Spark Connect 4.x: a streaming progress's observed metric
     ],
     ids=["row", "dict", "connect-progress"],
 )
 def test_metrics_by_name_whatever_their_shape(job, metric):
-    assert job.Counts.by_name(metric) == {"rows": 3, "dead": 1}
+    assert job.by_name(metric) == {"rows": 3, "dead": 1}
 
 
 class Unavailable:
@@ -85,7 +89,7 @@ class Unavailable:
 def test_counts_that_cannot_be_read_do_not_fail_the_run(job, capsys):
     counts = job.Counts(False)
     counts.observations = {"in": Unavailable(), "out": Unavailable()}
-    counts.report_batch()  # no exception: the write it reports on is committed already
+    job.say(job.batch_lines(counts, "batch"))  # no exception: the write it reports on is committed already
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == (
@@ -102,6 +106,7 @@ def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, sta
     for kept in ("/data/x", "s3a://bucket/x", "hdfs:///x", "file:/x", None):
         assert job.location(kept) == kept
     monkeypatch.setattr(arguments, "location", paths.location)
+    monkeypatch.setattr(arguments, "OPTIONS", runtime_text.OPTIONS)
     args = job.parse_args(["--sink-path", "out", "--checkpoint", "ck"])
     assert (args.sink_path, args.checkpoint) == (str(tmp_path / "out"), str(tmp_path / "ck"))
 

@@ -185,3 +185,28 @@ def unbound_names(source: str) -> set[str]:
 def test_every_name_a_job_reads_is_defined_in_it(jobs):
     """A micro-batch job's runtime once called write_micro_batches, which other jobs do not define."""
     assert {name: unbound for name, source in jobs.items() if (unbound := unbound_names(source))} == {}
+
+
+def options_of(source: str) -> set[str]:
+    """The flags of the job's OPTIONS setting."""
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.Assign) and n.targets[0].id == "OPTIONS")
+    return set(ast.literal_eval(node.value))
+
+
+def test_a_job_has_the_options_its_code_reads(jobs):
+    """OPTIONS holds the flags whose `args.NAME` the job reads (--spark-packages-version only with connectors): a
+    files -> files batch job has no --bootstrap-servers, --checkpoint or --trigger."""
+    for name, source in jobs.items():
+        read = {"--" + attribute.replace("_", "-") for attribute in re.findall(r"\bargs\.(\w+)", source)}
+        expected = read & set(runtime_text.OPTIONS)
+        if "spark_lines" not in parts_of(source):
+            expected.discard("--spark-packages-version")
+        assert options_of(source) == expected, name
+    by_name = {name.rsplit("/", 1)[1].removesuffix(".py"): source for name, source in jobs.items()}
+    assert options_of(by_name["files_files_batch_none"]) == {"--source-path", "--sink-path"}
+    assert options_of(by_name["kafka_kafka_streaming_none"]) == {
+        "--bootstrap-servers",
+        "--checkpoint",
+        "--trigger",
+        "--spark-packages-version",
+    }

@@ -49,13 +49,13 @@ def test_no_ratio_for_a_pass_through_nor_a_trigger_without_one_nor_a_baseline_no
     assert {m for m in MODES if against_pass_through(m, {k: ROUNDS["micro_batch"] for k in MODES})} == {
         "micro_batch",
         "micro_batch_two_writes",
+        "micro_batch_observed_in",
         "micro_batch_stateless",
         "real_time",
         "real_time_dead_letters",
         "micro_batch_async",
         "micro_batch_rules",
         "micro_batch_async_rules",
-        "micro_batch_one_observe",
     }
 
 
@@ -64,13 +64,6 @@ def test_a_lever_mode_is_measured_against_the_pass_through_with_the_same_levers(
     assert against_pass_through("micro_batch_async", rounds)["baseline"] == "pass_through_async"
     assert against_pass_through("micro_batch_async", ROUNDS) is None  # its own pass-through did not run
     assert MODES["micro_batch_async_rules"] == ("dead_letters", None, ("async", "rules"))
-    # a lever of the job's own plan has no pass-through counterpart: the plain one is its baseline
-    assert (
-        against_pass_through("micro_batch_one_observe", {**ROUNDS, "micro_batch_one_observe": ROUNDS["micro_batch"]})[
-            "baseline"
-        ]
-        == "pass_through"
-    )
 
 
 def test_a_modes_figures_are_its_median_p99_round_with_every_round_beside():

@@ -21,6 +21,7 @@ from pipec.runtime import (
     counts,
     env,
     failures,
+    null_unless_corrupt,
     offsets,
     records,
     session,
@@ -81,7 +82,7 @@ def test_a_part_reads_only_settings_the_emitter_can_write():
 
 def test_the_decode_helpers_read_the_compilers_names():
     assert records.CORRUPT == record_errors.CORRUPT
-    assert records.JSON_NULL == record_errors.JSON_NULL
+    assert null_unless_corrupt.JSON_NULL == record_errors.JSON_NULL
 
 
 def test_the_tables_a_job_carries_are_the_compilers():
@@ -211,6 +212,12 @@ def test_triggers(trigger, calls):
     writer = Writer()
     assert stream_writer.start_trigger(writer, trigger) is writer
     assert writer.calls == calls
+
+
+def test_the_trigger_is_the_options_else_the_sinks(monkeypatch):
+    monkeypatch.setattr(stream_writer, "TRIGGER", "once")
+    assert stream_writer.start_trigger(Writer(), None).calls == [("trigger", {"once": True})]
+    assert stream_writer.start_trigger(Writer(), "available-now").calls == [("trigger", {"availableNow": True})]
 
 
 def test_an_unknown_trigger_stops_the_job(monkeypatch):
