@@ -506,6 +506,10 @@ def markdown(r: dict) -> str:
         from .report_peer import connect_peer_section
 
         out += connect_peer_section(r["connect_peer"])
+    if "chain_recheck" in r:
+        from .report_peer import chain_recheck_section
+
+        out += chain_recheck_section(r["chain_recheck"], r)
     if "chain_what_if" in r:
         from .report_peer import chain_what_if_section
 

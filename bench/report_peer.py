@@ -1,4 +1,5 @@
-"""docs/benchmarks.md's section for `scripts/bench connect-peer` (bench/connect_peer.py, bench/peer_profile.py)."""
+"""docs/benchmarks.md's sections for `scripts/bench connect-peer` (bench/connect_peer.py, bench/peer_profile.py),
+`scripts/bench chain-what-if`, and a shorter `scripts/bench` run of the hand-written ratios kept beside the full run's."""
 
 from __future__ import annotations
 
@@ -34,24 +35,28 @@ PROFILE_NOTES = """\
 What the profile says (the cuts above, and the flight recordings of a run without `--no-jfr`, which the latest run
 skipped; the decode's pieces measured 2026-11-28 on this host at load 4 to 6 by variants of the decode over 300,000 records at `local[1]`, three alternating rounds):
 
-1. **Decode, about 40% of the job: Spark's JSON parse costs 2.5 to 3 times Kafka's.** Parsing the value with
-   `from_json` costs about 5.3 CPU s per million records, the key's `{"id":N}` alone about 1.5 (nearly the fixed
-   cost of one `from_json` call), the decode's checks and struct about 0.7 more; Kafka's JsonConverter reads key
-   and value in about 3 (a quarter of the peer's time). Spark hands Jackson a `Reader` per record
+1. **Decode, most of the job (the cuts above): Spark's JSON parse costs 2.5 to 3 times Kafka's.** Parsing the value
+   with `from_json` costs about 5.3 CPU s per million records, the key's `{"id":N}` alone about 1.5 (nearly the
+   fixed cost of one `from_json` call), the decode's checks and struct about 0.7 more; Kafka's JsonConverter reads
+   key and value in about 3 (a quarter of the peer's time). Spark hands Jackson a `Reader` per record
    (`CreateJacksonParser.utf8String` wraps the bytes in an `InputStreamReader`, whose decoder allocates an 8 KB
    buffer each time: about 10% of the job's samples) and parses characters, where JsonConverter parses the bytes;
    a known Spark limitation (apache/spark#46408, whose review found that `from_json` still goes through the
    reader). And `from_json` (`JsonToStructs`) is a `CodegenFallback`: Spark keeps the projection that holds it out
    of whole-stage codegen and copies its output into new rows before the chain's stage reads them.
-2. **Chain, about 40%: one interpreted lambda is a tenth of the job.** The filter's `HasHeaderKey` is lowered to
-   `exists(headers, h -> h.key = 'test')`, a higher-order function Spark only interprets (`CodegenFallback`): it
-   runs per header outside generated code, and on Spark 4.2 every interpreted field read goes through
-   `PhysicalDataType` to `TypeOps`, which reads `SQLConf.get` (a new `ReadOnlySQLConf` on an executor thread):
-   about 10% of the job's samples. It also keeps its projection out of whole-stage codegen (a third copy of each
-   row). The rest of the chain (struct build, the Java-number check of the cast, the topic's regular
-   expressions, two timestamp formats, the null guards) is generated code. Kafka's chain is about half of its
-   time, mostly copying each schemaless map into a new `HashMap` per transform.
-3. **Encode, about 17%:** `to_json` writes characters, then encodes them; about what Kafka's converter spends
+2. **Chain: generated code only.** `HasHeaderKey` is `array_contains(headers.key, 'test')` and a header column
+   `array_position` over the reversed header keys: no lambda over the headers is left (Spark only interprets a
+   higher-order function, `CodegenFallback`; when `HasHeaderKey` was `exists(headers, h -> h.key = 'test')` its
+   lambda and the `SQLConf` read behind every interpreted field read on Spark 4.2 were about 10% of the job's
+   samples, and it kept its projection out of whole-stage codegen). The codegen line above: the chain and the
+   encode run in one generated stage; the decode's two `JsonToStructs` are the only interpreted expressions. What
+   the chain spends is the struct build, the Java-number check of the cast, the topic's regular expressions, two
+   timestamp formats and the null guards. Kafka's chain is about half of its time, mostly copying each schemaless
+   map into a new `HashMap` per transform. Outside this chain (`python -m bench.header_lambdas`, one step alone,
+   2026-11-29): `HeaderFrom` of a numeric array is one array cast, 1.9 CPU s per million records against 3.0 for a
+   lambda per element; `DropHeaders` keeps its `filter` lambda, as an exact form without one (sort, slice, except)
+   cost 9.1 against 2.8.
+3. **Encode (the cuts above):** `to_json` writes characters, then encodes them; about what Kafka's converter spends
    writing key and value.
 4. The cuts and the variants below run after the rounds in the same JVM, where the job costs more per record than
    in the rounds (more generated classes have run through Spark's shared code by then, and the load differed):
@@ -59,20 +64,26 @@ skipped; the decode's pieces measured 2026-11-28 on this host at load 4 to 6 by 
 """
 
 CLOSING_NOTES = """\
-What would close the gap. `HasHeaderKey` as `array_contains` keeps Kafka's semantics and removes the chain's only
-interpreted expression: it took 6% to 17% off the job's CPU time over three runs (0.83 and 0.85 in two runs over
-300,000 records, the figure above in this one), so about 0.86 to 0.95 for the ratio here. The older note that
-`array_contains` was slower measured it together with header *value* lookups by `array_position(reverse(...))`, at
-`local[2]`; `HasHeaderKey` alone is a gain here: re-measure it in the main benchmark before changing the lowering.
-Moving a filter that reads only source headers before the chain gave 0.89, 0.97 and the figure above: no
-consistent gain, and it would change which records an earlier step's error stops. Writing a key that no step
-reads or changes as the source read it (no `from_json`/`to_json` of the key) took another fifth off (0.72 and the
-figure above, with the other two): with it the ratio would be about 1.0 to 1.1. It writes a key differently from
-Kafka's JsonConverter when the input's spelling is not the converter's (spaces, `1.0` for a BIGINT) and stops
-checking the key's JSON, so it would be an option, not the default. The rest of the gap is Spark's: a `from_json`
-that parses the UTF-8 bytes (Jackson's byte parser, as JsonConverter does) and has generated code (so that the
-parse fuses with the chain's stage) would remove most of the decode's excess. Not a way: decoding the value as
-VARIANT (`parse_json`, then `variant_get` per field) cost 14.6 CPU s per million records against `from_json`'s 5.8.
+What would close the gap. The chain has nothing interpreted left to remove: `HasHeaderKey` as `array_contains` (6%
+to 17% off the job's CPU time in the runs that decided it) and header columns by position (about 5%) are how the
+compiler lowers them, and the codegen line above shows one generated stage for chain and encode. The ratio above is
+measured with both; the figures marked "before" (an earlier run, at another load) had `array_contains` too and the
+header column of the chain as written still by a lambda (now the chain as written costs what the Flatten-first chain
+costs). Between the two runs Kafka Connect's one thread went from 16.9 to 13.0 CPU s per million records and the job
+from 18.2 to 16.3 on the same chain: at the lower load of this run the peer's single thread gained more than the
+job's JVM. What is left is the decode, about two thirds of the job. With the cuts above, a chain that cost nothing
+would bring the ratio to about 0.9; 1.3 needs the whole job at 1 ÷ 1.3 of Kafka Connect's CPU per record (about 10
+CPU s per million here against 16.3), which with the chain and encode as they are leaves the decode less than half
+of what it costs now: below what Kafka's converters spend reading and writing the whole record (their row in the
+table above). Moving a filter that reads only source headers before the chain gave 0.89, 0.97 and the figure of an
+earlier run: no consistent gain, and it would change which records an earlier step's error stops. Writing a key that
+no step reads or changes as the source read it (no `from_json`/`to_json` of the key) took another fifth off in
+earlier runs: it writes a key differently from Kafka's JsonConverter when the input's spelling is not the
+converter's (spaces, `1.0` for a BIGINT) and stops checking the key's JSON, so it would be an option, not the
+default. The rest of the gap is Spark's: a `from_json` that parses the UTF-8 bytes (Jackson's byte parser, as
+JsonConverter does) and has generated code (so that the parse fuses with the chain's stage) would remove most of the
+decode's excess. Not a way: decoding the value as VARIANT (`parse_json`, then `variant_get` per field) cost 14.6 CPU
+s per million records against `from_json`'s 5.8.
 """
 
 
@@ -124,6 +135,12 @@ def _profile(p: dict) -> list[str]:
     return out
 
 
+def _before(b: dict) -> str:
+    """The label suffix of an earlier run's ratios (`before`: kept when a change is measured against them)."""
+    load = f"{_f(b['load_average_start'][0], 1)} -> {_f(b['load_average_end'][0], 1)}"
+    return f", before ({b['date']}, {b['records']:,} records, {b['reps']} rounds, load {load})"
+
+
 def connect_peer_section(c: dict) -> list[str]:
     """docs/benchmarks.md's section for bench/connect_peer.py."""
     eq = c["equality"]
@@ -162,12 +179,13 @@ def connect_peer_section(c: dict) -> list[str]:
         "| ratio per round | by CPU time: min / median / max | by wall clock (median) | against the peer's whole JVM (GC, JIT) (median) |",
         "|---|---|---|---|",
     ]
-    for name in ("generated", "generated_as_is"):
-        q = c["ratio"][name]
-        out.append(
-            f"| {RATIO_LABELS[name]} | "
-            f"{_mmm(q['cpu'], 3)} | {_f(q['wall']['median'], 3)} | {_f(q['cpu_whole_jvm']['median'], 3)} |"
-        )
+    for run, suffix in ((c, ""), *(((b, _before(b)),) if (b := c.get("before")) else ())):
+        for name in ("generated", "generated_as_is"):
+            q = run["ratio"][name]
+            out.append(
+                f"| {RATIO_LABELS[name]}{suffix} | "
+                f"{_mmm(q['cpu'], 3)} | {_f(q['wall']['median'], 3)} | {_f(q['cpu_whole_jvm']['median'], 3)} |"
+            )
     out += [
         "",
         f"Kafka Connect's converters alone take {c['converters_share']['median']:.0%} of its CPU time (median), its "
@@ -242,4 +260,31 @@ def chain_what_if_section(w: dict) -> list[str]:
         f"| {label} | {_f(job.get(label, 0) * per_job)} | {_f(hand.get(label, 0) * per_hand)} |"
         for label in dict.fromkeys([*job, *hand])
     ]
+    return out + [""]
+
+
+RECHECK_RATIOS = {
+    "generated_vs_handwritten": "bench/chain.yaml: generated ÷ hand-written",
+    "structs_generated_vs_handwritten": "bench/structs.yaml: generated ÷ hand-written",
+}
+
+
+def chain_recheck_section(q: dict, full: dict) -> list[str]:
+    """A shorter `scripts/bench` run (merged as `chain_recheck`) beside the full run's ratios above ("before")."""
+    m, s = q["machine"], q["settings"]
+    load = f"{_f(m['load_average_start'][0], 1)} -> {_f(m['load_average_end'][0], 1)}"
+    out = [
+        "## Generated ÷ hand-written, re-measured (issue 28)",
+        "",
+        f"`scripts/bench --quick --skip-compile --reps {s['reps']}` ({q['date']}, {s['records']:,} records, "
+        f"{s['warmups']} warm-up round(s), load {load}), its ratios per repetition beside the full run's above "
+        f"({full['date']}). The same variants, machine settings and output checks as the full run.",
+        "",
+        "| ratio | by CPU time: min / median / max | by wall clock: min / median / max |",
+        "|---|---|---|",
+    ]
+    for run, suffix in ((q["throughput"], ""), (full["throughput"], f", before ({full['date']}, full run)")):
+        for key, label in RECHECK_RATIOS.items():
+            if key in run:
+                out.append(f"| {label}{suffix} | {_mmm(run[key]['cpu'], 3)} | {_mmm(run[key]['wall'], 3)} |")
     return out + [""]

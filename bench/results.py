@@ -16,6 +16,7 @@ MERGED = (
     "latency",
     "connect_peer",
     "chain_what_if",
+    "chain_recheck",
     "tables",
 )
 

@@ -43,6 +43,32 @@ def python_operators(df) -> list[str]:
     return python_operators_in(df._jdf.queryExecution().executedPlan().toString())
 
 
+CODEGEN_FALLBACK = "org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback"
+
+
+def interpreted_expressions(df) -> list[str]:
+    """The class names of the expressions in a DataFrame's physical plan that Spark only interprets (CodegenFallback:
+    a higher-order function's lambda, `from_json`, ...): a projection holding one runs outside whole-stage codegen."""
+    fallback = df.sparkSession._jvm.java.lang.Class.forName(CODEGEN_FALLBACK)
+    found: list[str] = []
+
+    def each(seq, visit) -> None:
+        for i in range(seq.size()):
+            visit(seq.apply(i))
+
+    def expression(e) -> None:
+        if fallback.isAssignableFrom(e.getClass()):
+            found.append(e.getClass().getSimpleName())
+        each(e.children(), expression)
+
+    def operator(plan) -> None:
+        each(plan.expressions(), expression)
+        each(plan.children(), operator)
+
+    operator(df._jdf.queryExecution().executedPlan())
+    return found
+
+
 def batch_frame(spark, job: ModuleType, compiled: Compiled, case: TestCase, tmp: Path):
     """The job's `transform` over a test case's given records, as one batch DataFrame (for plan checks)."""
     if not SOURCES[compiled.pipeline.source.connector].reads_files:

@@ -104,7 +104,11 @@ def connect_text(value: ir.Expr, t: SqlType, embedded: bool = False, depth: int 
         return _struct_text(value, t, depth)
     if isinstance(t, ArrayType):
         var = f"e{depth}"
-        return _joined(value, var, _or_null(connect_text(ir.Var(var), t.element, True, depth + 1)), "[", "]")
+        each = connect_text(ir.Var(var), t.element, True, depth + 1)
+        if each == ir.Cast(ir.Var(var), "STRING"):  # booleans, integers, floats, short decimals: cast as one array
+            listed = ir.Func("array_join", (ir.Cast(value, "ARRAY<STRING>"), ir.Arg(","), ir.Arg("null")))
+            return _concat(_lit("["), listed, _lit("]"))  # generated code, where a lambda per element is interpreted
+        return _joined(value, var, _or_null(each), "[", "]")
     if isinstance(t, MapType):
         var = f"e{depth}"
         entry = _concat(

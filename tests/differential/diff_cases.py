@@ -37,6 +37,20 @@ NESTED = (
 )
 TOPICS = ("orders", "test-orders", "orders-eu", "test")
 HEADERS = ("trace-id", "source", "Trace-Id")
+# Header edges for HasHeaderKey and DropHeaders, always run: no headers (Spark's Kafka source reads them as a null
+# array), the key with a null value (present all the same), the key twice, only keys that differ in case, the key last
+HEADER_KEY_EDGES = tuple(
+    {"value": {"id": i}, "headers": headers}
+    for i, headers in enumerate(
+        (
+            [],
+            [("trace-id", None)],
+            [("trace-id", "a"), ("trace-id", None)],
+            [("Trace-Id", "a"), ("source", "b")],
+            [("source", None), ("Trace-Id", None), ("trace-id", "")],
+        )
+    )
+)
 
 # Strings for casts and parsing: valid texts mixed with the edge cases Java's parsers have opinions on.
 INT_TEXT = st.one_of(
@@ -248,6 +262,7 @@ CASES: tuple[Case, ...] = (
         ORDERS,
         predicates="traced: {type: HasHeaderKey, name: trace-id}",
         headers=HEADERS,
+        fixed=HEADER_KEY_EDGES,
     ),
     Case(
         "filter_has_header_key_negate",
@@ -257,6 +272,17 @@ CASES: tuple[Case, ...] = (
         ORDERS,
         predicates='traced: {type: HasHeaderKey, name: " trace-id "}',
         headers=HEADERS,
+    ),
+    Case(
+        "has_header_key_edges_on_masks",
+        """
+- {name: mask_untraced, type: MaskField$Value, fields: [region], predicate: traced, negate: true}
+- {name: mask_traced, type: MaskField$Value, fields: [name], replacement: "***", predicate: traced}
+""",
+        ORDERS,
+        predicates="traced: {type: HasHeaderKey, name: trace-id}",
+        headers=HEADERS,
+        fixed=HEADER_KEY_EDGES,
     ),
     Case(
         "filter_tombstones",
@@ -882,6 +908,26 @@ tomb: {type: RecordIsTombstone}
 """,
         ORDERS,
         headers=HEADERS,
+        fixed=HEADER_KEY_EDGES,
+    ),
+    # arrays whose elements Spark casts to Connect's text one by one: the whole array cast, no lambda per element
+    Case(
+        "header_from_number_arrays",
+        """
+- {name: copy, type: HeaderFrom$Value, operation: copy, fields: [ints, longs, doubles, flags, amounts, small],
+   headers: [ints, longs, doubles, flags, amounts, small]}
+""",
+        (
+            ("id", "BIGINT"),
+            ("ints", "ARRAY<INT>"),
+            ("longs", "ARRAY<BIGINT>"),
+            ("doubles", "ARRAY<DOUBLE>"),
+            ("flags", "ARRAY<BOOLEAN>"),
+            ("amounts", "ARRAY<DECIMAL(10, 2)>"),
+            ("small", "ARRAY<TINYINT>"),
+        ),
+        headers=HEADERS,
+        fixed=({"value": {"id": 1, "ints": [], "doubles": [None, -2.5, 1e7, 1.5e-5], "flags": [True, None]}},),
     ),
     Case(
         "header_from_copy",
@@ -1016,6 +1062,7 @@ old: {type: TopicNameMatches, pattern: ".*@19.."}
         ORDERS,
         predicates="traced: {type: HasHeaderKey, name: trace-id}",
         headers=HEADERS,
+        fixed=HEADER_KEY_EDGES,
     ),
     Case(
         "key_chain",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from native_plan import python_operators_in
+from native_plan import interpreted_expressions, python_operators_in
 from pipec.project.driver import SUFFIXES, build_all, generate_all
 from pipec.testing.frames import rows_frame
 from pipec.testing.given_rows import batch_rows
@@ -159,3 +159,33 @@ def test_idle_optimizer_rules_leave_a_kafka_jobs_plan_as_it_is(name: str, spark,
         assert optimized() == plain
     finally:
         spark.conf.unset(conf[0])
+
+
+@pytest.mark.parametrize("name", ["payments_cleared", "clicks_traced"])
+def test_header_predicates_and_header_columns_are_generated_code(name: str, spark, tmp_path, monkeypatch):
+    """HasHeaderKey (`array_contains` over the header keys) and a header column (`last_header`: `array_position`
+    over the reversed keys) compile into Spark's generated code: the only expressions the record path leaves to
+    Spark's interpreter are the decode's `from_json` (JsonToStructs), so no lambda over the headers keeps the
+    chain's projection out of whole-stage codegen."""
+    monkeypatch.chdir(ROOT)
+    result = build_all([str(ROOT / "pipelines" / f"{name}.yaml")])
+    ((file, text),) = generate_all(result).items()
+    (compiled,) = result.compiled
+    assert "HasHeaderKey" in {p.kind for p in compiled.pipeline.predicates.values()}
+    (tmp_path / file).write_text(text, encoding="utf-8")
+    job = load_job(tmp_path / file)
+    for key, value in job.SESSION_CONF.items():
+        spark.conf.set(key, value)
+    _, folder = _kafka_input(spark, compiled, tmp_path / "kafka")
+    rows = job.transform(spark.read.parquet(str(folder)))
+    rows.write.format("noop").mode("overwrite").save()  # planned and run
+    interpreted = interpreted_expressions(rows)
+    assert "JsonToStructs" in interpreted  # the walk reaches the decode's projection
+    assert set(interpreted) == {"JsonToStructs"}, interpreted
+
+
+def test_interpreted_expressions_sees_a_lambda(spark):
+    """Positive control: a lambda over the headers (what HasHeaderKey was lowered to before) is found."""
+    df = spark.createDataFrame([([("test", b"x")],)], "headers ARRAY<STRUCT<key: STRING, value: BINARY>>")
+    df = df.select(F.exists("headers", lambda h: h.getField("key") == "test").alias("test"))
+    assert "ArrayExists" in interpreted_expressions(df)
