@@ -378,7 +378,8 @@ def compile_only(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     from .compiler_speed import cold_validate, compile_speed
-    from .report import issue_targets_met, markdown, summary_lines
+    from .report import markdown, summary_lines
+    from .targets import issue_targets_met
 
     args = parse_args(argv)
     if args.report_only:

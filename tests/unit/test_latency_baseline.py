@@ -7,8 +7,8 @@ from __future__ import annotations
 from bench.handwritten_pass_through import parse_args
 from bench.latency import MODES, against_pass_through
 from bench.latency_figures import median_round
-from bench.report import TARGETS
 from bench.report_latency import LATENCY_MODES, latency_section
+from bench.targets import TARGETS
 
 
 def _round(p99: float, planning: float | None, load: float) -> dict:
