@@ -40,8 +40,9 @@ Modes (name: pipeline variant, trigger):
 
 Each payments mode is also reported against the pass-through of the same trigger, when both ran: its p99 ÷ the
 pass-through's p99 and its median micro-batch planning ÷ the pass-through's, per round (--rounds N runs every
-mode N times, in turn: round i of a mode against round i of its pass-through, minutes apart at most), as
-min/median/max over the rounds. A mode's other figures are those of its round with the median p99.
+mode N times, in turn, each round starting one mode later than the last, so that no mode always runs first: round
+i of a mode against round i of its pass-through, minutes apart at most), as min/median/max over the rounds. A
+mode's other figures are those of its round with the median p99.
 
     scripts/bench latency [--rate 2000] [--seconds 60] [--warmup 20] [--jvm-warmup 60] [--modes micro_batch,...] [--rounds 1]
                           [--write]
@@ -276,7 +277,8 @@ def measure(args) -> dict:
                 run_mode(args.modes[0], jobs[variant], folder, spark, progress, probes, bootstrap, admin, warm)
         rounds: dict[str, list[dict]] = {name: [] for name in args.modes}
         for turn in range(args.rounds):
-            for name in args.modes:
+            shift = turn % len(args.modes)  # each round starts one mode later: no mode always runs first
+            for name in args.modes[shift:] + args.modes[:shift]:
                 if args.rounds > 1:
                     log(f"round {turn + 1} of {args.rounds}: {name}")
                 try:
