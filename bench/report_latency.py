@@ -80,9 +80,10 @@ same settings, load 4.9-6.4, waiting for a CPU 65-81%; `micro_batch_observed_in`
 observation put back): against the pass-through, as shipped p99 1.94 (1.89-2.00) and planning 1.93 (1.61-2.25); with
 `in` observed p99 1.66 (1.59-1.74) and planning 1.61 (1.45-1.78); addBatch 197 against 164 ms (pass-through 67),
 queryPlanning 46 against 43 (10). The shipped mode ran first in each round, and two rounds decide little, but the
-run shows no gain from the one observation: the what-if's cut was not reproduced. A likely cause, not yet checked on
-the plan: the observation after decoding also stopped the optimizer from pushing the chain's filter below the decode,
-where the filter's `__error` reads the parsed value again (from_json evaluated in the filter and in the projection).
+run shows no gain from the one observation: the what-if's cut was not reproduced. Not a second parse: the payments
+plan holds one `from_json` of the value with and without the observation (optimized and physical plans, checked at
+06:40 UTC). What remains suspect is the order: the shipped mode ran first in every round, and the benchmark now
+starts each round one mode later.
 
 The other levers (run of 2026-11-29 03:13 UTC: 11 modes, 3 rounds of 20 s each after 10 s of warm-up, load
 2.7-9.3, some task waiting for a CPU 57-81% of each window; its table rows were replaced by the run above). As
