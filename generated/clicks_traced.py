@@ -331,7 +331,10 @@ def session(args: argparse.Namespace) -> SparkSession:
         if packages:
             conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
-        print(f"{PIPELINE}: --master ignored under spark-submit and Spark Connect", file=sys.stderr)
+        print(
+            f"{PIPELINE}: --master {args.master} ignored under spark-submit and Spark Connect",
+            file=sys.stderr,
+        )
     for key, value in {**conf, **SESSION_CONF}.items():
         builder = builder.config(key, value)
     quiet = embedded and not args.verbose and not SparkSession.getActiveSession()  # a JVM starts
