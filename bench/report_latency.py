@@ -89,7 +89,7 @@ micro_batch,micro_batch_observed_in,pass_through --seconds 20 --warmup 10 --roun
 and 1.23 (1.07-1.78). Round by round the two plans' p99 were 1.14 against 0.94 s, 0.82 against 1.08 and 0.79 against
 0.73, and whichever ran first in its round was the slower: the order moves a mode more than the second observation
 does. As measured, the lever is neutral within this machine's noise; it stays because it is exact and its plan has
-each micro-batch, not because a gain was shown.
+one aggregation fewer, not because a gain was shown.
 
 The other levers (run of 2026-11-29 03:13 UTC: 11 modes, 3 rounds of 20 s each after 10 s of warm-up, load
 2.7-9.3, some task waiting for a CPU 57-81% of each window; its table rows were replaced by the run above). As
