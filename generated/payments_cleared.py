@@ -145,7 +145,7 @@ def decode(raw: DataFrame) -> DataFrame:
         }
     )
     records = records.select(
-        F.col("key").alias("key"),
+        "key",
         F.when(
             F.col("__value").isNotNull(),
             F.struct(
@@ -157,14 +157,14 @@ def decode(raw: DataFrame) -> DataFrame:
                 F.col("timestamp").alias("received_at"),
             ),
         ).alias("value"),
-        F.col("topic").alias("topic"),
-        F.col("partition").alias("partition"),
-        F.col("offset").alias("offset"),
-        F.col("timestamp").alias("timestamp"),
-        F.col("timestampType").alias("timestampType"),
-        F.col("headers").alias("headers"),
-        F.col("__error").alias("__error"),
-        F.col("__raw").alias("__raw"),
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+        "headers",
+        "__error",
+        "__raw",
     )
     return records
 
@@ -222,8 +222,8 @@ def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
         .alias("value"),
         F.lit(env("${env:PAYMENTS_OUT_TOPIC:-payments-cleared}")).alias("topic"),
         F.col("headers").cast("ARRAY<STRUCT<`key`: STRING, `value`: BINARY>>").alias("headers"),
-        F.col("__error").alias("__error"),
-        F.col("__raw").alias("__raw"),
+        "__error",
+        "__raw",
     )
     return records
 
