@@ -14,6 +14,9 @@ from /proc, plus the driver's) and Spark jobs per run, min/median/max, and the l
 
     scripts/bench tables [--records 300000] [--reps 3] [--write]
         (--write merges the figures into bench/results.json as `tables`, rewrites docs/benchmarks.md)
+    scripts/bench tables --append-only [--baseline-job FILE]
+        (the append ratio alone; FILE, a job of bench/chain.yaml with a Delta sink compiled by another pipec, e.g.
+        main's through bench/build_cost.py's compile_jobs, appends too in the same session: an A/B of compilers)
 """
 
 from __future__ import annotations
@@ -192,12 +195,31 @@ def upsert_runs(spark, pid: int, folder: Path, properties: dict[str, str], reps:
     return runs
 
 
+def append_ratios(runs: dict[str, list[dict]], load_before: tuple) -> int:
+    """--append-only: each compiled job's append against the hand-written one, medians, wall and CPU."""
+    print(f"load {' '.join(f'{x:.2f}' for x in load_before)} -> {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for name, rs in runs.items():
+        wall, cpu = stats([r["wall_s"] for r in rs]), stats([r["cpu_s"] for r in rs])
+        print(f"{name}: wall {wall['min']:.2f}/{wall['median']:.2f}/{wall['max']:.2f} s, cpu {cpu['median']:.2f} s")
+    hand = {m: statistics.median(r[m] for r in runs["append_hand"]) for m in ("wall_s", "cpu_s")}
+    for name in runs.keys() - {"append_hand"}:
+        medians = {m: statistics.median(r[m] for r in runs[name]) for m in ("wall_s", "cpu_s")}
+        print(
+            f"hand / {name}: wall {hand['wall_s'] / medians['wall_s']:.3f}, cpu {hand['cpu_s'] / medians['cpu_s']:.3f}"
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/bench tables", description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=300_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--append-only", action="store_true", help="the append ratio only (no upserts)")
+    parser.add_argument("--baseline-job", help="another compiled bench/chain.yaml Delta job appending alongside")
     args = parser.parse_args(argv)
+    if args.append_only and args.write:
+        parser.error("--write needs every figure: run without --append-only")
 
     import pyspark
     from pipec.testing.session import local_session, stop_local_session, table_settings
@@ -215,23 +237,31 @@ def main(argv: list[str] | None = None) -> int:
         job = chain_job(folder)
         raw = kafka_records(spark, args.records).cache()
         raw.count()
-        runs: dict[str, list[dict]] = {k: [] for k in ("append_pipec", "append_hand")}
+        jobs = {"append_pipec": job}
+        if args.baseline_job:
+            from pipec.testing.runner import load_job
 
-        def append_pipec(i: int) -> None:
-            out = job.parse_args(["--sink-path", str(folder / f"a-pipec-{i}")])
-            job.write_sink(job.transform(raw), out)
+            jobs["append_baseline"] = load_job(Path(args.baseline_job))
+        runs: dict[str, list[dict]] = {k: [] for k in (*jobs, "append_hand")}
+
+        def append_pipec(i: int, name: str = "append_pipec") -> None:
+            out = jobs[name].parse_args(["--sink-path", str(folder / f"a-{name}-{i}")])
+            jobs[name].write_sink(jobs[name].transform(raw), out)
 
         def append_hand(i: int) -> None:
             table_rows(raw).write.format("delta").mode("append").save(str(folder / f"a-hand-{i}"))
 
         log(f"append: {args.records:,} records, {args.reps} reps after a warm-up of each")
-        append_pipec(-1), append_hand(-1)
+        for name in jobs:
+            append_pipec(-1, name)
+        append_hand(-1)
         for i in range(args.reps):
-            runs["append_pipec"].append(timed(pid, lambda: append_pipec(i)))
+            for name in jobs:
+                runs[name].append(timed(pid, lambda: append_pipec(i, name)))
             runs["append_hand"].append(timed(pid, lambda: append_hand(i)))
-            log(
-                f"append rep {i}: pipec {runs['append_pipec'][-1]['wall_s']:.2f} s, hand {runs['append_hand'][-1]['wall_s']:.2f} s"
-            )
+            log(f"append rep {i}: " + ", ".join(f"{n} {r[-1]['wall_s']:.2f} s" for n, r in runs.items()))
+        if args.append_only:
+            return append_ratios(runs, load_before)
         runs |= upsert_runs(spark, pid, folder / "dv", DELETION_VECTORS, args.reps)
         plain = upsert_runs(spark, pid, folder / "plain", {}, args.reps)
     finally:
