@@ -73,14 +73,14 @@ def hand_frames() -> dict:
 
 
 class Calls:
-    """Counts Py4J commands sent to the JVM (every Column call, every DataFrame call)."""
+    """Counts Py4J commands sent to the JVM (every Column call, every DataFrame call, and PySpark's own)."""
 
     def __init__(self, client):
         self.n, self._client, self._send = 0, client, client.send_command
 
-        def counted(*args, **kwargs):
-            self.n += 1
-            return self._send(*args, **kwargs)
+        def counted(command, *args, **kwargs):
+            self.n += not command.startswith("m\n")  # not Py4J's deletes of objects Python let go (GC timing)
+            return self._send(command, *args, **kwargs)
 
         client.send_command = counted
 

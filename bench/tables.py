@@ -9,7 +9,9 @@
    INSERT); goal >= 0.95 (hand-written time / pipec time).
 The upserts run twice: into tables with Delta's deletion vectors (pipec's through `table-properties`, the
 hand-written one created with the same property; the headline ratios), then into tables without (Delta's default).
-Each repetition's changes carry a newer version than the last, so every MERGE updates. Wall and CPU (the JVM's,
+Each repetition's changes carry a newer version than the last, so every MERGE updates. The session records no Python
+call site per Column method, as a generated job's own session (PySpark's default otherwise: --call-sites); the
+setting is process-wide, so the hand-written variants run with it too. Wall and CPU (the JVM's,
 from /proc, plus the driver's) and Spark jobs per run, min/median/max, and the load average before and after.
 
     scripts/bench tables [--records 300000] [--reps 3] [--write]
@@ -215,6 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=300_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument(
+        "--call-sites",
+        action="store_true",
+        help="PySpark's default: record the Python call site of every Column method (generated jobs turn it off)",
+    )
     parser.add_argument("--append-only", action="store_true", help="the append ratio only (no upserts)")
     parser.add_argument("--baseline-job", help="another compiled bench/chain.yaml Delta job appending alongside")
     args = parser.parse_args(argv)
@@ -229,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     from bench.handwritten import table_rows
 
     packages, conf = table_settings(pyspark.__version__)
+    if not args.call_sites:  # as a generated job's own session runs, and for the hand-written job too (one session)
+        conf = {**conf, "spark.python.sql.dataFrameDebugging.enabled": "false"}
     spark = local_session("bench-tables", packages, conf)
     pid = SparkContext._gateway.proc.pid
     load_before = os.getloadavg()
