@@ -15,6 +15,7 @@ NAMES = {
     "upsert_1m": "upsert: 1,000 changes into 1,000,000 rows (pipec)",
     "upsert_1k": "upsert: 1,000 changes into 1,000 rows (pipec)",
     "merge_hand": "MERGE: 1,000 changes into 1,000,000 rows (hand-written foreachBatch)",
+    "upsert_1m_vs": "upsert: 1,000 changes into 1,000,000 rows (pipec at the `--vs` ref)",
 }
 RATIOS = {
     "append_hand_over_pipec": "append: hand-written time / pipec time",
@@ -69,12 +70,23 @@ def tables_section(t: dict) -> list[str]:
             "|---|---|---|---|---|",
         ]
         for key, value in plain["ratios"].items():
+            if key not in GOALS:  # the A/B's (--vs), below
+                continue
             op_goal = GOALS[key]
             rows.append(
                 f"| {RATIOS[key]} | {_f(value['wall_s'])} | {_f(value['cpu_s'])} | {op_goal[0]} {op_goal[1]} | "
                 f"{_met(value['wall_s'], *op_goal)} |"
             )
         rows += _runs_table(plain["runs"])
+    if t.get("vs"):
+        rows += ["", f"A/B in the same run against pipec at `{t['vs']}` (medians, wall / CPU):", ""]
+        for label, ratios in (("deletion vectors", t["ratios"]), ("without", (plain or {}).get("ratios", {}))):
+            if "vs_over_pipec" in ratios:
+                vs, hand = ratios["vs_over_pipec"], ratios["merge_hand_over_vs"]
+                rows.append(
+                    f"- {label}: {t['vs']}'s time / this pipec's {_f(vs['wall_s'])} / {_f(vs['cpu_s'])}; "
+                    f"hand-written / {t['vs']}'s {_f(hand['wall_s'])} / {_f(hand['cpu_s'])}"
+                )
     rows += [
         "",
         "How pipec's Delta upsert runs a micro-batch: one materialized pass over it (`localCheckpoint`: the upstream "
