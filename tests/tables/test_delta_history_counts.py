@@ -85,7 +85,7 @@ def test_delta_history_counts_and_versions(spark, tmp_path, compile_text):
         (1, "a2", 2, 2, 3),
         (1, "a3", 3, 3, None),
         (2, "b", 1, 1, 2),
-        (3, "c0", 0, 0, 1),
         (3, "c", 1, 1, None),
+        (3, "c0", 0, 0, 1),
     ]
     assert [tuple(r) for r in spark.read.table(table.tombstones).collect()] == [(2, (2,))]
