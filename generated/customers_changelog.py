@@ -328,22 +328,19 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, progress_metrics, record_error, records, null_unless_corrupt, stream_writer, no_handover, straight_through, streaming, main.
-
-
-_ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, records, null_unless_corrupt, stream_writer, no_handover, straight_through, streaming, main.
 
 
 def env(template: str) -> str:
     """Resolve ${env:NAME} and ${env:NAME:-default} at run time; $${ stands for a literal ${."""
 
-    def value(match: re.Match) -> str:
-        name, default = match.groups()
-        if name not in os.environ and default is None:
-            raise SystemExit(f"{PIPELINE}: environment variable {name} is not set")
-        return os.environ.get(name, default)
+    def value(ref: re.Match) -> str:
+        if ref[1] not in os.environ and ref[2] is None:
+            raise SystemExit(f"{PIPELINE}: environment variable {ref[1]} is not set")
+        return os.environ.get(ref[1], ref[2])
 
-    return "${".join(_ENV_REF.sub(value, part) for part in template.split("$${"))
+    refs = r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
+    return "${".join(re.sub(refs, value, part) for part in template.split("$${"))
 
 
 # Where the job was started and whether through Spark Connect, taken on the client (a micro-batch function that
@@ -353,9 +350,8 @@ _CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
 
 def location(path: str | None) -> str | None:
     """Under Spark Connect, a relative local path made absolute against the client's working directory."""
-    cwd, remote = _CLIENT
-    if path and remote and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
-        return os.path.normpath(os.path.join(cwd, path))
+    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.normpath(os.path.join(_CLIENT[0], path))
     return path
 
 
@@ -374,27 +370,28 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
     tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
-    version = release or known or spark_version
-    return [f"org.apache.spark:{name}_{scala}:{version}" for name in SPARK_CONNECTORS] + tables
+    return [
+        f"org.apache.spark:{n}_{scala}:{release or known or spark_version}"
+        for n in SPARK_CONNECTORS
+    ] + tables
 
 
 def check_connectors(spark: SparkSession) -> None:
     """Stop on a Spark line the table format has no runtime for, or a connector of another line on
     spark.jars.packages (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
-    version = spark.version
-    line = ".".join(version.split(".")[:2])
+    line = ".".join(spark.version.split(".")[:2])
     if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
         lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
         raise SystemExit(
-            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"
+            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {spark.version}; Spark lines with one: {lines}"
         )
-    for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):
-        _, artifact, release = [*coordinate.strip().split(":"), "", ""][:3]
+    for coordinate in spark.conf.get("spark.jars.packages", "").replace(" ", "").split(","):
+        artifact, release = [*coordinate.split(":"), "", ""][1:3]
         if artifact.rsplit("_", 1)[0] in SPARK_CONNECTORS and not release.startswith(line + "."):
             raise SystemExit(
-                f"{PIPELINE}: connector {coordinate.strip()} does not match Spark {version}: pass "
+                f"{PIPELINE}: connector {coordinate} does not match Spark {spark.version}: pass "
                 f"--spark-packages-version {line}.N (or set PIPEC_SPARK_PACKAGES_VERSION), or to spark-submit "
-                f"--packages {','.join(spark_packages(version))}"
+                f"--packages {','.join(spark_packages(spark.version))}"
             )
 
 
@@ -436,6 +433,7 @@ JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
+warn = functools.partial(print, file=sys.stderr, flush=True)
 
 
 def session(args: argparse.Namespace) -> SparkSession:
@@ -448,17 +446,12 @@ def session(args: argparse.Namespace) -> SparkSession:
     if embedded:
         builder = builder.master(args.master or "local[*]")
         java = " ".join(filter(None, (JVM_OPTIONS, conf.get("spark.driver.extraJavaOptions"))))
-        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **conf}
+        jars = {"spark.jars.packages": ",".join(packages)} if packages else {}
+        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **jars, **conf}
         conf["spark.driver.extraJavaOptions"] = java
-        if packages:
-            conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
-        print(
-            f"{PIPELINE}: --master {args.master} ignored under spark-submit and Spark Connect",
-            file=sys.stderr,
-        )
-    for key, value in {**conf, **SESSION_CONF}.items():
-        builder = builder.config(key, value)
+        warn(f"{PIPELINE}: --master {args.master} ignored under spark-submit and Spark Connect")
+    builder = builder.config(map={**conf, **SESSION_CONF})
     quiet = embedded and not args.verbose and not SparkSession.getActiveSession()  # a JVM starts
     spark = start_quietly(builder, packages) if quiet else builder.getOrCreate()
     for key, value in SESSION_CONF.items():
@@ -472,26 +465,23 @@ def session(args: argparse.Namespace) -> SparkSession:
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own output
-    (Ivy's report, log4j's warnings) to SPARK_LOG."""
+    """Start the JVM with one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own
+    output (Ivy's report, log4j's warnings) to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
-    say = functools.partial(print, file=sys.stderr, flush=True)
-    say(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
-    began, saved = time.monotonic(), os.dup(2)
+    warn(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
+    began, saved, spark = time.monotonic(), os.dup(2), None
     try:
         with open(SPARK_LOG, "wb") as log:
             os.dup2(log.fileno(), 2)  # the JVM inherits it
             spark = builder.getOrCreate()
-    except Exception:
-        os.dup2(saved, 2)
-        with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
-            why = [f": {line.strip()}" for line in log if line.startswith(("Exception", "Error"))]
-        say(f" failed{why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
-        raise
     finally:
-        os.dup2(saved, 2)  # Python's stderr back
+        os.dup2(saved, 2)  # Python's stderr back, once
         os.close(saved)
-    say(f" done in {time.monotonic() - began:.1f} s")
+        if spark is None:  # failed: the last line of Spark's output that says why
+            with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
+                why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
+            warn(f" failed{': ' + why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
+    warn(f" done in {time.monotonic() - began:.1f} s")
     return spark
 
 
@@ -512,9 +502,12 @@ def failure(exc: BaseException) -> str:
         return "record error: " + record[1].replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    # raised in a micro-batch function: the exception's lines, not its frames
-    lines = [line for line in text.rsplit(_TRACEBACK, 1)[-1].splitlines() if line[:1].strip()]
-    for line in (line.strip() for line in (lines if _TRACEBACK in text else text.splitlines())):
+    if (
+        _TRACEBACK in text
+    ):  # raised in a micro-batch function: its exception's lines, not its frames
+        lines = text.rsplit(_TRACEBACK, 1)[1].splitlines()
+        text = "\n".join(line for line in lines if line[:1].strip())
+    for line in map(str.strip, text.splitlines()):
         name, message = raised.groups() if (raised := _RAISED.match(line)) else ("", line)
         if message and not message.startswith(_PY4J_CALL):
             return message if not name or message.startswith("[") else f"{name}: {message}"
@@ -524,39 +517,34 @@ def failure(exc: BaseException) -> str:
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
-    POINTS = ("in", "out")  # after decoding; at the sink (and an upsert sink's `fates`)
-
     def __init__(self, streaming: bool):
-        self.streaming = streaming
-        self.observations: dict[str, Observation] = {}
+        self.streaming, self.observations = streaming, {}
 
     def mark(self, records: DataFrame, point: str, *metrics: Column) -> DataFrame:
-        """The records, observed at `point`: how many, and `metrics`."""
-        metrics = (F.count(F.lit(1)).alias("rows"), *metrics)
-        if self.streaming:
-            return records.observe(f"pipec_{point}", *metrics)
-        self.observations[point] = Observation(f"pipec_{point}")
-        return records.observe(self.observations[point], *metrics)
+        """The records observed at `point` (in: after decoding; out: at the sink): how many, and `metrics`."""
+        name = f"pipec_{point}"
+        if not self.streaming:
+            name = self.observations[point] = Observation(name)
+        return records.observe(name, F.count(F.lit(1)).alias("rows"), *metrics)
 
     @staticmethod
     def lines(label: str, metrics: dict[str, dict]) -> list[tuple[str, bool]]:
         """The counts line (True: stdout), and log.enable's first dead letter (False: stderr)."""
-        rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
-        fates = metrics.get("fates", {})
-        dead, first = metrics["out"].get("dead", 0), metrics["out"].get("first")
-        superseded, dropped = fates.get("superseded", 0), fates.get("filtered", 0)
-        written = out - dead - superseded - dropped
+        rows_in, out, fates = metrics["in"]["rows"], metrics["out"], metrics.get("fates", {})
+        dead, superseded = out.get("dead", 0), fates.get("superseded", 0)
+        dropped = fates.get("filtered", 0)  # by the sink (an upsert's reduction)
+        written = out["rows"] - dead - superseded - dropped
         line = (
-            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out['rows'] + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
         if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
             table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
-            line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
-        if first is None:
+            line += " " + " ".join(f"{name}={count}" for name, count in table.items())
+        if out.get("first") is None:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
-        return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
+        return [(line, True), (f"[{PIPELINE}] dead letter: {out['first']}{also}", False)]
 
 
 def unavailable(label: str, exc: BaseException) -> str:
@@ -567,15 +555,6 @@ def say(lines: list[tuple[str, bool]]) -> None:
     """Counts lines on stdout (True); why there are none, and logged dead letters, on stderr (False)."""
     for line, counted in lines:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
-
-
-def by_name(metric) -> dict:
-    """An observed metric's values by name: a Row, a dict (Spark Connect 3.5) or a Row of `values` and `schema`
-    (Spark Connect 4)."""
-    values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
-    if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
-        return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
-    return values
 
 
 def record_error(message: str) -> Column:
@@ -640,76 +619,77 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
     return write_sink(transform(raw, counts), args)
 
 
+def by_name(metric) -> dict:
+    """An observed metric's values by name: a Row, a dict (Spark Connect 3.5) or a Row of `values` and `schema`
+    (Spark Connect 4)."""
+    values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
+    if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
+        return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
+    return values
+
+
 def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[tuple[str, bool]]:
     """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none; `read`, its
     numInputRows, is the `in` of a job that observes none (its decode yields one row per record)."""
-    if read is not None:
-        metrics = {"pipec_in": {"rows": read}, **metrics}
     label = f"micro-batch {batch}"
     try:
+        metrics = metrics if read is None else {"pipec_in": {"rows": read}, **metrics}
         observed = {p[6:]: by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
         return Counts.lines(label, observed)
     except Exception as exc:
         return [(unavailable(label, exc), False)]
 
 
-def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
+def report_progress(progress, after: int, session: SparkSession) -> int:
     """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
     Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
-    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
-        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
-        read = progress.get("numInputRows")
-    else:
-        batch, metrics, read = progress.batchId, progress.observedMetrics, progress.numInputRows
+    # Spark Connect 3.5's progress is its JSON, parsed
+    get = progress.get if isinstance(progress, dict) else functools.partial(getattr, progress)
+    batch, metrics = get("batchId"), get("observedMetrics") or {}
     if batch <= after:
         return after
     if "pipec_out" in metrics:  # and `in`, observed after decoding or the progress's numInputRows
-        say(progress_lines(batch, metrics, read))
+        say(progress_lines(batch, metrics, get("numInputRows")))
         return batch
-    handed = session is not None and _CLIENT[1] and print_handed(session, batch)
-    return batch if handed else after
+    return batch if _CLIENT[1] and print_handed(session, batch) else after
 
 
 class CountLines(StreamingQueryListener):
-    """Prints each micro-batch's counts as Spark reports its progress, once the batch is committed: a killed run
-    has printed the line of every batch it committed (but one in its last milliseconds, maybe)."""
+    """Prints each micro-batch's counts as Spark reports its progress, once the batch is committed (a killed run
+    has printed the line of every batch it committed, but one in its last milliseconds maybe); or, under Spark
+    Connect 3.5, whose listeners run on its server, as `poll` finds them in the query's progress."""
 
     def __init__(self, session: SparkSession) -> None:
-        self.session = session
-        self.terminated = threading.Event()
+        self.session, self.reported, self.terminated = session, -1, threading.Event()
 
     def onQueryStarted(self, event) -> None:
         pass
 
     def onQueryProgress(self, event) -> None:
-        report_progress(event.progress, session=self.session)
+        self.reported = report_progress(event.progress, self.reported, self.session)
 
     def onQueryTerminated(self, event) -> None:
         self.terminated.set()
 
+    def poll(self, query) -> None:
+        for progress in query.recentProgress:
+            self.onQueryProgress(argparse.Namespace(progress=progress))
+
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
-    """The query until it ends, with its counts: from a listener, or (Spark Connect before 4.0, which runs a
-    listener on its server) from the query's progress every few seconds."""
-    connect_3 = "SPARK_REMOTE" in os.environ and int(pyspark.__version__.split(".")[0]) < 4
-    lines = None if connect_3 else CountLines(spark)
-    if lines:
+    """The query until it ends, with its counts."""
+    polled = "SPARK_REMOTE" in os.environ and pyspark.__version__ < "4"  # Spark Connect 3.5
+    lines = CountLines(spark)
+    if not polled:
         spark.streams.addListener(lines)
     query = start(read_source(spark, args), args, Counts(True))
-    reported = -1
-
-    def poll() -> None:
-        nonlocal reported
-        for progress in query.recentProgress:
-            reported = report_progress(progress, reported, spark)
-
     try:
         while not query.awaitTermination(5):
-            if lines is None:
-                poll()
+            if polled:
+                lines.poll(query)
     finally:
-        if lines is None:
-            poll()
+        if polled:
+            lines.poll(query)
         else:
             lines.terminated.wait(10)
             spark.streams.removeListener(lines)
@@ -721,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run(session(args), args)
     except Exception as exc:
-        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
+        warn(f"{PIPELINE}: failed: {failure(exc)}")
         return 1
     return 0
 

@@ -20,7 +20,6 @@ PARTS = (
     "failures",
     "counts",
     "batch_counts",
-    "progress_metrics",
     "record_error",
     "records",
     "unless_corrupt",

@@ -21,9 +21,12 @@ def failure(exc: BaseException) -> str:
         return "record error: " + record[1].replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    # raised in a micro-batch function: the exception's lines, not its frames
-    lines = [line for line in text.rsplit(_TRACEBACK, 1)[-1].splitlines() if line[:1].strip()]
-    for line in (line.strip() for line in (lines if _TRACEBACK in text else text.splitlines())):
+    if (
+        _TRACEBACK in text
+    ):  # raised in a micro-batch function: its exception's lines, not its frames
+        lines = text.rsplit(_TRACEBACK, 1)[1].splitlines()
+        text = "\n".join(line for line in lines if line[:1].strip())
+    for line in map(str.strip, text.splitlines()):
         name, message = raised.groups() if (raised := _RAISED.match(line)) else ("", line)
         if message and not message.startswith(_PY4J_CALL):
             return message if not name or message.startswith("[") else f"{name}: {message}"

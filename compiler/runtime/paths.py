@@ -12,7 +12,6 @@ _CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
 
 def location(path: str | None) -> str | None:
     """Under Spark Connect, a relative local path made absolute against the client's working directory."""
-    cwd, remote = _CLIENT
-    if path and remote and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
-        return os.path.normpath(os.path.join(cwd, path))
+    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.normpath(os.path.join(_CLIENT[0], path))
     return path

@@ -21,6 +21,7 @@ JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
+warn = functools.partial(print, file=sys.stderr, flush=True)
 
 
 def session(args: argparse.Namespace) -> SparkSession:
@@ -33,17 +34,12 @@ def session(args: argparse.Namespace) -> SparkSession:
     if embedded:
         builder = builder.master(args.master or "local[*]")
         java = " ".join(filter(None, (JVM_OPTIONS, conf.get("spark.driver.extraJavaOptions"))))
-        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **conf}
+        jars = {"spark.jars.packages": ",".join(packages)} if packages else {}
+        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **jars, **conf}
         conf["spark.driver.extraJavaOptions"] = java
-        if packages:
-            conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
-        print(
-            f"{PIPELINE}: --master {args.master} ignored under spark-submit and Spark Connect",
-            file=sys.stderr,
-        )
-    for key, value in {**conf, **SESSION_CONF}.items():
-        builder = builder.config(key, value)
+        warn(f"{PIPELINE}: --master {args.master} ignored under spark-submit and Spark Connect")
+    builder = builder.config(map={**conf, **SESSION_CONF})
     quiet = embedded and not args.verbose and not SparkSession.getActiveSession()  # a JVM starts
     spark = start_quietly(builder, packages) if quiet else builder.getOrCreate()
     for key, value in SESSION_CONF.items():
@@ -57,24 +53,21 @@ def session(args: argparse.Namespace) -> SparkSession:
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own output
-    (Ivy's report, log4j's warnings) to SPARK_LOG."""
+    """Start the JVM with one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own
+    output (Ivy's report, log4j's warnings) to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
-    say = functools.partial(print, file=sys.stderr, flush=True)
-    say(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
-    began, saved = time.monotonic(), os.dup(2)
+    warn(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
+    began, saved, spark = time.monotonic(), os.dup(2), None
     try:
         with open(SPARK_LOG, "wb") as log:
             os.dup2(log.fileno(), 2)  # the JVM inherits it
             spark = builder.getOrCreate()
-    except Exception:
-        os.dup2(saved, 2)
-        with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
-            why = [f": {line.strip()}" for line in log if line.startswith(("Exception", "Error"))]
-        say(f" failed{why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
-        raise
     finally:
-        os.dup2(saved, 2)  # Python's stderr back
+        os.dup2(saved, 2)  # Python's stderr back, once
         os.close(saved)
-    say(f" done in {time.monotonic() - began:.1f} s")
+        if spark is None:  # failed: the last line of Spark's output that says why
+            with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
+                why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
+            warn(f" failed{': ' + why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
+    warn(f" done in {time.monotonic() - began:.1f} s")
     return spark

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from pipec.emit import runtime_text
-from pipec.runtime import arguments, batch_counts, counts, handover, paths, progress_metrics, streaming
+from pipec.runtime import arguments, batch_counts, counts, handover, paths, streaming
 from pyspark.sql import Row
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +19,7 @@ class Runtime:
     """The runtime's names as a job holds them in one namespace, over the modules that define them."""
 
     Counts = counts.Counts
-    by_name = staticmethod(progress_metrics.by_name)
+    by_name = staticmethod(streaming.by_name)
     batch_lines = staticmethod(batch_counts.batch_lines)
     say = staticmethod(counts.say)
     location = staticmethod(paths.location)
