@@ -328,7 +328,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, record_error, records, null_unless_corrupt, stream_writer, no_handover, straight_through, streaming, main.
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, spark_lines, arguments, session, failures, counts, record_error, records, null_unless_corrupt, stream_writer, no_handover, straight_through, streaming, main.
 
 
 def env(template: str) -> str:
@@ -341,18 +341,6 @@ def env(template: str) -> str:
 
     refs = r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
     return "${".join(re.sub(refs, value, part) for part in template.split("$${"))
-
-
-# Where the job was started and whether through Spark Connect, taken on the client (a micro-batch function that
-# Spark Connect runs on its server carries them: paths resolve there as the client meant)
-_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
-
-
-def location(path: str | None) -> str | None:
-    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
-    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
-        return os.path.normpath(os.path.join(_CLIENT[0], path))
-    return path
 
 
 # Spark line -> (Scala suffix, connector release that resolves from Maven Central; None: the Spark's own version)
@@ -377,8 +365,7 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
 
 
 def check_connectors(spark: SparkSession) -> None:
-    """Stop on a Spark line the table format has no runtime for, or a connector of another line on
-    spark.jars.packages (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
+    """Stop on a connector of another Spark line (4.0's Kafka fails on 4.1 mid-stream), or a table format's."""
     line = ".".join(spark.version.split(".")[:2])
     if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
         lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
@@ -393,6 +380,17 @@ def check_connectors(spark: SparkSession) -> None:
                 f"--spark-packages-version {line}.N (or set PIPEC_SPARK_PACKAGES_VERSION), or to spark-submit "
                 f"--packages {','.join(spark_packages(spark.version))}"
             )
+
+
+# The client's directory and whether it uses Spark Connect (micro-batch functions carry them to the server)
+_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
+
+
+def location(path: str | None) -> str | None:
+    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
+    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.normpath(os.path.join(_CLIENT[0], path))
+    return path
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -427,18 +425,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-# A JVM the job starts itself compiles Spark's large generated methods too (long chains run faster) and writes its
-# own output to SPARK_LOG (start_quietly)
+# A JVM the job starts compiles Spark's large generated methods too (long chains run faster)
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
-warn = functools.partial(print, file=sys.stderr, flush=True)
+
+
+def warn(text: str, end: str = "\n") -> None:
+    print(text, end=end, file=sys.stderr, flush=True)
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's session (SESSION_CONF) on a Spark new enough. A JVM it starts itself gets the master, the
-    connectors, the table formats' settings and JVM_OPTIONS, and starts quietly."""
+    """The job's session (SESSION_CONF) on a Spark new enough; a JVM it starts itself, quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
@@ -458,15 +457,14 @@ def session(args: argparse.Namespace) -> SparkSession:
         spark.conf.set(key, value)
     if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
-            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
+            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for its functions, not {spark.version}"
         )
     check_connectors(spark)
     return spark
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM with one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own
-    output (Ivy's report, log4j's warnings) to SPARK_LOG."""
+    """Start the JVM saying one line ("resolving spark-avro 4.2.0 ... done in 1.2 s"); its output to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
     warn(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
     began, saved, spark = time.monotonic(), os.dup(2), None
@@ -485,9 +483,8 @@ def start_quietly(builder, packages: list[str]) -> SparkSession:
     return spark
 
 
-# A record error: Spark's USER_RAISED_EXCEPTION (SQLSTATE P0001), also as the text of a micro-batch function's
-# traceback inside STREAM_FAILED's message, or on Spark 3.5 (raise_error without an error class) a plain Java
-# RuntimeException; a line that names a qualified exception class; Py4J's own line
+# A record error (USER_RAISED_EXCEPTION, also inside a traceback; Spark 3.5: a RuntimeException), a line
+# naming a qualified exception class, Py4J's own line
 _RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?) SQLSTATE: P0001", re.S)
 _RECORD_ERROR_35 = re.compile(r"java\.lang\.RuntimeException: (.*)")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -502,11 +499,8 @@ def failure(exc: BaseException) -> str:
         return "record error: " + record[1].replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    if (
-        _TRACEBACK in text
-    ):  # raised in a micro-batch function: its exception's lines, not its frames
-        lines = text.rsplit(_TRACEBACK, 1)[1].splitlines()
-        text = "\n".join(line for line in lines if line[:1].strip())
+    if _TRACEBACK in text:  # raised in a micro-batch function: its exception's lines, not frames
+        text = "\n".join(ln for ln in text.rsplit(_TRACEBACK, 1)[1].splitlines() if ln[:1].strip())
     for line in map(str.strip, text.splitlines()):
         name, message = raised.groups() if (raised := _RAISED.match(line)) else ("", line)
         if message and not message.startswith(_PY4J_CALL):
@@ -591,8 +585,7 @@ def checkpoint(args: argparse.Namespace) -> str | None:
 
 
 def start_trigger(writer, trigger: str | None):
-    """--trigger, else the sink's (TRIGGER): available-now | once | processing-time: <interval> | real-time[:
-    <checkpoint interval>]; none runs micro-batches back to back."""
+    """--trigger, else the sink's (TRIGGER); none: micro-batches back to back."""
     trigger = trigger or TRIGGER
     if trigger is None:
         return writer
@@ -620,8 +613,7 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
 
 
 def by_name(metric) -> dict:
-    """An observed metric's values by name: a Row, a dict (Spark Connect 3.5) or a Row of `values` and `schema`
-    (Spark Connect 4)."""
+    """An observed metric's values by name: a Row, a dict (Connect 3.5), a Row of values and schema (Connect 4)."""
     values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
     if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
         return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
@@ -629,8 +621,7 @@ def by_name(metric) -> dict:
 
 
 def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[tuple[str, bool]]:
-    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none; `read`, its
-    numInputRows, is the `in` of a job that observes none (its decode yields one row per record)."""
+    """Counts.lines of a micro-batch's observed metrics (`in`, where not observed: `read`), or why there are none."""
     label = f"micro-batch {batch}"
     try:
         metrics = metrics if read is None else {"pipec_in": {"rows": read}, **metrics}
@@ -641,8 +632,7 @@ def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[t
 
 
 def report_progress(progress, after: int, session: SparkSession) -> int:
-    """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
-    Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
+    """Print the counts of a progress newer than batch `after`; the newest batch reported."""
     # Spark Connect 3.5's progress is its JSON, parsed
     get = progress.get if isinstance(progress, dict) else functools.partial(getattr, progress)
     batch, metrics = get("batchId"), get("observedMetrics") or {}
@@ -655,9 +645,7 @@ def report_progress(progress, after: int, session: SparkSession) -> int:
 
 
 class CountLines(StreamingQueryListener):
-    """Prints each micro-batch's counts as Spark reports its progress, once the batch is committed (a killed run
-    has printed the line of every batch it committed, but one in its last milliseconds maybe); or, under Spark
-    Connect 3.5, whose listeners run on its server, as `poll` finds them in the query's progress."""
+    """Each micro-batch's counts once Spark commits it; under Spark Connect 3.5 (listeners on the server): polled."""
 
     def __init__(self, session: SparkSession) -> None:
         self.session, self.reported, self.terminated = session, -1, threading.Event()

@@ -16,7 +16,6 @@ spark.executor.extraJavaOptions on a cluster), as the job does for a JVM it star
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import re
 import sys
@@ -169,19 +168,7 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: paths, no_connectors, arguments, session, failures, counts, batch_counts, straight_through, batch, main.
-
-
-# Where the job was started and whether through Spark Connect, taken on the client (a micro-batch function that
-# Spark Connect runs on its server carries them: paths resolve there as the client meant)
-_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
-
-
-def location(path: str | None) -> str | None:
-    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
-    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
-        return os.path.normpath(os.path.join(_CLIENT[0], path))
-    return path
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: no_connectors, arguments, session, failures, counts, batch_counts, straight_through, batch, main.
 
 
 def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
@@ -190,6 +177,17 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
 
 def check_connectors(spark: SparkSession) -> None:
     pass
+
+
+# The client's directory and whether it uses Spark Connect (micro-batch functions carry them to the server)
+_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
+
+
+def location(path: str | None) -> str | None:
+    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
+    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.normpath(os.path.join(_CLIENT[0], path))
+    return path
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -224,18 +222,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-# A JVM the job starts itself compiles Spark's large generated methods too (long chains run faster) and writes its
-# own output to SPARK_LOG (start_quietly)
+# A JVM the job starts compiles Spark's large generated methods too (long chains run faster)
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
-warn = functools.partial(print, file=sys.stderr, flush=True)
+
+
+def warn(text: str, end: str = "\n") -> None:
+    print(text, end=end, file=sys.stderr, flush=True)
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's session (SESSION_CONF) on a Spark new enough. A JVM it starts itself gets the master, the
-    connectors, the table formats' settings and JVM_OPTIONS, and starts quietly."""
+    """The job's session (SESSION_CONF) on a Spark new enough; a JVM it starts itself, quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
@@ -255,15 +254,14 @@ def session(args: argparse.Namespace) -> SparkSession:
         spark.conf.set(key, value)
     if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
-            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
+            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for its functions, not {spark.version}"
         )
     check_connectors(spark)
     return spark
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM with one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own
-    output (Ivy's report, log4j's warnings) to SPARK_LOG."""
+    """Start the JVM saying one line ("resolving spark-avro 4.2.0 ... done in 1.2 s"); its output to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
     warn(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
     began, saved, spark = time.monotonic(), os.dup(2), None
@@ -282,9 +280,8 @@ def start_quietly(builder, packages: list[str]) -> SparkSession:
     return spark
 
 
-# A record error: Spark's USER_RAISED_EXCEPTION (SQLSTATE P0001), also as the text of a micro-batch function's
-# traceback inside STREAM_FAILED's message, or on Spark 3.5 (raise_error without an error class) a plain Java
-# RuntimeException; a line that names a qualified exception class; Py4J's own line
+# A record error (USER_RAISED_EXCEPTION, also inside a traceback; Spark 3.5: a RuntimeException), a line
+# naming a qualified exception class, Py4J's own line
 _RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?) SQLSTATE: P0001", re.S)
 _RECORD_ERROR_35 = re.compile(r"java\.lang\.RuntimeException: (.*)")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -299,11 +296,8 @@ def failure(exc: BaseException) -> str:
         return "record error: " + record[1].replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    if (
-        _TRACEBACK in text
-    ):  # raised in a micro-batch function: its exception's lines, not its frames
-        lines = text.rsplit(_TRACEBACK, 1)[1].splitlines()
-        text = "\n".join(line for line in lines if line[:1].strip())
+    if _TRACEBACK in text:  # raised in a micro-batch function: its exception's lines, not frames
+        text = "\n".join(ln for ln in text.rsplit(_TRACEBACK, 1)[1].splitlines() if ln[:1].strip())
     for line in map(str.strip, text.splitlines()):
         name, message = raised.groups() if (raised := _RAISED.match(line)) else ("", line)
         if message and not message.startswith(_PY4J_CALL):

@@ -12,7 +12,6 @@ ordinary code (tests/unit/test_runtime_*.py); a job never imports pipec.
 # The order parts are pasted in: helpers first, then what runs the job, `main` last.
 PARTS = (
     "env",
-    "paths",
     "spark_lines",
     "no_connectors",
     "arguments",

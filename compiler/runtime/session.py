@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 import tempfile
@@ -15,18 +14,19 @@ from pyspark.sql import SparkSession
 from .job_names import PIPELINE, SESSION_CONF, SPARK_NEEDED, TABLE_SESSION
 from .spark_lines import check_connectors, spark_packages  # or .no_connectors' (by the job)
 
-# A JVM the job starts itself compiles Spark's large generated methods too (long chains run faster) and writes its
-# own output to SPARK_LOG (start_quietly)
+# A JVM the job starts compiles Spark's large generated methods too (long chains run faster)
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
-warn = functools.partial(print, file=sys.stderr, flush=True)
+
+
+def warn(text: str, end: str = "\n") -> None:
+    print(text, end=end, file=sys.stderr, flush=True)
 
 
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's session (SESSION_CONF) on a Spark new enough. A JVM it starts itself gets the master, the
-    connectors, the table formats' settings and JVM_OPTIONS, and starts quietly."""
+    """The job's session (SESSION_CONF) on a Spark new enough; a JVM it starts itself, quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
@@ -46,15 +46,14 @@ def session(args: argparse.Namespace) -> SparkSession:
         spark.conf.set(key, value)
     if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
-            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
+            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for its functions, not {spark.version}"
         )
     check_connectors(spark)
     return spark
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM with one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own
-    output (Ivy's report, log4j's warnings) to SPARK_LOG."""
+    """Start the JVM saying one line ("resolving spark-avro 4.2.0 ... done in 1.2 s"); its output to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
     warn(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
     began, saved, spark = time.monotonic(), os.dup(2), None

@@ -28,8 +28,7 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
 
 
 def check_connectors(spark: SparkSession) -> None:
-    """Stop on a Spark line the table format has no runtime for, or a connector of another line on
-    spark.jars.packages (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
+    """Stop on a connector of another Spark line (4.0's Kafka fails on 4.1 mid-stream), or a table format's."""
     line = ".".join(spark.version.split(".")[:2])
     if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
         lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from .arguments import location
 from .env import env
 from .job_names import CHECKPOINT, PIPELINE, TRIGGER
-from .paths import location
 
 
 def checkpoint(args: argparse.Namespace) -> str | None:
@@ -15,8 +15,7 @@ def checkpoint(args: argparse.Namespace) -> str | None:
 
 
 def start_trigger(writer, trigger: str | None):
-    """--trigger, else the sink's (TRIGGER): available-now | once | processing-time: <interval> | real-time[:
-    <checkpoint interval>]; none runs micro-batches back to back."""
+    """--trigger, else the sink's (TRIGGER); none: micro-batches back to back."""
     trigger = trigger or TRIGGER
     if trigger is None:
         return writer

@@ -11,16 +11,15 @@ import pyspark
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQueryListener
 
+from .arguments import _CLIENT
 from .counts import Counts, say, unavailable
 from .job_names import read_source
 from .no_handover import print_handed  # or .handover's (by the job)
-from .paths import _CLIENT
 from .straight_through import start  # or .micro_batches' (by the job)
 
 
 def by_name(metric) -> dict:
-    """An observed metric's values by name: a Row, a dict (Spark Connect 3.5) or a Row of `values` and `schema`
-    (Spark Connect 4)."""
+    """An observed metric's values by name: a Row, a dict (Connect 3.5), a Row of values and schema (Connect 4)."""
     values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
     if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
         return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
@@ -28,8 +27,7 @@ def by_name(metric) -> dict:
 
 
 def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[tuple[str, bool]]:
-    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none; `read`, its
-    numInputRows, is the `in` of a job that observes none (its decode yields one row per record)."""
+    """Counts.lines of a micro-batch's observed metrics (`in`, where not observed: `read`), or why there are none."""
     label = f"micro-batch {batch}"
     try:
         metrics = metrics if read is None else {"pipec_in": {"rows": read}, **metrics}
@@ -40,8 +38,7 @@ def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[t
 
 
 def report_progress(progress, after: int, session: SparkSession) -> int:
-    """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
-    Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
+    """Print the counts of a progress newer than batch `after`; the newest batch reported."""
     # Spark Connect 3.5's progress is its JSON, parsed
     get = progress.get if isinstance(progress, dict) else functools.partial(getattr, progress)
     batch, metrics = get("batchId"), get("observedMetrics") or {}
@@ -54,9 +51,7 @@ def report_progress(progress, after: int, session: SparkSession) -> int:
 
 
 class CountLines(StreamingQueryListener):
-    """Prints each micro-batch's counts as Spark reports its progress, once the batch is committed (a killed run
-    has printed the line of every batch it committed, but one in its last milliseconds maybe); or, under Spark
-    Connect 3.5, whose listeners run on its server, as `poll` finds them in the query's progress."""
+    """Each micro-batch's counts once Spark commits it; under Spark Connect 3.5 (listeners on the server): polled."""
 
     def __init__(self, session: SparkSession) -> None:
         self.session, self.reported, self.terminated = session, -1, threading.Event()
