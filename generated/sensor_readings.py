@@ -428,7 +428,7 @@ def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[t
 
 
 def report_progress(progress, after: int, session: SparkSession) -> int:
-    """Print the counts of a progress newer than batch `after`; the newest batch reported."""
+    """Print the counts of a progress newer than batch `after` (or the lines its function handed over); the newest."""
     # Spark Connect 3.5's progress is its JSON, parsed
     get = progress.get if isinstance(progress, dict) else functools.partial(getattr, progress)
     batch, metrics = get("batchId"), get("observedMetrics") or {}
@@ -441,7 +441,7 @@ def report_progress(progress, after: int, session: SparkSession) -> int:
 
 
 class CountLines(StreamingQueryListener):
-    """Each micro-batch's counts once Spark commits it; under Spark Connect 3.5 (listeners on the server): polled."""
+    """Each micro-batch's counts as Spark commits it (a killed run has said its committed ones); Connect 3.5: polled."""
 
     def __init__(self, session: SparkSession) -> None:
         self.session, self.reported, self.terminated = session, -1, threading.Event()
