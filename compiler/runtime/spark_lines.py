@@ -20,11 +20,9 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     """The connectors' Maven coordinates for a Spark version (of `release` when given), and the table formats'."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
+    version = release or known or spark_version
     tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
-    return [
-        f"org.apache.spark:{n}_{scala}:{release or known or spark_version}"
-        for n in SPARK_CONNECTORS
-    ] + tables
+    return [f"org.apache.spark:{name}_{scala}:{version}" for name in SPARK_CONNECTORS] + tables
 
 
 def check_connectors(spark: SparkSession) -> None:
