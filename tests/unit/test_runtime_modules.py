@@ -190,6 +190,15 @@ def test_counts_add_up_and_say_the_first_dead_letter(monkeypatch):
     ]
 
 
+def test_a_table_sinks_counts_say_the_rows_as_the_table_took_them(monkeypatch):
+    monkeypatch.setattr(counts, "PIPELINE", "p")
+    base = {"in": {"rows": 5}, "out": {"rows": 4}}
+    [(line, _)] = counts.Counts.lines("batch", {**base, "table": {}})  # an append: every written row inserted
+    assert line == "[p] batch: in=5 written=4 filtered=1 superseded=0 dead_lettered=0 inserted=4 updated=0 deleted=0"
+    [(line, _)] = counts.Counts.lines("b", {**base, "table": {"deleted": 1, "inserted": 2, "updated": 1}})
+    assert line.endswith("dead_lettered=0 inserted=2 updated=1 deleted=1")
+
+
 class Writer:
     """What start_trigger uses of a DataStreamWriter, recorded."""
 
