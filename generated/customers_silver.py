@@ -64,6 +64,7 @@ TABLE_SESSION = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
 }
+TABLE_SINK = True  # the counts line names the rows the table inserted, updated, deleted
 
 
 def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
@@ -561,8 +562,9 @@ class Counts:
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out['rows'] + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
-        if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
-            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
+        # a table sink: the rows as the table took them (a MERGE's own counts; an append inserts every written row)
+        if TABLE_SINK:
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics.get("table", {})}
             line += " " + " ".join(f"{name}={count}" for name, count in table.items())
         if out.get("first") is None:
             return [(line, True)]

@@ -8,7 +8,7 @@ from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
 from .failures import failure
-from .job_names import PIPELINE
+from .job_names import PIPELINE, TABLE_SINK
 
 
 class Counts:
@@ -35,8 +35,9 @@ class Counts:
             f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out['rows'] + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
-        if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
-            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
+        # a table sink: the rows as the table took them (a MERGE's own counts; an append inserts every written row)
+        if TABLE_SINK:
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics.get("table", {})}
             line += " " + " ".join(f"{name}={count}" for name, count in table.items())
         if out.get("first") is None:
             return [(line, True)]

@@ -193,7 +193,12 @@ def test_counts_add_up_and_say_the_first_dead_letter(monkeypatch):
 def test_a_table_sinks_counts_say_the_rows_as_the_table_took_them(monkeypatch):
     monkeypatch.setattr(counts, "PIPELINE", "p")
     base = {"in": {"rows": 5}, "out": {"rows": 4}}
-    [(line, _)] = counts.Counts.lines("batch", {**base, "table": {}})  # an append: every written row inserted
+    [(line, _)] = counts.Counts.lines("batch", base)  # not a table sink
+    assert line == "[p] batch: in=5 written=4 filtered=1 superseded=0 dead_lettered=0"
+    monkeypatch.setattr(counts, "TABLE_SINK", True)
+    # an append (a batch run, or a micro-batch's progress from the table format's own streaming sink): every written
+    # row inserted
+    [(line, _)] = counts.Counts.lines("batch", base)
     assert line == "[p] batch: in=5 written=4 filtered=1 superseded=0 dead_lettered=0 inserted=4 updated=0 deleted=0"
     [(line, _)] = counts.Counts.lines("b", {**base, "table": {"deleted": 1, "inserted": 2, "updated": 1}})
     assert line.endswith("dead_lettered=0 inserted=2 updated=1 deleted=1")
