@@ -139,6 +139,8 @@ variants of the generated job edited by hand to measure one change at a time (1M
    `scripts/bench tables --append-only --reps 5 --baseline-job <main's job>` (09:39 UTC, load 2.8-3.4; call sites
    off for every variant, a process-wide setting), hand-written ÷ pipec medians **0.98 wall / 1.02 CPU**, ÷ main's
    compiled job in the same run 1.01 / 1.04 (each append 4.1-5.1 s wall, so 0.1 s of build is inside the noise).
+   With PySpark's default call sites for every variant (`--call-sites --reps 4`, 09:58 UTC, load 1.2-2.5):
+   hand-written ÷ pipec 1.14 wall / **0.99 CPU**, ÷ main's compiled job 1.07 / **0.90 CPU** (wall spans 3.5-5.8 s).
    What still stands between the compiled chain's build and the hand-written one's with call sites off: ~800 Py4J
    calls against ~190 (the Kafka-exact checks' expressions: record errors, the decode's corrupt-record test, Cast's
    number syntax) and 12 analysed operations against 6.
