@@ -80,6 +80,18 @@ FLOAT_TEXT = st.one_of(
             "",
             "1E400",
             "4.9e-325",
+            # the strings Spark's cast reads beyond Java's grammar (each holds an n or N), and Java's own with one
+            "nan",
+            "INF",
+            "+inf",
+            " -infinity ",
+            "+NaN",
+            "-NaN",
+            " -Infinity\t",
+            "Infinityx",
+            "1n",
+            "\t1.5\n",
+            "0x1.8p1",
         ]
     ),
 )
