@@ -52,6 +52,7 @@ SESSION_CONF = {
 # the table formats read or written: their Spark runtimes per line (None: one has none)
 TABLE_RUNTIMES = {}
 TABLE_SESSION = {}  # the table formats' session settings (SQL extensions, catalog)
+TABLE_SINK = False  # the counts line names the rows the table inserted, updated, deleted
 
 
 def read_source(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
@@ -206,35 +207,19 @@ def transform(raw: DataFrame, counts: Counts | None = None) -> DataFrame:
     return encode(records, counts)
 
 
-# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, paths, spark_lines, arguments, session, failures, counts, progress_metrics, record_error, records, null_unless_corrupt, headers, stream_writer, no_handover, straight_through, streaming, main.
-
-
-_ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# pipec runtime 0.1.0, pasted from pipec's runtime modules; a reviewer may skip it. Parts: env, spark_lines, arguments, session, failures, counts, record_error, records, null_unless_corrupt, headers, stream_writer, no_handover, straight_through, streaming, main.
 
 
 def env(template: str) -> str:
     """Resolve ${env:NAME} and ${env:NAME:-default} at run time; $${ stands for a literal ${."""
 
-    def value(match: re.Match) -> str:
-        name, default = match.groups()
-        if name not in os.environ and default is None:
-            raise SystemExit(f"{PIPELINE}: environment variable {name} is not set")
-        return os.environ.get(name, default)
+    def value(ref: re.Match) -> str:
+        if ref[1] not in os.environ and ref[2] is None:
+            raise SystemExit(f"{PIPELINE}: environment variable {ref[1]} is not set")
+        return os.environ.get(ref[1], ref[2])
 
-    return "${".join(_ENV_REF.sub(value, part) for part in template.split("$${"))
-
-
-# Where the job was started and whether through Spark Connect, taken on the client (a micro-batch function that
-# Spark Connect runs on its server carries them: paths resolve there as the client meant)
-_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
-
-
-def location(path: str | None) -> str | None:
-    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
-    cwd, remote = _CLIENT
-    if path and remote and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
-        return os.path.normpath(os.path.join(cwd, path))
-    return path
+    refs = r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
+    return "${".join(re.sub(refs, value, part) for part in template.split("$${"))
 
 
 # Spark line -> (Scala suffix, connector release that resolves from Maven Central; None: the Spark's own version)
@@ -251,29 +236,38 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     """The connectors' Maven coordinates for a Spark version (of `release` when given), and the table formats'."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
     version = release or known or spark_version
+    tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
     return [f"org.apache.spark:{name}_{scala}:{version}" for name in SPARK_CONNECTORS] + tables
 
 
 def check_connectors(spark: SparkSession) -> None:
-    """Stop on a Spark line the table format has no runtime for, or a connector of another line on
-    spark.jars.packages (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
-    version = spark.version
-    line = ".".join(version.split(".")[:2])
+    """Stop on a connector of another Spark line (4.0's Kafka fails on 4.1 mid-stream), or a table format's."""
+    line = ".".join(spark.version.split(".")[:2])
     if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
         lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
         raise SystemExit(
-            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"
+            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {spark.version}; Spark lines with one: {lines}"
         )
-    for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):
-        _, artifact, release = [*coordinate.strip().split(":"), "", ""][:3]
+    for coordinate in spark.conf.get("spark.jars.packages", "").replace(" ", "").split(","):
+        artifact, release = [*coordinate.split(":"), "", ""][1:3]
         if artifact.rsplit("_", 1)[0] in SPARK_CONNECTORS and not release.startswith(line + "."):
             raise SystemExit(
-                f"{PIPELINE}: connector {coordinate.strip()} does not match Spark {version}: pass "
+                f"{PIPELINE}: connector {coordinate} does not match Spark {spark.version}: pass "
                 f"--spark-packages-version {line}.N (or set PIPEC_SPARK_PACKAGES_VERSION), or to spark-submit "
-                f"--packages {','.join(spark_packages(version))}"
+                f"--packages {','.join(spark_packages(spark.version))}"
             )
+
+
+# The client's directory and whether it uses Spark Connect (micro-batch functions carry them to the server)
+_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
+
+
+def location(path: str | None) -> str | None:
+    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
+    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.normpath(os.path.join(_CLIENT[0], path))
+    return path
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -308,17 +302,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-# A JVM the job starts itself compiles Spark's large generated methods too (long chains run faster) and writes its
-# own output to SPARK_LOG (start_quietly)
+# A JVM the job starts compiles Spark's large generated methods too (long chains run faster)
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods"
 SPARK_LOG = os.environ.get("PIPEC_SPARK_LOG") or os.path.join(
     tempfile.gettempdir(), f"pipec-{PIPELINE}-spark.log"
 )
 
 
+def warn(text: str, end: str = "\n") -> None:
+    print(text, end=end, file=sys.stderr, flush=True)
+
+
 def session(args: argparse.Namespace) -> SparkSession:
-    """The job's session (SESSION_CONF) on a Spark new enough. A JVM it starts itself gets the master, the
-    connectors, the table formats' settings and JVM_OPTIONS, and starts quietly."""
+    """The job's session (SESSION_CONF) on a Spark new enough; a JVM it starts itself, quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
@@ -326,56 +322,46 @@ def session(args: argparse.Namespace) -> SparkSession:
     if embedded:
         builder = builder.master(args.master or "local[*]")
         java = " ".join(filter(None, (JVM_OPTIONS, conf.get("spark.driver.extraJavaOptions"))))
-        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **conf}
+        jars = {"spark.jars.packages": ",".join(packages)} if packages else {}
+        conf = {"spark.ui.showConsoleProgress": "false", **TABLE_SESSION, **jars, **conf}
         conf["spark.driver.extraJavaOptions"] = java
-        if packages:
-            conf.setdefault("spark.jars.packages", ",".join(packages))
     elif args.master:
-        print(
-            f"{PIPELINE}: --master {args.master} ignored under spark-submit and Spark Connect",
-            file=sys.stderr,
-        )
-    for key, value in {**conf, **SESSION_CONF}.items():
-        builder = builder.config(key, value)
+        warn(f"{PIPELINE}: --master {args.master} ignored under spark-submit and Spark Connect")
+    builder = builder.config(map={**conf, **SESSION_CONF})
     quiet = embedded and not args.verbose and not SparkSession.getActiveSession()  # a JVM starts
     spark = start_quietly(builder, packages) if quiet else builder.getOrCreate()
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
     if tuple(map(int, spark.version.split(".")[:2])) < tuple(map(int, SPARK_NEEDED.split("."))):
         raise SystemExit(
-            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for the functions it calls; this is Spark {spark.version}"
+            f"{PIPELINE}: needs Spark {SPARK_NEEDED} or newer for its functions, not {spark.version}"
         )
     check_connectors(spark)
     return spark
 
 
 def start_quietly(builder, packages: list[str]) -> SparkSession:
-    """Start the JVM in one line on stderr ("resolving spark-sql-kafka-0-10 4.2.0 ... done in 1.2 s"), its own output
-    (Ivy's report, log4j's warnings) to SPARK_LOG."""
+    """Start the JVM saying one line ("resolving spark-avro 4.2.0 ... done in 1.2 s"); its output to SPARK_LOG."""
     names = ", ".join(f"{c.split(':')[1].rsplit('_', 1)[0]} {c.split(':')[2]}" for c in packages)
-    say = functools.partial(print, file=sys.stderr, flush=True)
-    say(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
-    began, saved = time.monotonic(), os.dup(2)
+    warn(f"resolving {names} ..." if names else f"starting Spark {pyspark.__version__} ...", end="")
+    began, saved, spark = time.monotonic(), os.dup(2), None
     try:
         with open(SPARK_LOG, "wb") as log:
             os.dup2(log.fileno(), 2)  # the JVM inherits it
             spark = builder.getOrCreate()
-    except Exception:
-        os.dup2(saved, 2)
-        with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
-            why = [f": {line.strip()}" for line in log if line.startswith(("Exception", "Error"))]
-        say(f" failed{why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
-        raise
     finally:
-        os.dup2(saved, 2)  # Python's stderr back
+        os.dup2(saved, 2)  # Python's stderr back, once
         os.close(saved)
-    say(f" done in {time.monotonic() - began:.1f} s")
+        if spark is None:  # failed: the last line of Spark's output that says why
+            with open(SPARK_LOG, encoding="utf-8", errors="replace") as log:
+                why = [line.strip() for line in log if line.startswith(("Exception", "Error"))]
+            warn(f" failed{': ' + why[-1] if why else ''} (Spark's output: {SPARK_LOG})")
+    warn(f" done in {time.monotonic() - began:.1f} s")
     return spark
 
 
-# A record error: Spark's USER_RAISED_EXCEPTION (SQLSTATE P0001), also as the text of a micro-batch function's
-# traceback inside STREAM_FAILED's message, or on Spark 3.5 (raise_error without an error class) a plain Java
-# RuntimeException; a line that names a qualified exception class; Py4J's own line
+# A record error (USER_RAISED_EXCEPTION, also inside a traceback; Spark 3.5: a RuntimeException), a line
+# naming a qualified exception class, Py4J's own line
 _RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?) SQLSTATE: P0001", re.S)
 _RECORD_ERROR_35 = re.compile(r"java\.lang\.RuntimeException: (.*)")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -390,9 +376,9 @@ def failure(exc: BaseException) -> str:
         return "record error: " + record[1].replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    # raised in a micro-batch function: the exception's lines, not its frames
-    lines = [line for line in text.rsplit(_TRACEBACK, 1)[-1].splitlines() if line[:1].strip()]
-    for line in (line.strip() for line in (lines if _TRACEBACK in text else text.splitlines())):
+    if _TRACEBACK in text:  # raised in a micro-batch function: its exception's lines, not frames
+        text = "\n".join(ln for ln in text.rsplit(_TRACEBACK, 1)[1].splitlines() if ln[:1].strip())
+    for line in map(str.strip, text.splitlines()):
         name, message = raised.groups() if (raised := _RAISED.match(line)) else ("", line)
         if message and not message.startswith(_PY4J_CALL):
             return message if not name or message.startswith("[") else f"{name}: {message}"
@@ -402,39 +388,35 @@ def failure(exc: BaseException) -> str:
 class Counts:
     """One line per micro-batch, or per batch run: in = written + filtered + superseded + dead_lettered."""
 
-    POINTS = ("in", "out")  # after decoding; at the sink (and an upsert sink's `fates`)
-
     def __init__(self, streaming: bool):
-        self.streaming = streaming
-        self.observations: dict[str, Observation] = {}
+        self.streaming, self.observations = streaming, {}
 
     def mark(self, records: DataFrame, point: str, *metrics: Column) -> DataFrame:
-        """The records, observed at `point`: how many, and `metrics`."""
-        metrics = (F.count(F.lit(1)).alias("rows"), *metrics)
-        if self.streaming:
-            return records.observe(f"pipec_{point}", *metrics)
-        self.observations[point] = Observation(f"pipec_{point}")
-        return records.observe(self.observations[point], *metrics)
+        """The records observed at `point` (in: after decoding; out: at the sink): how many, and `metrics`."""
+        name = f"pipec_{point}"
+        if not self.streaming:
+            name = self.observations[point] = Observation(name)
+        return records.observe(name, F.count(F.lit(1)).alias("rows"), *metrics)
 
     @staticmethod
     def lines(label: str, metrics: dict[str, dict]) -> list[tuple[str, bool]]:
         """The counts line (True: stdout), and log.enable's first dead letter (False: stderr)."""
-        rows_in, out = metrics["in"]["rows"], metrics["out"]["rows"]
-        fates = metrics.get("fates", {})
-        dead, first = metrics["out"].get("dead", 0), metrics["out"].get("first")
-        superseded, dropped = fates.get("superseded", 0), fates.get("filtered", 0)
-        written = out - dead - superseded - dropped
+        rows_in, out, fates = metrics["in"]["rows"], metrics["out"], metrics.get("fates", {})
+        dead, superseded = out.get("dead", 0), fates.get("superseded", 0)
+        dropped = fates.get("filtered", 0)  # by the sink (an upsert's reduction)
+        written = out["rows"] - dead - superseded - dropped
         line = (
-            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out + dropped} "
+            f"[{PIPELINE}] {label}: in={rows_in} written={written} filtered={rows_in - out['rows'] + dropped} "
             f"superseded={superseded} dead_lettered={dead}"
         )
-        if "table" in metrics:  # a table sink: the rows as the table took them (appends insert)
-            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics["table"]}
-            line += f" inserted={table['inserted']} updated={table['updated']} deleted={table['deleted']}"
-        if first is None:
+        # a table sink: the rows as the table took them (a MERGE's own counts; an append inserts every written row)
+        if TABLE_SINK:
+            table = {"inserted": written, "updated": 0, "deleted": 0, **metrics.get("table", {})}
+            line += " " + " ".join(f"{name}={count}" for name, count in table.items())
+        if out.get("first") is None:
             return [(line, True)]
         also = f" (and {dead - 1} more in this batch)" if dead > 1 else ""
-        return [(line, True), (f"[{PIPELINE}] dead letter: {first}{also}", False)]
+        return [(line, True), (f"[{PIPELINE}] dead letter: {out['first']}{also}", False)]
 
 
 def unavailable(label: str, exc: BaseException) -> str:
@@ -445,15 +427,6 @@ def say(lines: list[tuple[str, bool]]) -> None:
     """Counts lines on stdout (True); why there are none, and logged dead letters, on stderr (False)."""
     for line, counted in lines:
         print(line, file=sys.stdout if counted else sys.stderr, flush=True)
-
-
-def by_name(metric) -> dict:
-    """An observed metric's values by name: a Row, a dict (Spark Connect 3.5) or a Row of `values` and `schema`
-    (Spark Connect 4)."""
-    values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
-    if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
-        return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
-    return values
 
 
 def record_error(message: str) -> Column:
@@ -497,21 +470,19 @@ def checkpoint(args: argparse.Namespace) -> str | None:
 
 
 def start_trigger(writer, trigger: str | None):
-    """--trigger, else the sink's (TRIGGER): available-now | once | processing-time: <interval> | real-time[:
-    <checkpoint interval>]; none runs micro-batches back to back."""
+    """--trigger, else the sink's (TRIGGER); none: micro-batches back to back."""
     trigger = trigger or TRIGGER
     if trigger is None:
         return writer
     kind, _, interval = (part.strip() for part in trigger.partition(":"))
-    if kind == "available-now" and not interval:
-        return writer.trigger(availableNow=True)
-    if kind == "once" and not interval:
-        return writer.trigger(once=True)
+    once = {"available-now": "availableNow", "once": "once"}  # Spark's keyword for each
+    if kind in once and not interval:
+        return writer.trigger(**{once[kind]: True})
     if kind == "processing-time" and interval:
         return writer.trigger(processingTime=interval)
     if kind == "real-time":
-        # Spark 4.1+: long-running tasks write each record as it arrives, in update mode (stateless: the same
-        # rows as append); the interval is how often it checkpoints, not a latency (Spark's default: 5 minutes)
+        # Spark 4.1+: records written as they arrive, in update mode (stateless: the same rows as append); the interval
+        # is how often it checkpoints, not a latency (Spark's default: 5 minutes)
         return writer.outputMode("update").trigger(realTime=interval or "5 minutes")
     raise SystemExit(f"{PIPELINE}: unknown trigger {trigger!r}")
 
@@ -525,76 +496,72 @@ def start(raw: DataFrame, args: argparse.Namespace, counts: Counts):
     return write_sink(transform(raw, counts), args)
 
 
+def by_name(metric) -> dict:
+    """An observed metric's values by name: a Row, a dict (Connect 3.5), a Row of values and schema (Connect 4)."""
+    values = metric.asDict() if hasattr(metric, "asDict") else dict(metric)
+    if set(values) == {"values", "schema"} and isinstance(values["schema"], dict):
+        return {f["name"]: v for f, v in zip(values["schema"]["fields"], values["values"])}
+    return values
+
+
 def progress_lines(batch: int, metrics: dict, read: int | None = None) -> list[tuple[str, bool]]:
-    """A micro-batch's lines (Counts.lines) from its progress's observed metrics, or why there are none; `read`, its
-    numInputRows, is the `in` of a job that observes none (its decode yields one row per record)."""
-    if read is not None:
-        metrics = {"pipec_in": {"rows": read}, **metrics}
+    """Counts.lines of a micro-batch's observed metrics (`in`, where not observed: `read`), or why there are none."""
     label = f"micro-batch {batch}"
     try:
+        metrics = metrics if read is None else {"pipec_in": {"rows": read}, **metrics}
         observed = {p[6:]: by_name(m) for p, m in metrics.items() if p.startswith("pipec_")}
         return Counts.lines(label, observed)
     except Exception as exc:
         return [(unavailable(label, exc), False)]
 
 
-def report_progress(progress, after: int = -1, session: SparkSession | None = None) -> int:
-    """Print the counts of a micro-batch's progress newer than batch `after` (from its observed metrics or, Spark
-    Connect, the lines its micro-batch function handed over); returns the newest batch reported."""
-    if isinstance(progress, dict):  # Spark Connect 3.5: the progress as parsed JSON
-        batch, metrics = progress["batchId"], progress.get("observedMetrics") or {}
-        read = progress.get("numInputRows")
-    else:
-        batch, metrics, read = progress.batchId, progress.observedMetrics, progress.numInputRows
+def report_progress(progress, after: int, session: SparkSession) -> int:
+    """Print the counts of a progress newer than batch `after` (or the lines its function handed over); the newest."""
+    # Spark Connect 3.5's progress is its JSON, parsed
+    get = progress.get if isinstance(progress, dict) else functools.partial(getattr, progress)
+    batch, metrics = get("batchId"), get("observedMetrics") or {}
     if batch <= after:
         return after
     if "pipec_out" in metrics:  # and `in`, observed after decoding or the progress's numInputRows
-        say(progress_lines(batch, metrics, read))
+        say(progress_lines(batch, metrics, get("numInputRows")))
         return batch
-    handed = session is not None and _CLIENT[1] and print_handed(session, batch)
-    return batch if handed else after
+    return batch if _CLIENT[1] and print_handed(session, batch) else after
 
 
 class CountLines(StreamingQueryListener):
-    """Prints each micro-batch's counts as Spark reports its progress, once the batch is committed: a killed run
-    has printed the line of every batch it committed (but one in its last milliseconds, maybe)."""
+    """Each micro-batch's counts as Spark commits it (a killed run has said its committed ones); Connect 3.5: polled."""
 
     def __init__(self, session: SparkSession) -> None:
-        self.session = session
-        self.terminated = threading.Event()
+        self.session, self.reported, self.terminated = session, -1, threading.Event()
 
     def onQueryStarted(self, event) -> None:
         pass
 
     def onQueryProgress(self, event) -> None:
-        report_progress(event.progress, session=self.session)
+        self.reported = report_progress(event.progress, self.reported, self.session)
 
     def onQueryTerminated(self, event) -> None:
         self.terminated.set()
 
+    def poll(self, query) -> None:
+        for progress in query.recentProgress:
+            self.onQueryProgress(argparse.Namespace(progress=progress))
+
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
-    """The query until it ends, with its counts: from a listener, or (Spark Connect before 4.0, which runs a
-    listener on its server) from the query's progress every few seconds."""
-    connect_3 = "SPARK_REMOTE" in os.environ and int(pyspark.__version__.split(".")[0]) < 4
-    lines = None if connect_3 else CountLines(spark)
-    if lines:
+    """The query until it ends, with its counts."""
+    polled = "SPARK_REMOTE" in os.environ and pyspark.__version__ < "4"  # Spark Connect 3.5
+    lines = CountLines(spark)
+    if not polled:
         spark.streams.addListener(lines)
     query = start(read_source(spark, args), args, Counts(True))
-    reported = -1
-
-    def poll() -> None:
-        nonlocal reported
-        for progress in query.recentProgress:
-            reported = report_progress(progress, reported, spark)
-
     try:
         while not query.awaitTermination(5):
-            if lines is None:
-                poll()
+            if polled:
+                lines.poll(query)
     finally:
-        if lines is None:
-            poll()
+        if polled:
+            lines.poll(query)
         else:
             lines.terminated.wait(10)
             spark.streams.removeListener(lines)
@@ -606,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run(session(args), args)
     except Exception as exc:
-        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
+        warn(f"{PIPELINE}: failed: {failure(exc)}")
         return 1
     return 0
 

@@ -163,6 +163,7 @@ def _settings(p: Pipeline, lowered: Lowered, spark: dict, session_conf: dict) ->
         "SESSION_CONF": session_conf,
         "TABLE_RUNTIMES": spark["table_runtimes"],
         "TABLE_SESSION": spark["table_session"],
+        "TABLE_SINK": SINKS[p.sink.connector].writes_table,
         "SCHEMA_REGISTRY": schema_registry.settings(p.source.registries + p.sink.registries),
     }
     settings = {name: (render.literal(value), "") for name, value in values.items()}

@@ -40,6 +40,7 @@ SETTINGS = {
     "SESSION_CONF": "",
     "TABLE_RUNTIMES": "the table formats read or written: their Spark runtimes per line (None: one has none)",
     "TABLE_SESSION": "the table formats' session settings (SQL extensions, catalog)",
+    "TABLE_SINK": "the counts line names the rows the table inserted, updated, deleted",
     "SCHEMA_REGISTRY": "avro-confluent payloads read or written through a Schema Registry: payload -> url, "
     "subject, client options",
 }

@@ -7,11 +7,13 @@ temporary file as well, but importing tempfile, with shutil and random, costs ev
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import stat
 from pathlib import Path
 
-ATTEMPTS = 100  # temporary names tried in one folder (another process's leftovers take some)
+ATTEMPTS = 100  # temporary names tried for one file (another process's leftovers take some)
+_NUMBERS = itertools.count()  # this process's temporaries, numbered on: a staged file keeps its name until renamed
 
 
 def write_text(target: Path, text: str, mode: int = 0o644) -> None:
@@ -90,8 +92,8 @@ def _staged(folder: Path, text: str, mode: int) -> Path:
 def _new_temporary(folder: Path) -> tuple[int, Path]:
     """A file in `folder` that no one else made (O_EXCL), open for writing, private until renamed; its short
     name (whatever the target's length) holds this process's id and a count."""
-    for attempt in range(ATTEMPTS):
-        tmp = folder / f".pipec-{os.getpid()}-{attempt}.tmp"
+    for number in itertools.islice(_NUMBERS, ATTEMPTS):
+        tmp = folder / f".pipec-{os.getpid()}-{number}.tmp"
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
         except FileExistsError:

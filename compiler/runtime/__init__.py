@@ -12,7 +12,6 @@ ordinary code (tests/unit/test_runtime_*.py); a job never imports pipec.
 # The order parts are pasted in: helpers first, then what runs the job, `main` last.
 PARTS = (
     "env",
-    "paths",
     "spark_lines",
     "no_connectors",
     "arguments",
@@ -20,7 +19,6 @@ PARTS = (
     "failures",
     "counts",
     "batch_counts",
-    "progress_metrics",
     "record_error",
     "records",
     "unless_corrupt",

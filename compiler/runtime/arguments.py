@@ -1,16 +1,26 @@
-"""The job's command line."""
+"""The job's command line, and its paths as it means them (also under Spark Connect)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 
 import pyspark
 
 from .job_names import OPTIONS, PIPELINE, STREAMING
-from .paths import location
 from .session import SPARK_LOG
 from .spark_lines import spark_packages  # or .no_connectors' (by the job)
+
+# The client's directory and whether it uses Spark Connect (micro-batch functions carry them to the server)
+_CLIENT = (os.getcwd(), "SPARK_REMOTE" in os.environ)
+
+
+def location(path: str | None) -> str | None:
+    """Under Spark Connect, a relative local path made absolute against the client's working directory."""
+    if path and _CLIENT[1] and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", path):
+        return os.path.normpath(os.path.join(_CLIENT[0], path))
+    return path
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -12,8 +12,8 @@ def batch_lines(counts: Counts, label: str) -> list[tuple[str, bool]]:
     """`Counts.lines` of the batch's observations, or why there are none (counts never fail a committed write)."""
     try:
         metrics = {point: observed.get for point, observed in counts.observations.items()}
-        metrics.update(SINK_COUNTS)
-        SINK_COUNTS.clear()
-        return Counts.lines(label, metrics)
+        return Counts.lines(label, {**metrics, **SINK_COUNTS})
     except Exception as exc:
         return [(unavailable(label, exc), False)]
+    finally:
+        SINK_COUNTS.clear()

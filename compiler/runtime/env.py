@@ -7,16 +7,14 @@ import re
 
 from .job_names import PIPELINE
 
-_ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
 
 def env(template: str) -> str:
     """Resolve ${env:NAME} and ${env:NAME:-default} at run time; $${ stands for a literal ${."""
 
-    def value(match: re.Match) -> str:
-        name, default = match.groups()
-        if name not in os.environ and default is None:
-            raise SystemExit(f"{PIPELINE}: environment variable {name} is not set")
-        return os.environ.get(name, default)
+    def value(ref: re.Match) -> str:
+        if ref[1] not in os.environ and ref[2] is None:
+            raise SystemExit(f"{PIPELINE}: environment variable {ref[1]} is not set")
+        return os.environ.get(ref[1], ref[2])
 
-    return "${".join(_ENV_REF.sub(value, part) for part in template.split("$${"))
+    refs = r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
+    return "${".join(re.sub(refs, value, part) for part in template.split("$${"))

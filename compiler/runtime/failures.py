@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-# A record error: Spark's USER_RAISED_EXCEPTION (SQLSTATE P0001), also as the text of a micro-batch function's
-# traceback inside STREAM_FAILED's message, or on Spark 3.5 (raise_error without an error class) a plain Java
-# RuntimeException; a line that names a qualified exception class; Py4J's own line
+# A record error (USER_RAISED_EXCEPTION, also inside a traceback; Spark 3.5: a RuntimeException), a line
+# naming a qualified exception class, Py4J's own line
 _RECORD_ERROR = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?) SQLSTATE: P0001", re.S)
 _RECORD_ERROR_35 = re.compile(r"java\.lang\.RuntimeException: (.*)")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -21,9 +20,9 @@ def failure(exc: BaseException) -> str:
         return "record error: " + record[1].replace("\r", "\\r").replace("\n", "\\n")
     if getattr(exc, "getCondition", lambda: None)() == "STREAM_FAILED":
         text = (exc.getMessageParameters() or {}).get("message", text)  # its cause, without the ids
-    # raised in a micro-batch function: the exception's lines, not its frames
-    lines = [line for line in text.rsplit(_TRACEBACK, 1)[-1].splitlines() if line[:1].strip()]
-    for line in (line.strip() for line in (lines if _TRACEBACK in text else text.splitlines())):
+    if _TRACEBACK in text:  # raised in a micro-batch function: its exception's lines, not frames
+        text = "\n".join(ln for ln in text.rsplit(_TRACEBACK, 1)[1].splitlines() if ln[:1].strip())
+    for line in map(str.strip, text.splitlines()):
         name, message = raised.groups() if (raised := _RAISED.match(line)) else ("", line)
         if message and not message.startswith(_PY4J_CALL):
             return message if not name or message.startswith("[") else f"{name}: {message}"

@@ -6,9 +6,9 @@ import os
 
 from pyspark.sql import DataFrame, SparkSession
 
+from .arguments import _CLIENT
 from .batch_counts import batch_lines
 from .counts import Counts, say, unavailable
-from .paths import _CLIENT
 
 # Spark Connect runs a micro-batch function in a Python worker of its server, whose output goes to the server's log,
 # on the client's session or (from Spark 4.3) a clone of it. The function leaves its lines in a global temporary view,

@@ -30,6 +30,7 @@ LOG_RECORDS = False
 # table formats read or written: their Spark runtimes per Spark line; their session settings (extensions, catalog)
 TABLE_RUNTIMES: dict[str, str | None] = {}
 TABLE_SESSION: dict[str, str] = {}
+TABLE_SINK = False  # the sink is a table: the counts line names the rows inserted, updated, deleted
 FILE_LINES: dict = {}  # a files source read line by line: what its reader skips
 
 

@@ -8,7 +8,7 @@ from .arguments import parse_args
 from .batch import run  # or .streaming's: the emitter picks by the job's mode
 from .failures import failure
 from .job_names import PIPELINE
-from .session import session
+from .session import session, warn
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run(session(args), args)
     except Exception as exc:
-        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
+        warn(f"{PIPELINE}: failed: {failure(exc)}")
         return 1
     return 0
 

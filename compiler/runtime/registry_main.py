@@ -8,7 +8,7 @@ from .arguments import parse_args
 from .failures import failure
 from .job_names import PIPELINE, STREAMING, read_source
 from .schema_registry import fetch_carried_ids, fetched_after
-from .session import session
+from .session import session, warn
 from .streaming import run  # or .batch's: the emitter picks by the job's mode
 
 
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not fetched_after(exc):
                     raise
     except Exception as exc:
-        print(f"{PIPELINE}: failed: {failure(exc)}", file=sys.stderr)
+        warn(f"{PIPELINE}: failed: {failure(exc)}")
         return 1
 
 

@@ -20,26 +20,24 @@ def spark_packages(spark_version: str, release: str | None = None) -> list[str]:
     """The connectors' Maven coordinates for a Spark version (of `release` when given), and the table formats'."""
     line = ".".join(spark_version.split(".")[:2])
     scala, known = SPARK_LINES.get(line, ("2.13", None))
-    tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
     version = release or known or spark_version
+    tables = TABLE_RUNTIMES[line].split(",") if TABLE_RUNTIMES.get(line) else []
     return [f"org.apache.spark:{name}_{scala}:{version}" for name in SPARK_CONNECTORS] + tables
 
 
 def check_connectors(spark: SparkSession) -> None:
-    """Stop on a Spark line the table format has no runtime for, or a connector of another line on
-    spark.jars.packages (a 4.0 Kafka connector fails on 4.1 mid-stream)."""
-    version = spark.version
-    line = ".".join(version.split(".")[:2])
+    """Stop on a connector of another Spark line (4.0's Kafka fails on 4.1 mid-stream), or a table format's."""
+    line = ".".join(spark.version.split(".")[:2])
     if TABLE_RUNTIMES and not TABLE_RUNTIMES.get(line):
         lines = ", ".join(name for name, coordinate in TABLE_RUNTIMES.items() if coordinate)
         raise SystemExit(
-            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {version}; Spark lines with one: {lines}"
+            f"{PIPELINE}: the table format publishes no Spark runtime for Spark {spark.version}; Spark lines with one: {lines}"
         )
-    for coordinate in filter(None, spark.conf.get("spark.jars.packages", "").split(",")):
-        _, artifact, release = [*coordinate.strip().split(":"), "", ""][:3]
+    for coordinate in spark.conf.get("spark.jars.packages", "").replace(" ", "").split(","):
+        artifact, release = [*coordinate.split(":"), "", ""][1:3]
         if artifact.rsplit("_", 1)[0] in SPARK_CONNECTORS and not release.startswith(line + "."):
             raise SystemExit(
-                f"{PIPELINE}: connector {coordinate.strip()} does not match Spark {version}: pass "
+                f"{PIPELINE}: connector {coordinate} does not match Spark {spark.version}: pass "
                 f"--spark-packages-version {line}.N (or set PIPEC_SPARK_PACKAGES_VERSION), or to spark-submit "
-                f"--packages {','.join(spark_packages(version))}"
+                f"--packages {','.join(spark_packages(spark.version))}"
             )

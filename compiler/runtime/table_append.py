@@ -5,7 +5,6 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from .batch_counts import SINK_COUNTS
 from .table_setup import _PREPARED
 
 
@@ -15,7 +14,6 @@ class TableAppend:
     def apply_rows(self, rows: DataFrame, batch_id: int | None) -> None:
         """Append the rows (creating a missing table with them): every row inserted."""
         self.append(rows, batch_id, self.prepare(rows.sparkSession, rows))
-        SINK_COUNTS["table"] = {}
 
     def append(self, rows: DataFrame, batch_id: int | None, creates: bool = False) -> None:
         """Append; a micro-batch replayed after a crash writes nothing (Delta: idempotent writes with txnAppId and

@@ -8,7 +8,7 @@ import os
 
 from pyspark.sql import DataFrame, SparkSession
 
-from .paths import _CLIENT
+from .arguments import _CLIENT
 from .table_sql import quoted
 
 # The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and

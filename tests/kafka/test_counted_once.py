@@ -122,6 +122,9 @@ def test_the_shipped_delta_append_job_counts_each_record_once(
     job = load_job(ROOT / "generated" / "clicks_bronze.py")
     assert observations(job, spark, kafka_bootstrap) == ["pipec_out"]
     out, seen = run_counted(job, spark, kafka_bootstrap, capsys)
-    assert "[clicks_bronze] micro-batch 0: in=5 written=5 filtered=0 superseded=0 dead_lettered=0\n" in out
+    assert (
+        "[clicks_bronze] micro-batch 0: in=5 written=5 filtered=0 superseded=0 dead_lettered=0 inserted=5 updated=0 deleted=0\n"
+        in out
+    )
     assert seen == [(["pipec_out"], 5)]
     assert spark.read.format("delta").load(str(tmp_path / "lake" / "clicks_bronze")).count() == 5

@@ -4,6 +4,7 @@ on failure; and many files all or none."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 
@@ -24,7 +25,8 @@ def test_writes_the_text_with_the_mode_whatever_the_umask(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.json", "job.py"]
 
 
-def test_replaces_an_existing_file_and_skips_taken_temporary_names(tmp_path):
+def test_replaces_an_existing_file_and_skips_taken_temporary_names(tmp_path, monkeypatch):
+    monkeypatch.setattr(atomic, "_NUMBERS", itertools.count())
     target = tmp_path / "job.py"
     target.write_text("old", encoding="utf-8")
     taken = [tmp_path / f".pipec-{os.getpid()}-{i}.tmp" for i in range(3)]
@@ -46,6 +48,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
 
 def test_gives_up_after_the_attempts(tmp_path, monkeypatch):
     monkeypatch.setattr(atomic, "ATTEMPTS", 2)
+    monkeypatch.setattr(atomic, "_NUMBERS", itertools.count())
     for i in range(2):
         (tmp_path / f".pipec-{os.getpid()}-{i}.tmp").touch()
     with pytest.raises(FileExistsError, match="no free temporary name"):
@@ -60,6 +63,12 @@ def test_many_files_are_written_all_or_none(tmp_path):
         atomic.write_all(out, {"a.py": "new a", "c.py": "c", "d.py": "d"})
     assert sorted(p.name for p in out.iterdir()) == ["a.py", "b.py", "c.py"]
     assert (out / "a.py").read_text(encoding="utf-8") == "a"
+
+
+def test_more_files_than_attempts_at_once(tmp_path):
+    files = {f"job_{i}.py": str(i) for i in range(3 * atomic.ATTEMPTS)}  # each staged file holds its name
+    assert len(atomic.write_all(tmp_path, files)) == len(files)
+    assert {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()} == files
 
 
 def test_a_name_longer_than_the_file_system_takes_fails_before_any_rename(tmp_path):

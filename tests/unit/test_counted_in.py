@@ -64,10 +64,13 @@ def named(monkeypatch):
 
 def test_a_progress_without_an_in_observation_counts_its_num_input_rows(named, capsys):
     out = Row(rows=9, dead=3, first=None)
-    assert streaming.report_progress({"batchId": 4, "numInputRows": 12, "observedMetrics": {"pipec_out": out}}) == 4
+    assert (
+        streaming.report_progress({"batchId": 4, "numInputRows": 12, "observedMetrics": {"pipec_out": out}}, -1, None)
+        == 4
+    )
     line = "[payments_cleared] micro-batch 4: in=12 written=6 filtered=3 superseded=0 dead_lettered=3\n"
     assert capsys.readouterr().out == line
     # a job that observes `in` after decoding: its observation, whatever numInputRows says
     observed = {"pipec_in": Row(rows=10), "pipec_out": out}
-    assert streaming.report_progress({"batchId": 5, "numInputRows": 12, "observedMetrics": observed}) == 5
+    assert streaming.report_progress({"batchId": 5, "numInputRows": 12, "observedMetrics": observed}, -1, None) == 5
     assert capsys.readouterr().out == line.replace("4: in=12", "5: in=10").replace("filtered=3", "filtered=1")

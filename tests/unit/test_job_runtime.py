@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from pipec.emit import runtime_text
-from pipec.runtime import arguments, batch_counts, counts, handover, paths, progress_metrics, streaming
+from pipec.runtime import arguments, batch_counts, counts, handover, streaming
 from pyspark.sql import Row
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,10 +19,10 @@ class Runtime:
     """The runtime's names as a job holds them in one namespace, over the modules that define them."""
 
     Counts = counts.Counts
-    by_name = staticmethod(progress_metrics.by_name)
+    by_name = staticmethod(streaming.by_name)
     batch_lines = staticmethod(batch_counts.batch_lines)
     say = staticmethod(counts.say)
-    location = staticmethod(paths.location)
+    location = staticmethod(arguments.location)
     parse_args = staticmethod(arguments.parse_args)
     report_progress = staticmethod(streaming.report_progress)
 
@@ -50,7 +50,7 @@ def started(monkeypatch):
     """Sets where the job was started, and whether through Spark Connect, in every part that reads it."""
 
     def started_at(value):
-        for module in (paths, handover, streaming):
+        for module in (arguments, handover, streaming):
             monkeypatch.setattr(module, "_CLIENT", value)
 
     return started_at
@@ -105,7 +105,6 @@ def test_paths_are_made_absolute_on_the_client_only_under_spark_connect(job, sta
     assert job.location("out/x") == os.path.join(str(tmp_path), "out/x")
     for kept in ("/data/x", "s3a://bucket/x", "hdfs:///x", "file:/x", None):
         assert job.location(kept) == kept
-    monkeypatch.setattr(arguments, "location", paths.location)
     monkeypatch.setattr(arguments, "OPTIONS", runtime_text.OPTIONS)
     args = job.parse_args(["--sink-path", "out", "--checkpoint", "ck"])
     assert (args.sink_path, args.checkpoint) == (str(tmp_path / "out"), str(tmp_path / "ck"))

@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import os
 from pathlib import Path
 
+import pyspark
 import pytest
 from black_style import is_formatted
 from pipec import record_errors, spark_versions
@@ -188,6 +190,20 @@ def test_counts_add_up_and_say_the_first_dead_letter(monkeypatch):
     ]
 
 
+def test_a_table_sinks_counts_say_the_rows_as_the_table_took_them(monkeypatch):
+    monkeypatch.setattr(counts, "PIPELINE", "p")
+    base = {"in": {"rows": 5}, "out": {"rows": 4}}
+    [(line, _)] = counts.Counts.lines("batch", base)  # not a table sink
+    assert line == "[p] batch: in=5 written=4 filtered=1 superseded=0 dead_lettered=0"
+    monkeypatch.setattr(counts, "TABLE_SINK", True)
+    # an append (a batch run, or a micro-batch's progress from the table format's own streaming sink): every written
+    # row inserted
+    [(line, _)] = counts.Counts.lines("batch", base)
+    assert line == "[p] batch: in=5 written=4 filtered=1 superseded=0 dead_lettered=0 inserted=4 updated=0 deleted=0"
+    [(line, _)] = counts.Counts.lines("b", {**base, "table": {"deleted": 1, "inserted": 2, "updated": 1}})
+    assert line.endswith("dead_lettered=0 inserted=2 updated=1 deleted=1")
+
+
 class Writer:
     """What start_trigger uses of a DataStreamWriter, recorded."""
 
@@ -282,3 +298,25 @@ def test_a_registry_job_runs_again_after_fetching_an_unmet_schema_id(monkeypatch
     assert registry_main.main([]) == 1
     assert calls == ([] if streaming else ["fetch raw"]) + ["run", "run"]
     assert capsys.readouterr().err == "p: failed: broken\n"
+
+
+class FailingStart:
+    """A session builder whose JVM writes why it failed to its stderr and does not start."""
+
+    def getOrCreate(self):
+        os.write(2, b"Error: Could not find or load main class\n")
+        raise RuntimeError("Java gateway process exited before sending its port number")
+
+
+def test_a_jvm_that_fails_to_start_is_said_in_the_one_line_and_stderr_comes_back_once(monkeypatch, tmp_path, capfd):
+    log = tmp_path / "spark.log"
+    monkeypatch.setattr(session, "SPARK_LOG", str(log))
+    before = os.fstat(2)
+    open_fds = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(RuntimeError, match="Java gateway"):
+        session.start_quietly(FailingStart(), [])
+    assert os.fstat(2).st_ino == before.st_ino  # Python's stderr back
+    assert len(os.listdir("/proc/self/fd")) == open_fds  # the saved descriptor closed
+    said = f" ... failed: Error: Could not find or load main class (Spark's output: {log})\n"
+    assert capfd.readouterr().err == f"starting Spark {pyspark.__version__}{said}"  # the JVM's own line: in the log
+    assert "Could not find or load main class" in log.read_text()
