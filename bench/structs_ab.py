@@ -11,12 +11,13 @@ job's output is checked equal to the hand-written job's (count and two sums of r
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import time
 from pathlib import Path
 
-from .run import fingerprint, log, noop, session, tree_cpu_seconds
+from .run import ROOT, fingerprint, log, noop, session, tree_cpu_seconds
 
 
 def task_cpu_seconds(jvm_pid: int) -> dict[str, float]:
@@ -151,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     result = run(jobs, args.records, args.reps)
     result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print("\n".join(lines(result)))
+    saved = ROOT / "out" / "structs-ab.json"  # git ignores out/; `bench.results.merge` takes it later
+    saved.parent.mkdir(exist_ok=True)
+    saved.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     if args.write:
         from .results import merge
 
