@@ -12,8 +12,12 @@ hand-written one created with the same property; the headline ratios), then into
 Each repetition's changes carry a newer version than the last, so every MERGE updates. Wall and CPU (the JVM's,
 from /proc, plus the driver's) and Spark jobs per run, min/median/max, and the load average before and after.
 
-    scripts/bench tables [--records 300000] [--reps 3] [--write]
-        (--write merges the figures into bench/results.json as `tables`, rewrites docs/benchmarks.md)
+With `--vs REF` the upserts also run pipec's upsert as compiled at git ref REF (its sources taken with `git archive`,
+compiled in a subprocess) into its own tables in the same session: an A/B of two versions of pipec in one run.
+
+    scripts/bench tables [--records 300000] [--reps 3] [--write] [--vs main] [--upserts-only]
+        (--write merges the figures into bench/results.json as `tables`, rewrites docs/benchmarks.md; --upserts-only
+        skips the appends, and prints and writes to out/ only)
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import textwrap
 import time
@@ -82,6 +88,36 @@ def chain_job(folder: Path):
     return compile_job(folder / "chain", text)
 
 
+# compiles a pipeline with the pipec whose sources are at argv[1] (not the installed one) into folder argv[2]
+COMPILE_AT = """
+import sys
+sys.meta_path = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()]
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from pipec.project.driver import build_all, generate_all
+result = build_all([sys.argv[2] + "/pipeline.yaml"])
+result.diags.check()
+for name, source in generate_all(result).items():
+    Path(sys.argv[2], name).write_text(source, encoding="utf-8")
+"""
+
+
+def job_at(ref: str, folder: Path, yaml_text: str):
+    """The pipeline's job as pipec at git ref `ref` compiles it."""
+    from pipec.testing.runner import load_job
+
+    tree = folder / "sources"
+    tree.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    (tree / "link").mkdir()
+    (tree / "link" / "pipec").symlink_to(tree / "compiler", target_is_directory=True)
+    (folder / "pipeline.yaml").write_text(yaml_text, encoding="utf-8")
+    subprocess.run([sys.executable, "-c", COMPILE_AT, str(tree / "link"), str(folder)], check=True)
+    (job,) = [p for p in folder.glob("*.py")]
+    return load_job(job)
+
+
 def changes_frame(spark, keys: int, version: int):
     """1,000 changes in pipec's sink rows (value columns, __op, __SEQUENCE, __ORDER): half update existing keys
     spread over the table, half add new keys."""
@@ -109,9 +145,9 @@ def changes_frame(spark, keys: int, version: int):
     )
 
 
-def build_tables(spark, upsert_job, folder: Path, keys: int, properties: dict[str, str]) -> tuple:
-    """pipec's upsert table and the hand-written one, `keys` rows each (version 0), both with the same table
-    properties."""
+def build_tables(spark, upsert_job, folder: Path, keys: int, properties: dict[str, str], hand: bool = True) -> tuple:
+    """pipec's upsert table and the hand-written one (unless not `hand`), `keys` rows each (version 0), both with the
+    same table properties."""
     from pyspark.sql import functions as F
 
     base = spark.range(keys).select(
@@ -122,6 +158,8 @@ def build_tables(spark, upsert_job, folder: Path, keys: int, properties: dict[st
     upsert_job._PREPARED.discard(table.ref)
     table.prepare(spark)
     base.withColumn("__SEQUENCE", F.struct("v")).write.format("delta").mode("append").save(table.path)
+    if not hand:
+        return table, None
     hand = str(folder / f"hand-{keys}")
     given = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
     spark.sql(
@@ -150,9 +188,12 @@ def hand_merge(spark, changes, path: str) -> None:
     )
 
 
-def upsert_runs(spark, pid: int, folder: Path, properties: dict[str, str], reps: int) -> dict[str, list[dict]]:
-    """The upsert micro-batches (pipec into 1,000,000 and 1,000 rows, the hand-written MERGE into 1,000,000), tables
-    with `properties`, `reps` reps after a warm-up."""
+def upsert_runs(
+    spark, pid: int, folder: Path, properties: dict[str, str], reps: int, vs: str | None = None
+) -> dict[str, list[dict]]:
+    """The upsert micro-batches (pipec into 1,000,000 and 1,000 rows, the hand-written MERGE into 1,000,000; with
+    `vs`, pipec at that git ref into 1,000,000 rows too), tables with `properties`, `reps` reps after a warm-up, the
+    variants' order rotated from rep to rep."""
     from pipec.testing.runner import compile_job
 
     folder.mkdir()
@@ -163,21 +204,29 @@ def upsert_runs(spark, pid: int, folder: Path, properties: dict[str, str], reps:
         )
     (folder / "upsert").mkdir()
     upsert_job = compile_job(folder / "upsert", upsert_yaml)
-    runs: dict[str, list[dict]] = {k: [] for k in ("upsert_1m", "upsert_1k", "merge_hand")}
     log(f"building 1,000,000- and 1,000-row tables, properties {properties}")
     big, big_hand = build_tables(spark, upsert_job, folder, 1_000_000, properties)
     small, _ = build_tables(spark, upsert_job, folder, 1_000, properties)
+    variants = {
+        "upsert_1m": lambda version: big.write(changes_frame(spark, 1_000_000, version), None),
+        "upsert_1k": lambda version: small.write(changes_frame(spark, 1_000, version), None),
+        "merge_hand": lambda version: hand_merge(spark, changes_frame(spark, 1_000_000, version), big_hand),
+    }
+    if vs:
+        (folder / "ref").mkdir()
+        ref, _ = build_tables(
+            spark, job_at(vs, folder / "ref", upsert_yaml), folder / "ref", 1_000_000, properties, False
+        )
+        variants["upsert_1m_vs"] = lambda version: ref.write(changes_frame(spark, 1_000_000, version), None)
+    runs: dict[str, list[dict]] = {k: [] for k in variants}
     for path in (big.path, big_hand):
         detail = spark.sql(f"DESCRIBE DETAIL delta.`{path}`").first()
         log(f"{Path(path).name}: {detail['numFiles']} files, properties {detail['properties']}")
     for i in range(-1, reps):  # rep -1 warms up
         version = i + 2
-        for name, run in (
-            ("upsert_1m", lambda: big.write(changes_frame(spark, 1_000_000, version), None)),
-            ("upsert_1k", lambda: small.write(changes_frame(spark, 1_000, version), None)),
-            ("merge_hand", lambda: hand_merge(spark, changes_frame(spark, 1_000_000, version), big_hand)),
-        ):
-            figures = timed(pid, run)
+        names = list(variants)
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            figures = timed(pid, lambda: variants[name](version))
             if i >= 0:
                 runs[name].append(figures)
         if i >= 0:
@@ -186,6 +235,7 @@ def upsert_runs(spark, pid: int, folder: Path, properties: dict[str, str], reps:
                 f"upsert rep {i}: 1M {last['upsert_1m']['wall_s']:.2f} s ({last['upsert_1m']['jobs']} jobs), "
                 f"1K {last['upsert_1k']['wall_s']:.2f} s, hand {last['merge_hand']['wall_s']:.2f} s "
                 f"({last['merge_hand']['jobs']} jobs)"
+                + (f", pipec at {vs} {last['upsert_1m_vs']['wall_s']:.2f} s" if vs else "")
             )
     counts = spark.read.format("delta").load(big.path).count(), spark.read.format("delta").load(big_hand).count()
     assert counts[0] == counts[1], counts  # both tables took the same changes
@@ -197,7 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=300_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--vs", metavar="REF", help="also pipec's upsert as compiled at this git ref (an A/B)")
+    parser.add_argument("--upserts-only", action="store_true", help="skip the appends (not with --write)")
     args = parser.parse_args(argv)
+    if args.write and args.upserts_only:
+        parser.error("--write needs the appends: leave out --upserts-only")
 
     import pyspark
     from pipec.testing.session import local_session, stop_local_session, table_settings
@@ -225,15 +279,16 @@ def main(argv: list[str] | None = None) -> int:
             table_rows(raw).write.format("delta").mode("append").save(str(folder / f"a-hand-{i}"))
 
         log(f"append: {args.records:,} records, {args.reps} reps after a warm-up of each")
-        append_pipec(-1), append_hand(-1)
-        for i in range(args.reps):
+        if not args.upserts_only:
+            append_pipec(-1), append_hand(-1)
+        for i in range(0 if args.upserts_only else args.reps):
             runs["append_pipec"].append(timed(pid, lambda: append_pipec(i)))
             runs["append_hand"].append(timed(pid, lambda: append_hand(i)))
             log(
                 f"append rep {i}: pipec {runs['append_pipec'][-1]['wall_s']:.2f} s, hand {runs['append_hand'][-1]['wall_s']:.2f} s"
             )
-        runs |= upsert_runs(spark, pid, folder / "dv", DELETION_VECTORS, args.reps)
-        plain = upsert_runs(spark, pid, folder / "plain", {}, args.reps)
+        runs |= upsert_runs(spark, pid, folder / "dv", DELETION_VECTORS, args.reps, args.vs)
+        plain = upsert_runs(spark, pid, folder / "plain", {}, args.reps, args.vs)
     finally:
         stop_local_session(spark)
         shutil.rmtree(folder, ignore_errors=True)
@@ -241,10 +296,22 @@ def main(argv: list[str] | None = None) -> int:
     def summarized(runs: dict[str, list[dict]]) -> dict:
         return {name: {m: stats([r[m] for r in rs]) for m in ("wall_s", "cpu_s", "jobs")} for name, rs in runs.items()}
 
-    summary, plain_summary = summarized(runs), summarized(plain)
+    summary, plain_summary = summarized({k: v for k, v in runs.items() if v}), summarized(plain)
 
     def ratio(a: str, b: str, metric: str, summary: dict = summary) -> float:
+        if a not in summary or b not in summary:
+            return float("nan")
         return summary[a][metric]["median"] / summary[b][metric]["median"]
+
+    def ratios(summary: dict) -> dict:
+        """The MERGE ratios, and with --vs the A/B: pipec at the ref ÷ pipec here (above 1: faster here)."""
+        pairs = {"upsert_1m_over_1k": ("upsert_1m", "upsert_1k"), "merge_hand_over_pipec": ("merge_hand", "upsert_1m")}
+        if args.vs:
+            pairs |= {
+                "merge_hand_over_vs": ("merge_hand", "upsert_1m_vs"),
+                "vs_over_pipec": ("upsert_1m_vs", "upsert_1m"),
+            }
+        return {key: {m: ratio(a, b, m, summary) for m in ("wall_s", "cpu_s")} for key, (a, b) in pairs.items()}
 
     figures = {
         "records": args.records,
@@ -257,25 +324,16 @@ def main(argv: list[str] | None = None) -> int:
         "runs": summary,
         "ratios": {
             "append_hand_over_pipec": {m: ratio("append_hand", "append_pipec", m) for m in ("wall_s", "cpu_s")},
-            "upsert_1m_over_1k": {m: ratio("upsert_1m", "upsert_1k", m) for m in ("wall_s", "cpu_s")},
-            "merge_hand_over_pipec": {m: ratio("merge_hand", "upsert_1m", m) for m in ("wall_s", "cpu_s")},
+            **ratios(summary),
         },
         # the same upserts into tables without deletion vectors (Delta's default)
-        "without_deletion_vectors": {
-            "runs": plain_summary,
-            "ratios": {
-                "upsert_1m_over_1k": {
-                    m: ratio("upsert_1m", "upsert_1k", m, plain_summary) for m in ("wall_s", "cpu_s")
-                },
-                "merge_hand_over_pipec": {
-                    m: ratio("merge_hand", "upsert_1m", m, plain_summary) for m in ("wall_s", "cpu_s")
-                },
-            },
-        },
+        "without_deletion_vectors": {"runs": plain_summary, "ratios": ratios(plain_summary)},
     }
+    if args.vs:
+        figures["vs"] = args.vs
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
-    print(json.dumps(figures["ratios"], indent=1))
+    print(json.dumps({"ratios": figures["ratios"], "without": figures["without_deletion_vectors"]["ratios"]}, indent=1))
     if args.write:
         from bench.results import merge
 

@@ -658,8 +658,8 @@ def query_id(spark: SparkSession, folder: str) -> str:
     return json.loads(line[0]).get("id", "") if line else ""
 
 
-# The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
-# deterministic, so Delta need not copy it again
+# The session settings a Delta MERGE runs under (restored after it) when its source is already materialized and
+# deterministic (a local checkpoint, or rows derived from one): Delta need not copy it again
 _DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
 
 
@@ -686,17 +686,31 @@ class TableMerge:
         target: str,
         condition: str,
         clauses: list[str],
-    ) -> DataFrame:
-        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order; the
-        command's result (Delta: the rows it affected, updated, deleted and inserted)."""
+        settings: dict[str, str] | None = None,
+    ) -> list:
+        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order, under the
+        session `settings` (restored after); the command's result rows (Delta: the rows it affected, updated,
+        deleted and inserted). A Delta MERGE whose source is already materialized need not copy it again:
+        `settings=self.materialized()`."""
         view = f"pipec_changes_{os.urandom(6).hex()}"
         source.createOrReplaceTempView(view)
+        settings = settings or {}
+        before = {key: spark.conf.get(key, None) for key in settings}
         try:
-            return spark.sql(
-                f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
-            )
+            for key, value in settings.items():
+                spark.conf.set(key, value)
+            text = f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
+            return spark.sql(text).collect()
         finally:
+            for key, value in before.items():
+                if value is None:
+                    spark.conf.unset(key)
+                else:
+                    spark.conf.set(key, value)
             spark.catalog.dropTempView(view)
+
+    def materialized(self) -> dict[str, str]:
+        return dict(_DELTA_MERGE) if self.format == "delta" else {}
 
     def merge_counted(
         self,
@@ -709,22 +723,14 @@ class TableMerge:
         and updated, as the command reports them. A micro-batch's MERGE is an idempotent write
         (txnAppId/txnVersion): replayed after a crash, Delta skips it, reports no row, and nothing was written.
         """
-        settings = dict(_DELTA_MERGE)
+        settings = self.materialized()
         if batch_id is not None:
             settings["spark.databricks.delta.write.txnAppId"] = self.commit_id(spark)
             settings["spark.databricks.delta.write.txnVersion"] = str(batch_id)
-        before = {key: spark.conf.get(key, None) for key in settings}
-        try:
-            for key, value in settings.items():
-                spark.conf.set(key, value)
-            done = self.merge(spark, source, self.ref, self.on_key(), clauses).first()
-        finally:
-            for key, value in before.items():
-                if value is None:
-                    spark.conf.unset(key)
-                else:
-                    spark.conf.set(key, value)
-        return {name: done[f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")}
+        done = self.merge(spark, source, self.ref, self.on_key(), clauses, settings)
+        return {
+            name: done[0][f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")
+        }
 
     def on_key(self, *also: str) -> str:
         return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])
@@ -765,8 +771,10 @@ class TableHistory(TableMerge):
         delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
         first = self.sequence_by or "timestamp"
         image = [c for c in self.values if c not in self.key and c != self.sequence_by]
-        filtered = rows.where(before).count()
-        changes = rows.where(~before).select(
+        # the `-U` rows are counted as the events pass reads the batch: the upstream is read once
+        counted, changed = Observation(), Observation()
+        changes = rows.observe(counted, F.count(F.when(before, True)).alias("filtered"))
+        changes = changes.where(~before).select(
             *self.values, "__SEQUENCE", delete.alias("__delete"), F.lit(1).alias("__new"), "__ORDER"
         )
         keys = changes.select(*self.key).distinct()
@@ -787,7 +795,7 @@ class TableHistory(TableMerge):
         same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(
             F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")
         )
-        events = events.withColumn("__dup", F.row_number().over(same) > 1).localCheckpoint()
+        events = self.once(events.withColumn("__dup", F.row_number().over(same) > 1))
         in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")
         kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))
         previous = F.lag(F.struct("__delete", "__image")).over(in_order)
@@ -838,18 +846,18 @@ class TableHistory(TableMerge):
             .when(F.col("__IS").isNull(), F.lit("delete"))
             .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))
         )
-        diff = (
+        diff = self.once(
             diff.withColumn("__action", action)
             .where(F.col("__action").isNotNull())
-            .localCheckpoint()
+            .observe(changed, F.count(F.lit(1)).alias("rows"))
         )
         new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))
         fates = {
             r["__fate"]: r["count"]
             for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
         }
-        fates["filtered"] = filtered
-        if diff.limit(1).count():
+        fates["filtered"] = counted.get["filtered"]
+        if changed.get["rows"]:
             self.merge(
                 spark,
                 diff,
@@ -860,6 +868,7 @@ class TableHistory(TableMerge):
                     "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
                     "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
                 ],
+                self.materialized(),
             )
         if fates.get("deleted", 0):
             self.merge(
@@ -868,6 +877,7 @@ class TableHistory(TableMerge):
                 self.tombstones,
                 self.on_key("__SEQUENCE"),
                 ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
+                self.materialized(),  # both sources come from materialized passes
             )
         return self.fate_counts(fates)
 

@@ -770,8 +770,8 @@ def query_id(spark: SparkSession, folder: str) -> str:
     return json.loads(line[0]).get("id", "") if line else ""
 
 
-# The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
-# deterministic, so Delta need not copy it again
+# The session settings a Delta MERGE runs under (restored after it) when its source is already materialized and
+# deterministic (a local checkpoint, or rows derived from one): Delta need not copy it again
 _DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
 
 
@@ -798,17 +798,31 @@ class TableMerge:
         target: str,
         condition: str,
         clauses: list[str],
-    ) -> DataFrame:
-        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order; the
-        command's result (Delta: the rows it affected, updated, deleted and inserted)."""
+        settings: dict[str, str] | None = None,
+    ) -> list:
+        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order, under the
+        session `settings` (restored after); the command's result rows (Delta: the rows it affected, updated,
+        deleted and inserted). A Delta MERGE whose source is already materialized need not copy it again:
+        `settings=self.materialized()`."""
         view = f"pipec_changes_{os.urandom(6).hex()}"
         source.createOrReplaceTempView(view)
+        settings = settings or {}
+        before = {key: spark.conf.get(key, None) for key in settings}
         try:
-            return spark.sql(
-                f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
-            )
+            for key, value in settings.items():
+                spark.conf.set(key, value)
+            text = f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
+            return spark.sql(text).collect()
         finally:
+            for key, value in before.items():
+                if value is None:
+                    spark.conf.unset(key)
+                else:
+                    spark.conf.set(key, value)
             spark.catalog.dropTempView(view)
+
+    def materialized(self) -> dict[str, str]:
+        return dict(_DELTA_MERGE) if self.format == "delta" else {}
 
     def merge_counted(
         self,
@@ -821,22 +835,14 @@ class TableMerge:
         and updated, as the command reports them. A micro-batch's MERGE is an idempotent write
         (txnAppId/txnVersion): replayed after a crash, Delta skips it, reports no row, and nothing was written.
         """
-        settings = dict(_DELTA_MERGE)
+        settings = self.materialized()
         if batch_id is not None:
             settings["spark.databricks.delta.write.txnAppId"] = self.commit_id(spark)
             settings["spark.databricks.delta.write.txnVersion"] = str(batch_id)
-        before = {key: spark.conf.get(key, None) for key in settings}
-        try:
-            for key, value in settings.items():
-                spark.conf.set(key, value)
-            done = self.merge(spark, source, self.ref, self.on_key(), clauses).first()
-        finally:
-            for key, value in before.items():
-                if value is None:
-                    spark.conf.unset(key)
-                else:
-                    spark.conf.set(key, value)
-        return {name: done[f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")}
+        done = self.merge(spark, source, self.ref, self.on_key(), clauses, settings)
+        return {
+            name: done[0][f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")
+        }
 
     def on_key(self, *also: str) -> str:
         return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])
@@ -880,23 +886,21 @@ class TableUpsert(TableMerge):
         if self.format != "delta":
             return self.upsert_classified(rows)
         spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
+        deleting, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
         newest = Window.partitionBy(*self.key, before).orderBy(
-            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
+            F.col("__SEQUENCE").desc(), deleting.desc(), F.col("__ORDER")
         )
-        gone_at = F.col("__GONE_AT")
+        gone_at, delete = F.col("__GONE_AT"), F.col("__delete")
         # a candidate: its key's newest change, newer than the key's tombstone (the MERGE compares it with the row)
         candidate = (
             ~before & (F.col("__rank") == 1) & (gone_at.isNull() | (F.col("__SEQUENCE") > gone_at))
         )
         counted = Observation()
-        # materialized once (the upstream read once, the MERGE source deterministic), counted as it is
+        # materialized once (the upstream read once, the MERGE source deterministic), counted as it is; few
+        # DataFrame steps, as each costs the driver an analysis
+        added = {"__delete": deleting, "__rank": F.row_number().over(newest)}
         batch = self.once(
-            rows.withColumn("__delete", delete)
-            .withColumn("__rank", F.row_number().over(newest))
-            .transform(self.with_tombstones)
-            .withColumn("__candidate", candidate)
-            .observe(
+            self.with_tombstones(rows, added).observe(
                 counted,
                 F.count(F.lit(1)).alias("rows"),
                 F.count(F.when(before, True)).alias("filtered"),
@@ -906,14 +910,13 @@ class TableUpsert(TableMerge):
             )
         )
         n = counted.get
-        candidates = batch.where(F.col("__candidate"))
         stored = [*self.values, "__SEQUENCE"]
         # the MERGE's source: the stored columns, and what the tombstones' MERGE needs when it runs
         kept = [*stored, "__delete", "__GONE_AT"] if n["deletes"] or n["revived"] else stored
-        source = candidates.where(~F.col("__delete")).select(*kept)
+        source = batch.where(candidate & ~delete).select(*kept)
         deleted = 0
         if n["deletes"]:
-            applied, deleted = self.applied_deletes(spark, candidates.where(F.col("__delete")))
+            applied, deleted = self.applied_deletes(spark, batch.where(candidate & delete))
             source = source.unionByName(applied.select(*kept))
         table = {"inserted": 0, "updated": 0}
         if n["changes"] or deleted:
@@ -942,20 +945,22 @@ class TableUpsert(TableMerge):
             }
         )
 
-    def with_tombstones(self, rows: DataFrame) -> DataFrame:
-        """The rows with their key's tombstone's sequence (`__GONE_AT`, null without one): a join with the
-        tombstones; null without reading them while their table has no data file (its Delta snapshot's file
-        count, no job once the snapshot is loaded; a table seen with tombstones is not asked again).
+    def with_tombstones(self, rows: DataFrame, added: dict) -> DataFrame:
+        """The rows with the `added` columns and their key's tombstone's sequence (`__GONE_AT`, null without one):
+        a join with the tombstones; null without reading them while their table has no data file (its Delta
+        snapshot's file count, no job once the snapshot is loaded; a table seen with tombstones is not asked again).
         """
         spark = rows.sparkSession
         if self.tombstones not in _TOMBSTONED:
-            if not spark.sql(f"DESCRIBE DETAIL {self.tombstones}").first()["numFiles"]:
-                return rows.withColumn("__GONE_AT", F.lit(None).cast(self.columns["__SEQUENCE"]))
+            if not spark.sql(f"DESCRIBE DETAIL {self.tombstones}").collect()[0]["numFiles"]:
+                return rows.withColumns(
+                    {**added, "__GONE_AT": F.lit(None).cast(self.columns["__SEQUENCE"])}
+                )
             _TOMBSTONED.add(self.tombstones)
         gone = spark.read.table(self.tombstones).select(
             *self.key, F.col("__SEQUENCE").alias("__GONE_AT")
         )
-        return rows.join(gone, self.key, "left")
+        return rows.withColumns(added).join(gone, self.key, "left")
 
     def applied_deletes(self, spark: SparkSession, deletes: DataFrame) -> tuple[DataFrame, int]:
         """The deletes that apply (no row for the key, or one not newer), materialized, and how many: a probe of the
@@ -989,6 +994,7 @@ class TableUpsert(TableMerge):
                 "WHEN MATCHED THEN DELETE",
                 "WHEN NOT MATCHED AND s.__delete THEN " + self.insert([*self.key, "__SEQUENCE"]),
             ],
+            self.materialized(),  # the changes come from the materialized pass
         )
 
     def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:

@@ -4,7 +4,7 @@ order whatever order and micro-batch changes arrive in; `<table>__tombstones` re
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
 from .batch_counts import SINK_COUNTS
@@ -29,8 +29,10 @@ class TableHistory(TableMerge):
         delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
         first = self.sequence_by or "timestamp"
         image = [c for c in self.values if c not in self.key and c != self.sequence_by]
-        filtered = rows.where(before).count()
-        changes = rows.where(~before).select(
+        # the `-U` rows are counted as the events pass reads the batch: the upstream is read once
+        counted, changed = Observation(), Observation()
+        changes = rows.observe(counted, F.count(F.when(before, True)).alias("filtered"))
+        changes = changes.where(~before).select(
             *self.values, "__SEQUENCE", delete.alias("__delete"), F.lit(1).alias("__new"), "__ORDER"
         )
         keys = changes.select(*self.key).distinct()
@@ -51,7 +53,7 @@ class TableHistory(TableMerge):
         same = Window.partitionBy(*self.key, "__SEQUENCE").orderBy(
             F.col("__delete").desc(), F.col("__new"), F.col("__ORDER")
         )
-        events = events.withColumn("__dup", F.row_number().over(same) > 1).localCheckpoint()
+        events = self.once(events.withColumn("__dup", F.row_number().over(same) > 1))
         in_order = Window.partitionBy(*self.key).orderBy("__SEQUENCE")
         kept = events.where(~F.col("__dup")).withColumn("__image", F.to_json(F.struct(*image)))
         previous = F.lag(F.struct("__delete", "__image")).over(in_order)
@@ -102,18 +104,18 @@ class TableHistory(TableMerge):
             .when(F.col("__IS").isNull(), F.lit("delete"))
             .when(~F.col("__END_AT").eqNullSafe(F.col("__WAS_END")), F.lit("update"))
         )
-        diff = (
+        diff = self.once(
             diff.withColumn("__action", action)
             .where(F.col("__action").isNotNull())
-            .localCheckpoint()
+            .observe(changed, F.count(F.lit(1)).alias("rows"))
         )
         new_deletes = events.where(F.col("__delete") & (F.col("__new") == 1) & ~F.col("__dup"))
         fates = {
             r["__fate"]: r["count"]
             for r in fates_of.groupBy(fate.alias("__fate")).count().collect()
         }
-        fates["filtered"] = filtered
-        if diff.limit(1).count():
+        fates["filtered"] = counted.get["filtered"]
+        if changed.get["rows"]:
             self.merge(
                 spark,
                 diff,
@@ -124,6 +126,7 @@ class TableHistory(TableMerge):
                     "WHEN MATCHED AND s.__action = 'update' THEN UPDATE SET t.__END_AT = s.__END_AT",
                     "WHEN NOT MATCHED AND s.__action = 'insert' THEN " + self.insert(stored),
                 ],
+                self.materialized(),
             )
         if fates.get("deleted", 0):
             self.merge(
@@ -132,6 +135,7 @@ class TableHistory(TableMerge):
                 self.tombstones,
                 self.on_key("__SEQUENCE"),
                 ["WHEN NOT MATCHED THEN " + self.insert([*self.key, "__SEQUENCE"])],
+                self.materialized(),  # both sources come from materialized passes
             )
         return self.fate_counts(fates)
 

@@ -11,8 +11,8 @@ from pyspark.sql import DataFrame, SparkSession
 from .arguments import _CLIENT
 from .table_sql import quoted
 
-# The session settings a counted Delta MERGE runs under (restored after it): its source is already materialized and
-# deterministic, so Delta need not copy it again
+# The session settings a Delta MERGE runs under (restored after it) when its source is already materialized and
+# deterministic (a local checkpoint, or rows derived from one): Delta need not copy it again
 _DELTA_MERGE = {"spark.databricks.delta.merge.materializeSource": "none"}
 
 
@@ -39,17 +39,31 @@ class TableMerge:
         target: str,
         condition: str,
         clauses: list[str],
-    ) -> DataFrame:
-        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order; the
-        command's result (Delta: the rows it affected, updated, deleted and inserted)."""
+        settings: dict[str, str] | None = None,
+    ) -> list:
+        """MERGE INTO the target from a DataFrame (a temporary view of it), with the clauses in order, under the
+        session `settings` (restored after); the command's result rows (Delta: the rows it affected, updated,
+        deleted and inserted). A Delta MERGE whose source is already materialized need not copy it again:
+        `settings=self.materialized()`."""
         view = f"pipec_changes_{os.urandom(6).hex()}"
         source.createOrReplaceTempView(view)
+        settings = settings or {}
+        before = {key: spark.conf.get(key, None) for key in settings}
         try:
-            return spark.sql(
-                f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
-            )
+            for key, value in settings.items():
+                spark.conf.set(key, value)
+            text = f"MERGE INTO {target} AS t USING {view} AS s ON {condition} " + " ".join(clauses)
+            return spark.sql(text).collect()
         finally:
+            for key, value in before.items():
+                if value is None:
+                    spark.conf.unset(key)
+                else:
+                    spark.conf.set(key, value)
             spark.catalog.dropTempView(view)
+
+    def materialized(self) -> dict[str, str]:
+        return dict(_DELTA_MERGE) if self.format == "delta" else {}
 
     def merge_counted(
         self,
@@ -62,22 +76,14 @@ class TableMerge:
         and updated, as the command reports them. A micro-batch's MERGE is an idempotent write
         (txnAppId/txnVersion): replayed after a crash, Delta skips it, reports no row, and nothing was written.
         """
-        settings = dict(_DELTA_MERGE)
+        settings = self.materialized()
         if batch_id is not None:
             settings["spark.databricks.delta.write.txnAppId"] = self.commit_id(spark)
             settings["spark.databricks.delta.write.txnVersion"] = str(batch_id)
-        before = {key: spark.conf.get(key, None) for key in settings}
-        try:
-            for key, value in settings.items():
-                spark.conf.set(key, value)
-            done = self.merge(spark, source, self.ref, self.on_key(), clauses).first()
-        finally:
-            for key, value in before.items():
-                if value is None:
-                    spark.conf.unset(key)
-                else:
-                    spark.conf.set(key, value)
-        return {name: done[f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")}
+        done = self.merge(spark, source, self.ref, self.on_key(), clauses, settings)
+        return {
+            name: done[0][f"num_{name}_rows"] if done else 0 for name in ("inserted", "updated")
+        }
 
     def on_key(self, *also: str) -> str:
         return " AND ".join(f"t.{quoted(c)} = s.{quoted(c)}" for c in [*self.key, *also])

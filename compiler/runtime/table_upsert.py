@@ -31,23 +31,21 @@ class TableUpsert(TableMerge):
         if self.format != "delta":
             return self.upsert_classified(rows)
         spark = rows.sparkSession
-        delete, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
+        deleting, before = F.col("__op") == F.lit("-D"), F.col("__op") == F.lit("-U")
         newest = Window.partitionBy(*self.key, before).orderBy(
-            F.col("__SEQUENCE").desc(), delete.desc(), F.col("__ORDER")
+            F.col("__SEQUENCE").desc(), deleting.desc(), F.col("__ORDER")
         )
-        gone_at = F.col("__GONE_AT")
+        gone_at, delete = F.col("__GONE_AT"), F.col("__delete")
         # a candidate: its key's newest change, newer than the key's tombstone (the MERGE compares it with the row)
         candidate = (
             ~before & (F.col("__rank") == 1) & (gone_at.isNull() | (F.col("__SEQUENCE") > gone_at))
         )
         counted = Observation()
-        # materialized once (the upstream read once, the MERGE source deterministic), counted as it is
+        # materialized once (the upstream read once, the MERGE source deterministic), counted as it is; few
+        # DataFrame steps, as each costs the driver an analysis
+        added = {"__delete": deleting, "__rank": F.row_number().over(newest)}
         batch = self.once(
-            rows.withColumn("__delete", delete)
-            .withColumn("__rank", F.row_number().over(newest))
-            .transform(self.with_tombstones)
-            .withColumn("__candidate", candidate)
-            .observe(
+            self.with_tombstones(rows, added).observe(
                 counted,
                 F.count(F.lit(1)).alias("rows"),
                 F.count(F.when(before, True)).alias("filtered"),
@@ -57,14 +55,13 @@ class TableUpsert(TableMerge):
             )
         )
         n = counted.get
-        candidates = batch.where(F.col("__candidate"))
         stored = [*self.values, "__SEQUENCE"]
         # the MERGE's source: the stored columns, and what the tombstones' MERGE needs when it runs
         kept = [*stored, "__delete", "__GONE_AT"] if n["deletes"] or n["revived"] else stored
-        source = candidates.where(~F.col("__delete")).select(*kept)
+        source = batch.where(candidate & ~delete).select(*kept)
         deleted = 0
         if n["deletes"]:
-            applied, deleted = self.applied_deletes(spark, candidates.where(F.col("__delete")))
+            applied, deleted = self.applied_deletes(spark, batch.where(candidate & delete))
             source = source.unionByName(applied.select(*kept))
         table = {"inserted": 0, "updated": 0}
         if n["changes"] or deleted:
@@ -93,20 +90,22 @@ class TableUpsert(TableMerge):
             }
         )
 
-    def with_tombstones(self, rows: DataFrame) -> DataFrame:
-        """The rows with their key's tombstone's sequence (`__GONE_AT`, null without one): a join with the
-        tombstones; null without reading them while their table has no data file (its Delta snapshot's file
-        count, no job once the snapshot is loaded; a table seen with tombstones is not asked again).
+    def with_tombstones(self, rows: DataFrame, added: dict) -> DataFrame:
+        """The rows with the `added` columns and their key's tombstone's sequence (`__GONE_AT`, null without one):
+        a join with the tombstones; null without reading them while their table has no data file (its Delta
+        snapshot's file count, no job once the snapshot is loaded; a table seen with tombstones is not asked again).
         """
         spark = rows.sparkSession
         if self.tombstones not in _TOMBSTONED:
-            if not spark.sql(f"DESCRIBE DETAIL {self.tombstones}").first()["numFiles"]:
-                return rows.withColumn("__GONE_AT", F.lit(None).cast(self.columns["__SEQUENCE"]))
+            if not spark.sql(f"DESCRIBE DETAIL {self.tombstones}").collect()[0]["numFiles"]:
+                return rows.withColumns(
+                    {**added, "__GONE_AT": F.lit(None).cast(self.columns["__SEQUENCE"])}
+                )
             _TOMBSTONED.add(self.tombstones)
         gone = spark.read.table(self.tombstones).select(
             *self.key, F.col("__SEQUENCE").alias("__GONE_AT")
         )
-        return rows.join(gone, self.key, "left")
+        return rows.withColumns(added).join(gone, self.key, "left")
 
     def applied_deletes(self, spark: SparkSession, deletes: DataFrame) -> tuple[DataFrame, int]:
         """The deletes that apply (no row for the key, or one not newer), materialized, and how many: a probe of the
@@ -140,6 +139,7 @@ class TableUpsert(TableMerge):
                 "WHEN MATCHED THEN DELETE",
                 "WHEN NOT MATCHED AND s.__delete THEN " + self.insert([*self.key, "__SEQUENCE"]),
             ],
+            self.materialized(),  # the changes come from the materialized pass
         )
 
     def current(self, spark: SparkSession, keys: DataFrame) -> DataFrame:
