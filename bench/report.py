@@ -250,6 +250,10 @@ def markdown(r: dict) -> str:
         from .report_peer import chain_recheck_section
 
         out += chain_recheck_section(r["chain_recheck"], r)
+    if "structs_ab" in r:
+        from .structs_ab import section
+
+        out += section(r["structs_ab"])
     if "chain_what_if" in r:
         from .report_peer import chain_what_if_section
 

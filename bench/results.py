@@ -17,6 +17,7 @@ MERGED = (
     "connect_peer",
     "chain_what_if",
     "chain_recheck",
+    "structs_ab",
     "tables",
 )
 

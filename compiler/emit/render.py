@@ -90,6 +90,7 @@ COLUMN_METHODS = frozenset(
         "withField",
         "dropFields",
         "startswith",
+        "contains",
         "try_cast",
     }
 )

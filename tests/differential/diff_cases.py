@@ -80,6 +80,18 @@ FLOAT_TEXT = st.one_of(
             "",
             "1E400",
             "4.9e-325",
+            # the strings Spark's cast reads beyond Java's grammar (each holds an n or N), and Java's own with one
+            "nan",
+            "INF",
+            "+inf",
+            " -infinity ",
+            "+NaN",
+            "-NaN",
+            " -Infinity\t",
+            "Infinityx",
+            "1n",
+            "\t1.5\n",
+            "0x1.8p1",
         ]
     ),
 )
@@ -599,6 +611,18 @@ tomb: {type: RecordIsTombstone}
         (("a", "STRING"), ("b", "STRING")),
         tombstones=False,
         gen={"a": FLOAT_TEXT, "b": FLOAT_TEXT},
+        # always run: Spark's texts beyond Java's grammar (all with an n or N), and Java's own with and without one
+        fixed=tuple(
+            {"value": {"a": a, "b": b}}
+            for a, b in (
+                ("nan", "INF"),
+                (" -infinity ", "+inf"),
+                ("+NaN", " -Infinity\t"),
+                ("Infinityx", "1n"),
+                ("\t1.5\n", "0x1.8p1"),
+                ("2.5d", "-0.0"),
+            )
+        ),
     ),
     Case(
         "cast_floats",
