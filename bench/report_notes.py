@@ -115,4 +115,33 @@ variants of the generated job edited by hand to measure one change at a time (1M
    cold start pays for jinja2's import (the translated templates avoided it), about 100 dataclasses made by
    `dataclasses` (about 80 ms more than the copy's, measured alone) and ruff's process. The compiled JSON Schema check
    stays: with jsonschema answering every validity question, a cold `validate` costs 0.42 CPU seconds against 0.29.
+8. **Building a job's DataFrame cost the driver 4-6 times the hand-written one's; most of it was PySpark recording
+   call sites** (issues 26 and 28; `scripts/bench build-cost`, bench/build_cost.py). PySpark classic analyses every
+   `select`/`withColumns`/`where` as it is called, and every Column method (`getField`, `alias`, `cast`, `isNotNull`,
+   `F.col`, operators) first records the Python call site for error messages: about a dozen Py4J calls (active
+   session, a conf read, set and clear of the origin) and a Python stack walk per method, against 1-3 calls for the
+   method itself. Counted on bench/chain.yaml into Delta: about 4,600 Py4J calls over ~280 Column methods to build
+   the compiled chain against 671 for the hand-written `table_rows` (~45 methods); payments_cleared with its counts
+   and dead letters about 3,900 (2026-11-29 08:50 UTC, load 1.4-2.2); build medians 0.58-0.71 s against 0.09 s.
+   What changed: (a) a job's own session turns the recording off (the static
+   `spark.python.sql.dataFrameDebugging.enabled=false`, not under Spark Connect; the job's `failure()` prints an
+   error's first line only, so no message a user saw changes); (b) the emitted code calls fewer Column methods: a
+   select keeps a same-named column by its name (`"topic"`, not `F.col("topic").alias("topic")`), `record_error`
+   names topic/partition/offset, a table sink writing the value's fields as they are selects `value.*`. The plans
+   Spark optimizes are the same (12-13 analysed nodes either way), so per-batch planning does not move.
+   `scripts/bench build-cost --reps 5 --without-call-sites`, one session, main's jobs against this code's
+   (2026-11-29 09:20 UTC, load 2.8 -> 2.3; seconds min/median/max): chain into Delta, main 0.35/0.59/0.70, now
+   0.41/0.52/0.64, hand-written 0.08/0.13/0.16; payments main 0.33/0.58/0.66, now 0.36/0.48/0.64. With call sites
+   off (as a job's own session now runs): chain into Delta 0.15/0.18/0.27 (main's 0.14/0.15/0.29: the emission
+   changes are within the noise there), payments 0.15/0.18/0.31, hand-written `table_rows` 0.03/0.04/0.09.
+   Optimizing and planning a frame from its analysed plan, as each micro-batch does: payments 0.017-0.030 s against
+   0.003-0.004 s for the pass-through, the same for main's jobs and this code's.
+   `scripts/bench tables --append-only --reps 5 --baseline-job <main's job>` (09:39 UTC, load 2.8-3.4; call sites
+   off for every variant, a process-wide setting), hand-written ÷ pipec medians **0.98 wall / 1.02 CPU**, ÷ main's
+   compiled job in the same run 1.01 / 1.04 (each append 4.1-5.1 s wall, so 0.1 s of build is inside the noise).
+   With PySpark's default call sites for every variant (`--call-sites --reps 4`, 09:58 UTC, load 1.2-2.5):
+   hand-written ÷ pipec 1.14 wall / **0.99 CPU**, ÷ main's compiled job 1.07 / **0.90 CPU** (wall spans 3.5-5.8 s).
+   What still stands between the compiled chain's build and the hand-written one's with call sites off: ~800 Py4J
+   calls against ~190 (the Kafka-exact checks' expressions: record errors, the decode's corrupt-record test, Cast's
+   number syntax) and 12 analysed operations against 6.
 """

@@ -9,7 +9,9 @@
    INSERT); goal >= 0.95 (hand-written time / pipec time).
 The upserts run twice: into tables with Delta's deletion vectors (pipec's through `table-properties`, the
 hand-written one created with the same property; the headline ratios), then into tables without (Delta's default).
-Each repetition's changes carry a newer version than the last, so every MERGE updates. Wall and CPU (the JVM's,
+Each repetition's changes carry a newer version than the last, so every MERGE updates. The session records no Python
+call site per Column method, as a generated job's own session (PySpark's default otherwise: --call-sites); the
+setting is process-wide, so the hand-written variants run with it too. Wall and CPU (the JVM's,
 from /proc, plus the driver's) and Spark jobs per run, min/median/max, and the load average before and after.
 
 With `--vs REF` the upserts also run pipec's upsert as compiled at git ref REF (its sources taken with `git archive`,
@@ -18,6 +20,9 @@ compiled in a subprocess) into its own tables in the same session: an A/B of two
     scripts/bench tables [--records 300000] [--reps 3] [--write] [--vs main] [--upserts-only]
         (--write merges the figures into bench/results.json as `tables`, rewrites docs/benchmarks.md; --upserts-only
         skips the appends, and prints and writes to out/ only)
+    scripts/bench tables --append-only [--baseline-job FILE]
+        (the append ratio alone; FILE, a job of bench/chain.yaml with a Delta sink compiled by another pipec, e.g.
+        main's through bench/build_cost.py's compile_jobs, appends too in the same session: an A/B of compilers)
 """
 
 from __future__ import annotations
@@ -242,6 +247,21 @@ def upsert_runs(
     return runs
 
 
+def append_ratios(runs: dict[str, list[dict]], load_before: tuple) -> int:
+    """--append-only: each compiled job's append against the hand-written one, medians, wall and CPU."""
+    print(f"load {' '.join(f'{x:.2f}' for x in load_before)} -> {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for name, rs in runs.items():
+        wall, cpu = stats([r["wall_s"] for r in rs]), stats([r["cpu_s"] for r in rs])
+        print(f"{name}: wall {wall['min']:.2f}/{wall['median']:.2f}/{wall['max']:.2f} s, cpu {cpu['median']:.2f} s")
+    hand = {m: statistics.median(r[m] for r in runs["append_hand"]) for m in ("wall_s", "cpu_s")}
+    for name in runs.keys() - {"append_hand"}:
+        medians = {m: statistics.median(r[m] for r in runs[name]) for m in ("wall_s", "cpu_s")}
+        print(
+            f"hand / {name}: wall {hand['wall_s'] / medians['wall_s']:.3f}, cpu {hand['cpu_s'] / medians['cpu_s']:.3f}"
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/bench tables", description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=300_000)
@@ -249,9 +269,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--vs", metavar="REF", help="also pipec's upsert as compiled at this git ref (an A/B)")
     parser.add_argument("--upserts-only", action="store_true", help="skip the appends (not with --write)")
+    parser.add_argument(
+        "--call-sites",
+        action="store_true",
+        help="PySpark's default: record the Python call site of every Column method (generated jobs turn it off)",
+    )
+    parser.add_argument("--append-only", action="store_true", help="the append ratio only (no upserts)")
+    parser.add_argument("--baseline-job", help="another compiled bench/chain.yaml Delta job appending alongside")
     args = parser.parse_args(argv)
-    if args.write and args.upserts_only:
-        parser.error("--write needs the appends: leave out --upserts-only")
+    if args.write and (args.upserts_only or args.append_only):
+        parser.error("--write needs every figure: leave out --upserts-only and --append-only")
 
     import pyspark
     from pipec.testing.session import local_session, stop_local_session, table_settings
@@ -261,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     from bench.handwritten import table_rows
 
     packages, conf = table_settings(pyspark.__version__)
+    if not args.call_sites:  # as a generated job's own session runs, and for the hand-written job too (one session)
+        conf = {**conf, "spark.python.sql.dataFrameDebugging.enabled": "false"}
     spark = local_session("bench-tables", packages, conf)
     pid = SparkContext._gateway.proc.pid
     load_before = os.getloadavg()
@@ -269,24 +298,32 @@ def main(argv: list[str] | None = None) -> int:
         job = chain_job(folder)
         raw = kafka_records(spark, args.records).cache()
         raw.count()
-        runs: dict[str, list[dict]] = {k: [] for k in ("append_pipec", "append_hand")}
+        jobs = {"append_pipec": job}
+        if args.baseline_job:
+            from pipec.testing.runner import load_job
 
-        def append_pipec(i: int) -> None:
-            out = job.parse_args(["--sink-path", str(folder / f"a-pipec-{i}")])
-            job.write_sink(job.transform(raw), out)
+            jobs["append_baseline"] = load_job(Path(args.baseline_job))
+        runs: dict[str, list[dict]] = {k: [] for k in (*jobs, "append_hand")}
+
+        def append_pipec(i: int, name: str = "append_pipec") -> None:
+            out = jobs[name].parse_args(["--sink-path", str(folder / f"a-{name}-{i}")])
+            jobs[name].write_sink(jobs[name].transform(raw), out)
 
         def append_hand(i: int) -> None:
             table_rows(raw).write.format("delta").mode("append").save(str(folder / f"a-hand-{i}"))
 
         log(f"append: {args.records:,} records, {args.reps} reps after a warm-up of each")
         if not args.upserts_only:
-            append_pipec(-1), append_hand(-1)
+            for name in jobs:
+                append_pipec(-1, name)
+            append_hand(-1)
         for i in range(0 if args.upserts_only else args.reps):
-            runs["append_pipec"].append(timed(pid, lambda: append_pipec(i)))
+            for name in jobs:
+                runs[name].append(timed(pid, lambda: append_pipec(i, name)))
             runs["append_hand"].append(timed(pid, lambda: append_hand(i)))
-            log(
-                f"append rep {i}: pipec {runs['append_pipec'][-1]['wall_s']:.2f} s, hand {runs['append_hand'][-1]['wall_s']:.2f} s"
-            )
+            log(f"append rep {i}: " + ", ".join(f"{n} {r[-1]['wall_s']:.2f} s" for n, r in runs.items()))
+        if args.append_only:
+            return append_ratios(runs, load_before)
         runs |= upsert_runs(spark, pid, folder / "dv", DELETION_VECTORS, args.reps, args.vs)
         plain = upsert_runs(spark, pid, folder / "plain", {}, args.reps, args.vs)
     finally:

@@ -189,6 +189,21 @@ class Select(Op):
 
 
 @dataclass(frozen=True, slots=True)
+class SelectFields(Op):
+    """`records.select(F.col(c).alias(c)).select("c.*")`: the fields of the struct column `column`, in order, as the
+    only columns (the alias first, so `c.*` can only name that struct). Two calls to the JVM where a select of each
+    field costs three Column methods per field."""
+
+    column: str
+    fields: tuple[str, ...]  # the struct's, in order: what `select` would name
+
+    @property
+    def columns(self) -> tuple[tuple[str, Expr], ...]:
+        """The same columns as a select's: each field by its name."""
+        return tuple((name, Get(Col(self.column), name)) for name in self.fields)
+
+
+@dataclass(frozen=True, slots=True)
 class Apply(Op):
     """`records = function(records)`: a DataFrame function of the job's own template (per-key work such as the
     upsert table or the upsert sink's reduction), named from `render.JOB_FUNCTIONS`."""
@@ -243,6 +258,8 @@ def columns_read(node: object) -> set[str]:
     """Names of the top-level columns an expression (or op, or tuple of them) reads."""
     if isinstance(node, Col):
         return {node.name}
+    if isinstance(node, SelectFields):
+        return {node.column}
     if isinstance(node, tuple):
         return set().union(*(columns_read(n) for n in node))
     names = field_names(node)
@@ -253,7 +270,7 @@ def columns_read(node: object) -> set[str]:
 
 def columns_set(op: Op) -> set[str]:
     """Names of the top-level columns an op sets (a select: all it keeps)."""
-    return {n for n, _ in op.columns} if isinstance(op, (SetColumns, Select)) else set()
+    return {n for n, _ in op.columns} if isinstance(op, (SetColumns, Select, SelectFields)) else set()
 
 
 def reading(node: object, columns: dict[str, Expr]) -> object:

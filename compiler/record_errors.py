@@ -271,7 +271,7 @@ def tolerate_op(op: ir.Op, stage_of) -> tuple[ir.Op, ...]:
     if isinstance(op, ir.Apply):  # a job function (the upsert sink's fates) that passes rows with an error through
         return (op,)
     errors = _stage_error(op.columns, stage_of)
-    if isinstance(op, ir.Select):
+    if isinstance(op, (ir.Select, ir.SelectFields)):  # the rows keep the error and the record as read
         kept = without_raises(op.columns) + ((ERROR, ir.Col(ERROR)), (RAW, ir.Col(RAW)))
         return errors + (ir.Select(kept),)
     return errors + (without_raises(op),)

@@ -214,12 +214,12 @@ def decode(raw: DataFrame) -> DataFrame:
                 ).alias("changed_at"),
             ),
         ).alias("value"),
-        F.col("topic").alias("topic"),
-        F.col("partition").alias("partition"),
-        F.col("offset").alias("offset"),
-        F.col("timestamp").alias("timestamp"),
-        F.col("timestampType").alias("timestampType"),
-        F.col("headers").alias("headers"),
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+        "headers",
         F.col("__change").getField("op").alias("op"),
     )
     return records
@@ -469,6 +469,8 @@ def warn(text: str, end: str = "\n") -> None:
 def session(args: argparse.Namespace) -> SparkSession:
     """The job's session (SESSION_CONF) on a Spark new enough; a JVM it starts itself, quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
+    if "SPARK_REMOTE" not in os.environ:  # no Python call site kept per Column method built
+        conf = {"spark.python.sql.dataFrameDebugging.enabled": "false", **conf}
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
     builder = SparkSession.builder.appName(PIPELINE)
@@ -598,11 +600,10 @@ def batch_lines(counts: Counts, label: str) -> list[tuple[str, bool]]:
 
 
 def record_error(message: str) -> Column:
-    """A record error: `message` (with % written %%), then the record's topic, partition and offset."""
+    """A record error: `message` (with % written %%), then the record's topic, partition and offset (named, not
+    `F.col`: a third of the calls to the JVM)."""
     where = " (topic %s, partition %s, offset %s)"
-    return F.raise_error(
-        F.format_string(message + where, F.col("topic"), F.col("partition"), F.col("offset"))
-    )
+    return F.raise_error(F.format_string(message + where, "topic", "partition", "offset"))
 
 
 # the field a PERMISSIVE json decoder fills with a payload it could not parse

@@ -146,7 +146,7 @@ def decode(raw: DataFrame) -> DataFrame:
         }
     )
     records = records.select(
-        F.col("key").alias("key"),
+        "key",
         F.when(
             F.col("__value").isNotNull(),
             F.struct(
@@ -158,14 +158,14 @@ def decode(raw: DataFrame) -> DataFrame:
                 F.col("timestamp").alias("received_at"),
             ),
         ).alias("value"),
-        F.col("topic").alias("topic"),
-        F.col("partition").alias("partition"),
-        F.col("offset").alias("offset"),
-        F.col("timestamp").alias("timestamp"),
-        F.col("timestampType").alias("timestampType"),
-        F.col("headers").alias("headers"),
-        F.col("__error").alias("__error"),
-        F.col("__raw").alias("__raw"),
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+        "headers",
+        "__error",
+        "__raw",
     )
     return records
 
@@ -223,8 +223,8 @@ def encode(records: DataFrame, counts: Counts | None = None) -> DataFrame:
         .alias("value"),
         F.lit(env("${env:PAYMENTS_OUT_TOPIC:-payments-cleared}")).alias("topic"),
         F.col("headers").cast("ARRAY<STRUCT<`key`: STRING, `value`: BINARY>>").alias("headers"),
-        F.col("__error").alias("__error"),
-        F.col("__raw").alias("__raw"),
+        "__error",
+        "__raw",
     )
     return records
 
@@ -372,6 +372,8 @@ def warn(text: str, end: str = "\n") -> None:
 def session(args: argparse.Namespace) -> SparkSession:
     """The job's session (SESSION_CONF) on a Spark new enough; a JVM it starts itself, quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
+    if "SPARK_REMOTE" not in os.environ:  # no Python call site kept per Column method built
+        conf = {"spark.python.sql.dataFrameDebugging.enabled": "false", **conf}
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
     builder = SparkSession.builder.appName(PIPELINE)

@@ -217,7 +217,7 @@ class SinkConnector:
         """The columns the sink writes: those of the last select of its encoding."""
         if self.written is not None:
             return self.written(sink, shape)
-        written = next(op for op in reversed(self.encode(sink, shape)) if isinstance(op, ir.Select))
+        written = next(op for op in reversed(self.encode(sink, shape)) if isinstance(op, (ir.Select, ir.SelectFields)))
         return tuple(name for name, _ in written.columns)
 
     def check_changelog(self, sink: Sink, shape: Shape, diags: Collector) -> None:

@@ -104,6 +104,9 @@ def encode_table(sink: Sink, shape: Shape) -> tuple[ir.Op, ...]:
     primary-key column or sequence that is null is a record error: a change nobody can apply is never dropped."""
     columns = [(name, expr) for name, expr, _ in table_columns(sink, shape)]
     if sink.config.apply not in APPLIES:
+        fields = shape.value.fields if isinstance(shape.value, StructType) else None
+        if fields and columns == [(f.name, ir.Get(ir.Col("value"), f.name)) for f in fields]:
+            return (ir.SelectFields("value", tuple(f.name for f in fields)),)  # the value's fields, as they are
         return (ir.Select(tuple(columns)),)
     key = ir.Col("__KEY")
     keyed = ir.SetColumns((("__KEY", primary_key(sink, shape)),))

@@ -184,6 +184,13 @@ def _alias(name: str, e: ir.Expr) -> str:
     return f"{tree(e)}.alias({literal(name)})"
 
 
+def _kept(name: str, e: ir.Expr) -> str:
+    """A column of a select: a column kept under its own name is written as its name, which Spark reads as the same
+    `F.col` (one call to the JVM where `F.col(...).alias(...)` costs about thirty: PySpark records the Python
+    call site of every Column method)."""
+    return literal(quote_name(name)) if e == ir.Col(name) else _alias(name, e)
+
+
 EXPRESSIONS: dict[type, Callable[..., str]] = {
     ir.Col: lambda n: f"F.col({literal(quote_name(n.name))})",
     ir.Get: lambda n: f"{tree(n.base)}.getField({literal(n.name)})",
@@ -306,7 +313,10 @@ OPERATIONS: dict[type, Callable[..., str]] = {
     ir.Apply: lambda op: f"records = {_apply(op)}",
     ir.SetColumns: lambda op: f"records = records.withColumns({{{_fields(op.columns)}}})",
     ir.Where: lambda op: f"records = records.where({tree(op.cond)})",
-    ir.Select: lambda op: f"records = records.select({', '.join(_alias(n, e) for n, e in op.columns)})",
+    ir.Select: lambda op: f"records = records.select({', '.join(_kept(n, e) for n, e in op.columns)})",
+    ir.SelectFields: lambda op: (
+        f"records = records.select({_alias(op.column, ir.Col(op.column))}).select({literal(quote_name(op.column) + '.*')})"
+    ),
     ir.NewFields: lambda op: f"{_side(op.side)} = {{{_fields(op.fields)}}}",
     ir.SetFields: lambda op: f"{_side(op.side)} = {{**{_side(op.side)}, {_fields(op.fields)}}}",
     ir.DropField: lambda op: f"{_side(op.side)}.pop({literal(op.name)})",

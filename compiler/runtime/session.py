@@ -28,6 +28,8 @@ def warn(text: str, end: str = "\n") -> None:
 def session(args: argparse.Namespace) -> SparkSession:
     """The job's session (SESSION_CONF) on a Spark new enough; a JVM it starts itself, quietly."""
     conf = dict(item.split("=", 1) for item in args.conf)
+    if "SPARK_REMOTE" not in os.environ:  # no Python call site kept per Column method built
+        conf = {"spark.python.sql.dataFrameDebugging.enabled": "false", **conf}
     embedded = "PYSPARK_GATEWAY_PORT" not in os.environ and "SPARK_REMOTE" not in os.environ
     packages = spark_packages(pyspark.__version__, args.spark_packages_version) if embedded else []
     builder = SparkSession.builder.appName(PIPELINE)
