@@ -648,7 +648,7 @@ class CountLines(StreamingQueryListener):
 
     def poll(self, query) -> None:
         for progress in query.recentProgress:
-            self.onQueryProgress(argparse.Namespace(progress=progress))
+            self.reported = report_progress(progress, self.reported, self.session)
 
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
