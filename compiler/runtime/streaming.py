@@ -72,7 +72,8 @@ class CountLines(StreamingQueryListener):
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
     """The query until it ends, with its counts."""
-    polled = "SPARK_REMOTE" in os.environ and pyspark.__version__ < "4"  # Spark Connect 3.5
+    # Spark Connect 3.5 runs a listener on its server: the client polls the progress instead
+    polled = "SPARK_REMOTE" in os.environ and int(pyspark.__version__.split(".")[0]) < 4
     lines = CountLines(spark)
     if not polled:
         spark.streams.addListener(lines)
